@@ -1,0 +1,84 @@
+#include "experiment/experiment.h"
+
+#include <chrono>
+#include <stdexcept>
+
+#include "transport/registry.h"
+
+namespace safs {
+
+// Forwards completions to the recorder and stops the run after the last one.
+class Experiment::CompletionWatcher final : public FlowObserver {
+ public:
+  CompletionWatcher(Simulator& sim, FlowRecorder& recorder) : sim_(sim), recorder_(recorder) {}
+  void on_flow_complete(const FlowSpec& flow, TimePs at) override {
+    recorder_.on_flow_complete(flow, at);
+    if (recorder_.all_complete()) sim_.stop();
+  }
+
+ private:
+  Simulator& sim_;
+  FlowRecorder& recorder_;
+};
+
+Experiment::Experiment(ExperimentConfig config) : config_(std::move(config)) {
+  config_.network.seed = config_.seed;
+  network_ = build_network(config_.topology, sim_, pool_, config_.network);
+
+  std::vector<FlowRecord> records;
+  records.reserve(config_.flows.size());
+  for (std::size_t i = 0; i < config_.flows.size(); ++i) {
+    FlowSpec& flow = config_.flows[i];
+    if (flow.id != i) throw std::invalid_argument("flow ids must be 0..n-1 in order");
+    const Route route = network_->route(flow.src, flow.dst, flow.id);
+    records.push_back(
+        {flow, ideal_fct_ps(route, flow.size_bytes, config_.mtu_bytes, config_.header_bytes)});
+  }
+  recorder_ = std::make_unique<FlowRecorder>(std::move(records));
+  watcher_ = std::make_unique<CompletionWatcher>(sim_, *recorder_);
+
+  const TransportInfo* info = find_transport(config_.transport);
+  if (info == nullptr) throw std::invalid_argument("unknown transport '" + config_.transport + "'");
+  TransportParams params(&info->params);
+  for (const auto& [key, value] : config_.transport_params) params.set(key, value);
+  env_ = std::make_unique<TransportEnv>(TransportEnv{
+      sim_, *network_, pool_, *watcher_, config_.mtu_bytes, config_.header_bytes, config_.seed});
+  transport_ = info->make(*env_, params);
+  schedule_ = std::make_unique<FlowSchedule>(sim_, *transport_, config_.flows);
+}
+
+Experiment::~Experiment() = default;
+
+void Experiment::run_until(TimePs t) {
+  if (!started_) {
+    started_ = true;
+    schedule_->arm();
+  }
+  if (!recorder_->all_complete()) sim_.run_until(t);
+  network_->settle_stats();
+}
+
+double Experiment::run() {
+  const auto wall_start = std::chrono::steady_clock::now();
+  run_until(config_.stop_ps);
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+}
+
+NetworkTotals Experiment::network_totals() const {
+  NetworkTotals totals;
+  const auto& ports = network_->ports();
+  for (std::size_t i = 0; i < ports.size(); ++i) {
+    const PortStats& stats = ports[i]->stats();
+    totals.packet_hops += stats.packets_sent;
+    totals.queue_drops += stats.drops;
+    totals.wire_losses += ports[i]->wire().losses();
+    totals.ecn_marks += ports[i]->ecn_marks();
+    if (!network_->port_at_host(i)) {
+      totals.max_switch_queue_bytes =
+          std::max(totals.max_switch_queue_bytes, stats.max_queue_bytes);
+    }
+  }
+  return totals;
+}
+
+}  // namespace safs

@@ -1,0 +1,47 @@
+// Records when each flow completes and what it would have taken alone.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "net/route.h"
+#include "transport/flow.h"
+#include "transport/transport.h"
+
+namespace safs {
+
+struct FlowRecord {
+  FlowSpec spec;
+  TimePs ideal_fct_ps = 0;
+  TimePs finish_ps = kTimeNever;  // kTimeNever: did not complete
+
+  bool complete() const { return finish_ps != kTimeNever; }
+  TimePs fct_ps() const { return finish_ps - spec.start_ps; }
+  double slowdown() const {
+    return static_cast<double>(fct_ps()) / static_cast<double>(ideal_fct_ps);
+  }
+  bool met_deadline() const { return complete() && finish_ps <= spec.deadline_ps; }
+};
+
+// The FCT of a flow alone on an empty path: all its wire bytes at the path's
+// bottleneck rate, then the last packet's store-and-forward latency over the
+// remaining links and every link's propagation delay.
+TimePs ideal_fct_ps(const Route& route, std::uint64_t size_bytes, std::uint32_t mtu_bytes,
+                    std::uint32_t header_bytes);
+
+class FlowRecorder final : public FlowObserver {
+ public:
+  explicit FlowRecorder(std::vector<FlowRecord> records) : records_(std::move(records)) {}
+
+  void on_flow_complete(const FlowSpec& flow, TimePs at) override;
+
+  const std::vector<FlowRecord>& records() const { return records_; }
+  std::size_t completed() const { return completed_; }
+  bool all_complete() const { return completed_ == records_.size(); }
+
+ private:
+  std::vector<FlowRecord> records_;  // indexed by flow id
+  std::size_t completed_ = 0;
+};
+
+}  // namespace safs

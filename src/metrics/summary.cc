@@ -1,0 +1,55 @@
+#include "metrics/summary.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace safs {
+
+double percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double rank = std::ceil(p / 100.0 * static_cast<double>(values.size()));
+  const std::size_t index = rank < 1 ? 0 : static_cast<std::size_t>(rank) - 1;
+  return values[std::min(index, values.size() - 1)];
+}
+
+FlowSummary summarize(const std::vector<FlowRecord>& records) {
+  FlowSummary s;
+  s.flows = records.size();
+  std::vector<double> fct, slowdown;
+  double bytes = 0;
+  TimePs first_start = kTimeNever, last_finish = 0;
+  for (const FlowRecord& r : records) {
+    first_start = std::min(first_start, r.spec.start_ps);
+    if (r.spec.has_deadline()) {
+      ++s.with_deadline;
+      if (r.met_deadline()) ++s.met_deadline;
+    }
+    if (!r.complete()) continue;
+    ++s.completed;
+    fct.push_back(ps_to_sec(r.fct_ps()));
+    slowdown.push_back(r.slowdown());
+    bytes += static_cast<double>(r.spec.size_bytes);
+    last_finish = std::max(last_finish, r.finish_ps);
+  }
+  if (fct.empty()) return s;
+  double sum_fct = 0, sum_slow = 0;
+  for (std::size_t i = 0; i < fct.size(); ++i) {
+    sum_fct += fct[i];
+    sum_slow += slowdown[i];
+  }
+  const auto n = static_cast<double>(fct.size());
+  s.fct_mean_s = sum_fct / n;
+  s.fct_p50_s = percentile(fct, 50);
+  s.fct_p99_s = percentile(fct, 99);
+  s.fct_max_s = *std::max_element(fct.begin(), fct.end());
+  s.slowdown_mean = sum_slow / n;
+  s.slowdown_p50 = percentile(slowdown, 50);
+  s.slowdown_p99 = percentile(slowdown, 99);
+  s.last_finish_s = ps_to_sec(last_finish);
+  const double span_s = ps_to_sec(last_finish - first_start);
+  s.goodput_gbps = span_s > 0 ? bytes * 8 / span_s / 1e9 : 0;
+  return s;
+}
+
+}  // namespace safs

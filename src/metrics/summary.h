@@ -1,0 +1,27 @@
+// Summary statistics over flow records.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "metrics/flow_recorder.h"
+
+namespace safs {
+
+// Percentile by the nearest-rank method (p in [0, 100]); 0 for no values.
+double percentile(std::vector<double> values, double p);
+
+struct FlowSummary {
+  std::size_t flows = 0;
+  std::size_t completed = 0;
+  std::size_t with_deadline = 0;
+  std::size_t met_deadline = 0;
+  double fct_mean_s = 0, fct_p50_s = 0, fct_p99_s = 0, fct_max_s = 0;
+  double slowdown_mean = 0, slowdown_p50 = 0, slowdown_p99 = 0;
+  double last_finish_s = 0;
+  double goodput_gbps = 0;  // completed payload bytes over the span from first start to last finish
+};
+
+FlowSummary summarize(const std::vector<FlowRecord>& records);
+
+}  // namespace safs

@@ -1,0 +1,59 @@
+// A packet as the network sees it. Packets come from a PacketPool, carry their
+// route (as in htsim), and have a fixed layout: transports put their own
+// header fields in `words` instead of allocating.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "engine/time.h"
+
+namespace safs {
+
+struct Route;
+
+// 8 strict priority levels; 7 is served first (Homa's convention).
+inline constexpr int kNumPriorities = 8;
+inline constexpr std::uint8_t kTopPriority = kNumPriorities - 1;
+
+// What a packet is, as far as its transport cares. Switches look only at
+// priority, rank, size and the ECN bits.
+enum class PacketKind : std::uint8_t {
+  kData,
+  kAck,
+  kGrant,   // receiver-to-sender rate or credit grant (SAFS, Homa)
+  kResend,  // receiver asks for a byte range again (Homa)
+  kMeta,    // flow metadata update (SAFS)
+  kControl, // anything else a transport needs
+};
+
+struct Packet {
+  // Forwarding: the route and the index of the next hop on it.
+  const Route* route = nullptr;
+  std::uint16_t next_hop = 0;
+
+  PacketKind kind = PacketKind::kData;
+  std::uint8_t priority = 0;  // 0..7, 7 served first
+  bool ecn_capable = false;   // ECT
+  bool ce = false;            // congestion experienced (set by a switch)
+  bool ece = false;           // ECN echo on an ACK
+
+  std::uint32_t flow_id = 0;
+  std::uint32_t src_host = 0;
+  std::uint32_t dst_host = 0;
+  std::uint32_t payload_bytes = 0;
+  std::uint32_t wire_bytes = 0;  // payload + per-packet overhead: what links serialise
+
+  std::uint64_t seq = 0;  // byte offset of the payload in its flow
+  std::uint64_t ack = 0;  // cumulative ACK: next byte expected
+  std::uint64_t rank = 0; // smaller = more urgent, for rank-based queues (pFabric)
+  TimePs sent_at_ps = 0;  // when the transport handed it to the NIC (RTT samples)
+  TimePs echo_ps = 0;     // sender timestamp echoed by an ACK
+
+  std::array<std::uint64_t, 4> words{};  // transport-defined header fields
+
+  Packet* next = nullptr;       // intrusive link: queue or wire this packet is on
+  TimePs wire_arrival_ps = 0;   // while on a wire: when it reaches the far end
+};
+
+}  // namespace safs

@@ -1,0 +1,111 @@
+// An egress port: a queue discipline, a transmitter that serialises one
+// packet at a time at the link rate, and the wire that carries it to the next
+// hop after the propagation delay.
+//
+// A port may have a PacketSource (a host's transport): when the port has
+// nothing queued it pulls the next packet from the source at the moment it
+// can send it. That is how hosts pace flows and order them by priority or
+// SRPT without a standing host queue (the Homa module's pacer works alike).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engine/rng.h"
+#include "engine/simulator.h"
+#include "net/packet_pool.h"
+#include "net/queue_discipline.h"
+#include "net/route.h"
+
+namespace safs {
+
+struct LinkSpec {
+  std::uint64_t rate_bps = 100'000'000'000;  // 100 Gbps
+  TimePs delay_ps = kPsPerUs;                // 1 µs propagation
+};
+
+class PacketSource {
+ public:
+  virtual ~PacketSource() = default;
+  // Called when the port is idle and its queue is empty. Returns a packet to
+  // send now, or nullptr (then call Port::wake() when there is one).
+  virtual Packet* pull_packet() = 0;
+};
+
+struct PortStats {
+  std::uint64_t packets_sent = 0;
+  std::uint64_t bytes_sent = 0;   // wire bytes
+  std::uint64_t drops = 0;        // refused by the queue
+  std::uint64_t wire_losses = 0;  // injected random loss
+  std::uint64_t max_queue_bytes = 0;
+  // Time integral of the queue length, for the time-average queue.
+  double queue_byte_ps = 0;
+  TimePs busy_ps = 0;  // time spent serialising
+};
+
+// Carries packets across one link: FIFO, one pending event at a time.
+class Wire final : public EventHandler {
+ public:
+  Wire(Simulator& sim, PacketPool& pool, TimePs delay_ps)
+      : sim_(sim), pool_(pool), delay_ps_(delay_ps) {}
+
+  void set_loss(double probability, std::uint64_t seed, std::uint64_t stream_index);
+  void launch(Packet& packet, TimePs arrive_at);
+  void handle_event(EventId id) override;
+
+  TimePs delay_ps() const { return delay_ps_; }
+  std::uint64_t losses() const { return losses_; }
+
+ private:
+  Simulator& sim_;
+  PacketPool& pool_;
+  TimePs delay_ps_;
+  Packet* head_ = nullptr;  // in flight, oldest first
+  Packet* tail_ = nullptr;
+  double loss_probability_ = 0;
+  std::unique_ptr<Rng> loss_rng_;
+  std::uint64_t losses_ = 0;
+};
+
+class Port final : public PacketSink, public EventHandler {
+ public:
+  Port(Simulator& sim, PacketPool& pool, std::string name, const LinkSpec& link,
+       std::unique_ptr<QueueDiscipline> queue);
+
+  void receive(Packet& packet) override;   // enqueue for transmission
+  void handle_event(EventId id) override;  // transmission finished
+
+  void set_source(PacketSource* source) { source_ = source; }
+  // The source has a packet ready: pull it now if the port is idle.
+  void wake();
+
+  const std::string& name() const { return name_; }
+  const LinkSpec& link() const { return link_; }
+  Wire& wire() { return wire_; }
+  const QueueDiscipline& queue() const { return *queue_; }
+  const PortStats& stats() const { return stats_; }
+  std::uint64_t ecn_marks() const { return queue_->ecn_marks(); }
+  double mean_queue_bytes(TimePs over_ps) const;
+  // Folds the current queue length into the time integral up to now.
+  void settle_stats();
+
+ private:
+  void start_next();
+  void note_queue_change();
+
+  Simulator& sim_;
+  PacketPool& pool_;
+  std::string name_;
+  LinkSpec link_;
+  std::unique_ptr<QueueDiscipline> queue_;
+  Wire wire_;
+  PacketSource* source_ = nullptr;
+  TimePs busy_until_ps_ = 0;       // the wire is free from this time on
+  bool tx_event_pending_ = false;  // a completion event is queued
+  bool pulling_ = false;           // inside source_->pull_packet()
+  PortStats stats_;
+  TimePs last_queue_change_ps_ = 0;
+};
+
+}  // namespace safs

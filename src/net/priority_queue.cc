@@ -1,0 +1,46 @@
+#include "net/priority_queue.h"
+
+#include <bit>
+
+namespace safs {
+
+Packet* StrictPriorityQueue::enqueue(Packet& packet) {
+  const BufferLimits& limits = config_.limits;
+  if (bytes_ + packet.wire_bytes > limits.port_bytes ||
+      (limits.shared != nullptr && !limits.shared->has_room(packet.wire_bytes))) {
+    return &packet;  // drop-tail
+  }
+  if (packet.ecn_capable && bytes_ > config_.ecn_threshold_bytes) {
+    packet.ce = true;
+    ++ecn_marks_;
+  }
+  account_in(packet, limits.shared);
+
+  Fifo& fifo = levels_[packet.priority];
+  packet.next = nullptr;
+  if (fifo.tail != nullptr) {
+    fifo.tail->next = &packet;
+  } else {
+    fifo.head = &packet;
+  }
+  fifo.tail = &packet;
+  nonempty_mask_ |= 1u << packet.priority;
+  return nullptr;
+}
+
+Packet* StrictPriorityQueue::dequeue() {
+  if (nonempty_mask_ == 0) return nullptr;
+  const int level = 31 - std::countl_zero(nonempty_mask_);
+  Fifo& fifo = levels_[level];
+  Packet* packet = fifo.head;
+  fifo.head = packet->next;
+  if (fifo.head == nullptr) {
+    fifo.tail = nullptr;
+    nonempty_mask_ &= ~(1u << level);
+  }
+  packet->next = nullptr;
+  account_out(*packet, config_.limits.shared);
+  return packet;
+}
+
+}  // namespace safs

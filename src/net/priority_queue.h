@@ -1,0 +1,37 @@
+// Eight strict-priority FIFOs sharing one byte-limited buffer, with drop-tail
+// admission and ECN marking on the instantaneous queue (DCTCP's switch rule:
+// RED with min = max = K and weight 1; protocols.md §1).
+#pragma once
+
+#include <array>
+
+#include "net/queue_discipline.h"
+
+namespace safs {
+
+struct PriorityQueueConfig {
+  BufferLimits limits;
+  // Mark an ECN-capable packet when the bytes already queued at the port, on
+  // its arrival, exceed this. Max = never mark.
+  std::uint64_t ecn_threshold_bytes = std::numeric_limits<std::uint64_t>::max();
+};
+
+class StrictPriorityQueue final : public QueueDiscipline {
+ public:
+  explicit StrictPriorityQueue(const PriorityQueueConfig& config) : config_(config) {}
+
+  Packet* enqueue(Packet& packet) override;
+  Packet* dequeue() override;
+
+ private:
+  struct Fifo {
+    Packet* head = nullptr;
+    Packet* tail = nullptr;
+  };
+
+  PriorityQueueConfig config_;
+  std::array<Fifo, kNumPriorities> levels_{};
+  std::uint32_t nonempty_mask_ = 0;  // bit i set when level i holds packets
+};
+
+}  // namespace safs

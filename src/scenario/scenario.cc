@@ -1,0 +1,376 @@
+#include "scenario/scenario.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <toml++/toml.h>
+
+#include "scenario/schema.h"
+#include "transport/registry.h"
+
+namespace safs {
+
+namespace {
+
+class Loader {
+ public:
+  Loader(std::string name, toml::table root) : name_(std::move(name)), root_(std::move(root)) {}
+
+  void apply_override(const std::string& text);
+  void validate() { validate_table(root_, "", ""); }
+  ExperimentConfig build();
+
+ private:
+  [[noreturn]] void fail(const toml::node* node, const std::string& key,
+                         const std::string& message) const;
+  void validate_table(const toml::table& table, const std::string& schema_prefix,
+                      const std::string& shown_prefix);
+  void validate_leaf(const toml::node& node, const KeySpec& spec, const std::string& shown);
+  // The value at `key` in `table` (schema path `path`), or the schema default.
+  Value value(const toml::table& table, const std::string& key, const std::string& path) const;
+  double number(const toml::table& t, const std::string& key, const std::string& path) const;
+  std::int64_t integer(const toml::table& t, const std::string& key, const std::string& path) const;
+  std::string text(const toml::table& t, const std::string& key, const std::string& path) const;
+  bool present(const toml::table& t, const std::string& key) const { return t.contains(key); }
+
+  void build_topology(ExperimentConfig& config) const;
+  void build_flows(ExperimentConfig& config) const;
+
+  std::string name_;
+  toml::table root_;
+  std::vector<std::string> overridden_;  // keys set on the command line
+};
+
+std::string join(const std::string& prefix, const std::string& key) {
+  return prefix.empty() ? key : prefix + "." + key;
+}
+
+const toml::table& empty_table() {
+  static const toml::table empty;
+  return empty;
+}
+
+void Loader::fail(const toml::node* node, const std::string& key,
+                  const std::string& message) const {
+  std::ostringstream out;
+  out << name_;
+  if (node != nullptr && node->source().begin.line > 0) {
+    out << ':' << node->source().begin.line;
+  } else {
+    for (const std::string& o : overridden_) {
+      if (o == key) out << " (--set " << key << ')';
+    }
+  }
+  out << ": " << (key.empty() ? "" : key + ": ") << message;
+  throw ScenarioError(out.str());
+}
+
+void Loader::apply_override(const std::string& text) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw ScenarioError("--set " + text + ": expected key=value");
+  }
+  const std::string key = text.substr(0, eq);
+  const std::string raw = text.substr(eq + 1);
+  if (key.find('[') != std::string::npos) {
+    throw ScenarioError("--set " + text + ": array entries such as flows cannot be overridden");
+  }
+  // Read the value as TOML; a bare word (dctcp) is taken as a string.
+  toml::table parsed;
+  try {
+    parsed = toml::parse("v = " + raw);
+  } catch (const toml::parse_error&) {
+    parsed = toml::table{{"v", raw}};
+  }
+  toml::table* table = &root_;
+  std::size_t begin = 0;
+  for (std::size_t dot = key.find('.'); dot != std::string::npos; dot = key.find('.', begin)) {
+    const std::string part = key.substr(begin, dot - begin);
+    auto [it, inserted] = table->insert(part, toml::table{});
+    if (!it->second.is_table())
+      throw ScenarioError("--set " + text + ": " + part + " is not a table");
+    table = it->second.as_table();
+    begin = dot + 1;
+  }
+  table->insert_or_assign(key.substr(begin), *parsed.get("v"));
+  overridden_.push_back(key);
+}
+
+void Loader::validate_table(const toml::table& table, const std::string& schema_prefix,
+                            const std::string& shown_prefix) {
+  for (const auto& [key_node, node] : table) {
+    const std::string key(key_node.str());
+    const std::string path = join(schema_prefix, key);
+    const std::string shown = join(shown_prefix, key);
+    if (const KeySpec* spec = find_key(path)) {
+      validate_leaf(node, *spec, shown);
+    } else if (node.is_table() && is_known_table(path)) {
+      validate_table(*node.as_table(), path, shown);
+    } else if (node.is_array() && is_known_table(path + "[]")) {
+      const toml::array& array = *node.as_array();
+      for (std::size_t i = 0; i < array.size(); ++i) {
+        const std::string item = shown + "[" + std::to_string(i) + "]";
+        if (!array[i].is_table()) fail(&array[i], item, "expected a table ([[" + path + "]])");
+        validate_table(*array[i].as_table(), path + "[]", item);
+      }
+    } else {
+      const std::string suggestion = closest_key(path);
+      fail(&node, shown,
+           "unknown key" +
+               (suggestion.empty() ? std::string() : "; did you mean '" + suggestion + "'?"));
+    }
+  }
+}
+
+void Loader::validate_leaf(const toml::node& node, const KeySpec& spec, const std::string& shown) {
+  const std::string expected =
+      "expected " + type_name(spec.type) + (spec.unit.empty() ? "" : " (" + spec.unit + ")");
+  double numeric = 0;
+  switch (spec.type) {
+    case ValueType::kInteger:
+      if (!node.is_integer()) fail(&node, shown, expected);
+      numeric = static_cast<double>(node.as_integer()->get());
+      break;
+    case ValueType::kFloat:
+      if (!node.is_number()) fail(&node, shown, expected);
+      numeric = node.value<double>().value();
+      if (!std::isfinite(numeric)) fail(&node, shown, expected + ", got a non-finite value");
+      break;
+    case ValueType::kString: {
+      if (!node.is_string()) fail(&node, shown, expected);
+      const std::string& s = node.as_string()->get();
+      if (!spec.choices.empty() &&
+          std::find(spec.choices.begin(), spec.choices.end(), s) == spec.choices.end()) {
+        std::string list;
+        for (const std::string& c : spec.choices) list += (list.empty() ? "" : ", ") + c;
+        fail(&node, shown, "'" + s + "' is not one of: " + list);
+      }
+      return;
+    }
+    case ValueType::kBoolean:
+      if (!node.is_boolean()) fail(&node, shown, expected);
+      return;
+  }
+  if (numeric < spec.min_value || numeric > spec.max_value) {
+    std::ostringstream out;
+    out << "expected a value in [" << spec.min_value << ", " << spec.max_value << "]"
+        << (spec.unit.empty() ? "" : " " + spec.unit) << ", got " << numeric;
+    fail(&node, shown, out.str());
+  }
+}
+
+Value Loader::value(const toml::table& table, const std::string& key,
+                    const std::string& path) const {
+  const KeySpec* spec = find_key(path);
+  const toml::node* node = table.get(key);
+  if (node == nullptr) return spec->default_value;
+  switch (spec->type) {
+    case ValueType::kInteger:
+      return node->as_integer()->get();
+    case ValueType::kFloat:
+      return node->value<double>().value();
+    case ValueType::kString:
+      return node->as_string()->get();
+    case ValueType::kBoolean:
+      return node->as_boolean()->get();
+  }
+  return {};
+}
+
+double Loader::number(const toml::table& t, const std::string& key, const std::string& path) const {
+  const Value v = value(t, key, path);
+  return std::holds_alternative<std::int64_t>(v) ? static_cast<double>(std::get<std::int64_t>(v))
+                                                 : std::get<double>(v);
+}
+
+std::int64_t Loader::integer(const toml::table& t, const std::string& key,
+                             const std::string& path) const {
+  return std::get<std::int64_t>(value(t, key, path));
+}
+
+std::string Loader::text(const toml::table& t, const std::string& key,
+                         const std::string& path) const {
+  return std::get<std::string>(value(t, key, path));
+}
+
+const toml::table& section(const toml::table& root, const char* name) {
+  const toml::table* t = root[name].as_table();
+  return t != nullptr ? *t : empty_table();
+}
+
+std::uint64_t gbps_to_bps(double gbps) {
+  return static_cast<std::uint64_t>(std::llround(gbps * 1e9));
+}
+
+void Loader::build_topology(ExperimentConfig& config) const {
+  const toml::table& topo = section(root_, "topology");
+  auto num = [&](const char* key) { return number(topo, key, std::string("topology.") + key); };
+  auto count = [&](const char* key) {
+    return static_cast<int>(integer(topo, key, std::string("topology.") + key));
+  };
+  const std::string kind = text(topo, "kind", "topology.kind");
+  TopologySpec& spec = config.topology;
+  spec.host_link = {gbps_to_bps(num("link_gbps")), us_to_ps(num("link_delay_us"))};
+  spec.fabric_link = spec.host_link;
+
+  // Keys that belong to another kind are a mistake, not something to ignore.
+  const std::vector<std::pair<std::string, std::vector<const char*>>> owners = {
+      {"star", {"hosts"}},
+      {"leaf_spine",
+       {"hosts_per_leaf", "leaves", "spines", "oversubscription", "fabric_link_gbps"}},
+      {"fat_tree", {"k", "fabric_link_gbps"}}};
+  for (const auto& [owner, keys] : owners) {
+    for (const char* key : keys) {
+      const bool also_mine = std::any_of(owners.begin(), owners.end(), [&](const auto& o) {
+        return o.first == kind &&
+               std::find_if(o.second.begin(), o.second.end(),
+                            [&](const char* k) { return std::string(k) == key; }) != o.second.end();
+      });
+      if (owner != kind && !also_mine && present(topo, key)) {
+        fail(topo.get(key), std::string("topology.") + key,
+             "applies to kind = \"" + owner + "\", not \"" + kind + "\"");
+      }
+    }
+  }
+
+  if (kind == "star") {
+    spec.kind = TopologyKind::kStar;
+    spec.hosts = count("hosts");
+  } else if (kind == "leaf_spine") {
+    spec.kind = TopologyKind::kLeafSpine;
+    spec.hosts_per_leaf = count("hosts_per_leaf");
+    spec.leaves = count("leaves");
+    spec.spines = count("spines");
+    if (present(topo, "fabric_link_gbps") && present(topo, "oversubscription")) {
+      fail(topo.get("oversubscription"), "topology.oversubscription",
+           "give either fabric_link_gbps or oversubscription, not both");
+    }
+    const double fabric_gbps =
+        present(topo, "fabric_link_gbps")
+            ? num("fabric_link_gbps")
+            : num("link_gbps") * spec.hosts_per_leaf / (spec.spines * num("oversubscription"));
+    spec.fabric_link.rate_bps = gbps_to_bps(fabric_gbps);
+  } else {
+    spec.kind = TopologyKind::kFatTree;
+    spec.fat_tree_k = count("k");
+    if (spec.fat_tree_k % 2 != 0) fail(topo.get("k"), "topology.k", "must be even");
+    if (present(topo, "fabric_link_gbps"))
+      spec.fabric_link.rate_bps = gbps_to_bps(num("fabric_link_gbps"));
+  }
+  if (spec.num_hosts() < 2) fail(topo.get("kind"), "topology", "needs at least two hosts");
+}
+
+void Loader::build_flows(ExperimentConfig& config) const {
+  const toml::array* flows = root_["flows"].as_array();
+  if (flows == nullptr) return;
+  const int hosts = config.topology.num_hosts();
+  for (std::size_t i = 0; i < flows->size(); ++i) {
+    const toml::table& t = *(*flows)[i].as_table();
+    const std::string shown = "flows[" + std::to_string(i) + "]";
+    for (const char* key : {"src", "dst", "size_bytes"}) {
+      if (!present(t, key)) fail(&t, shown + "." + key, "missing (required)");
+    }
+    FlowSpec flow;
+    flow.id = static_cast<std::uint32_t>(i);
+    flow.src = static_cast<int>(integer(t, "src", "flows[].src"));
+    flow.dst = static_cast<int>(integer(t, "dst", "flows[].dst"));
+    for (const auto& [key, host] : {std::pair{"src", flow.src}, std::pair{"dst", flow.dst}}) {
+      if (host >= hosts) {
+        fail(t.get(key), shown + "." + key,
+             "host " + std::to_string(host) + " is out of range (the topology has " +
+                 std::to_string(hosts) + " hosts, 0.." + std::to_string(hosts - 1) + ")");
+      }
+    }
+    if (flow.src == flow.dst)
+      fail(t.get("dst"), shown + ".dst", "a flow cannot go to its own host");
+    flow.size_bytes = static_cast<std::uint64_t>(integer(t, "size_bytes", "flows[].size_bytes"));
+    flow.start_ps = us_to_ps(number(t, "start_us", "flows[].start_us"));
+    if (present(t, "deadline_us")) {
+      flow.deadline_ps = us_to_ps(number(t, "deadline_us", "flows[].deadline_us"));
+      if (flow.deadline_ps <= flow.start_ps) {
+        fail(t.get("deadline_us"), shown + ".deadline_us", "must be later than start_us");
+      }
+    }
+    flow.flow_class =
+        text(t, "class", "flows[].class") == "urgent" ? FlowClass::kUrgent : FlowClass::kBackground;
+    config.flows.push_back(flow);
+  }
+}
+
+ExperimentConfig Loader::build() {
+  ExperimentConfig config;
+  const toml::table& sim = section(root_, "simulation");
+  config.seed = static_cast<std::uint64_t>(integer(sim, "seed", "simulation.seed"));
+  config.stop_ps = ms_to_ps(number(sim, "stop_ms", "simulation.stop_ms"));
+
+  build_topology(config);
+
+  const toml::table& net = section(root_, "network");
+  auto net_int = [&](const char* key) {
+    return static_cast<std::uint64_t>(integer(net, key, std::string("network.") + key));
+  };
+  config.mtu_bytes = static_cast<std::uint32_t>(net_int("mtu_bytes"));
+  config.header_bytes = static_cast<std::uint32_t>(net_int("header_bytes"));
+  config.network.switches.port_buffer_bytes = net_int("port_buffer_bytes");
+  config.network.switches.shared_buffer_bytes = net_int("shared_buffer_bytes");
+  config.network.switches.ecn_threshold_bytes = net_int("ecn_threshold_bytes");
+  config.network.link_loss_rate = number(net, "link_loss_rate", "network.link_loss_rate");
+  if (config.network.switches.port_buffer_bytes < config.mtu_bytes + config.header_bytes) {
+    fail(net.get("port_buffer_bytes"), "network.port_buffer_bytes",
+         "smaller than one full packet (mtu_bytes + header_bytes)");
+  }
+
+  const toml::table& transport = section(root_, "transport");
+  config.transport = text(transport, "name", "transport.name");
+  // [transport.OTHER] tables are validated but unused, so one file can be run
+  // with every transport (--transport) and keep each one's tuning.
+  if (const toml::table* params = transport[config.transport].as_table()) {
+    for (const auto& [key_node, node] : *params) {
+      const std::string key(key_node.str());
+      config.transport_params[key] =
+          number(*params, key, "transport." + config.transport + "." + key);
+    }
+  }
+
+  build_flows(config);
+  return config;
+}
+
+ExperimentConfig load(const std::string& name, toml::table root,
+                      const std::vector<std::string>& overrides) {
+  Loader loader(name, std::move(root));
+  for (const std::string& o : overrides) loader.apply_override(o);
+  loader.validate();
+  return loader.build();
+}
+
+std::string parse_error_text(const std::string& name, const toml::parse_error& e) {
+  std::ostringstream out;
+  out << name << ':' << e.source().begin.line << ':' << e.source().begin.column << ": "
+      << e.description();
+  return out.str();
+}
+
+}  // namespace
+
+ExperimentConfig parse_scenario(const std::string& text, const std::string& name,
+                                const std::vector<std::string>& overrides) {
+  toml::table root;
+  try {
+    root = toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    throw ScenarioError(parse_error_text(name, e));
+  }
+  return load(name, std::move(root), overrides);
+}
+
+ExperimentConfig load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ScenarioError(path + ": cannot open file");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return parse_scenario(buffer.str(), path, overrides);
+}
+
+}  // namespace safs

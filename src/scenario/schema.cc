@@ -1,0 +1,220 @@
+#include "scenario/schema.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "transport/registry.h"
+
+namespace safs {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+std::vector<KeySpec> build_keys() {
+  using VT = ValueType;
+  std::vector<KeySpec> k = {
+      // [simulation]
+      {"simulation.seed", VT::kInteger, "", std::int64_t{1},
+       "Run seed. Every random stream (loss, ECMP salt, workloads) derives from it and a stable "
+       "stream name, so adding a component never shifts another one's draws.",
+       false, 0, 9.2e18},
+      {"simulation.stop_ms", VT::kFloat, "ms", 1000.0,
+       "Safety limit on simulated time; flows unfinished by then are reported incomplete.", false,
+       1e-6, 1e9},
+
+      // [topology]
+      {"topology.kind",
+       VT::kString,
+       "",
+       std::string("star"),
+       "star: every host on one switch. leaf_spine: two tiers, every leaf linked to every spine. "
+       "fat_tree: three tiers of radix k (Al-Fares et al., SIGCOMM 2008).",
+       false,
+       -kInf,
+       kInf,
+       {"star", "leaf_spine", "fat_tree"}},
+      {"topology.hosts", VT::kInteger, "hosts", std::int64_t{16}, "star: number of hosts.", false,
+       2, 65535},
+      {"topology.hosts_per_leaf", VT::kInteger, "hosts", std::int64_t{16},
+       "leaf_spine: hosts under each leaf.", false, 1, 65535},
+      {"topology.leaves", VT::kInteger, "switches", std::int64_t{4}, "leaf_spine: leaf switches.",
+       false, 1, 4096},
+      {"topology.spines", VT::kInteger, "switches", std::int64_t{4}, "leaf_spine: spine switches.",
+       false, 1, 4096},
+      {"topology.oversubscription", VT::kFloat, "ratio", 1.0,
+       "leaf_spine: host capacity over uplink capacity per leaf; sets the leaf-spine link rate to "
+       "hosts_per_leaf * link_gbps / (spines * oversubscription) unless fabric_link_gbps is given.",
+       false, 0.01, 1000},
+      {"topology.k", VT::kInteger, "ports", std::int64_t{4},
+       "fat_tree: switch radix k (even); k^3/4 hosts, 5k^2/4 switches.", false, 2, 128},
+      {"topology.link_gbps", VT::kFloat, "Gbit/s", 100.0, "Host link rate.", false, 1e-6, 1e6},
+      {"topology.fabric_link_gbps", VT::kFloat, "Gbit/s", std::monostate{},
+       "Switch-to-switch link rate. Default: link_gbps (fat_tree), or derived from "
+       "oversubscription (leaf_spine).",
+       false, 1e-6, 1e6},
+      {"topology.link_delay_us", VT::kFloat, "us", 1.0, "Propagation delay of every link.", false,
+       0, 1e6},
+
+      // [network]
+      {"network.mtu_bytes", VT::kInteger, "bytes", std::int64_t{4096},
+       "Payload bytes per full packet (the segment size).", false, 64, 1'000'000},
+      {"network.header_bytes", VT::kInteger, "bytes", std::int64_t{78},
+       "Wire overhead per packet, also the size of a bare ACK: IPv4 20 + TCP 20 + Ethernet 14 + "
+       "FCS 4 + preamble 8 + inter-frame gap 12.",
+       false, 0, 65535},
+      {"network.port_buffer_bytes", VT::kInteger, "bytes", std::int64_t{1'000'000},
+       "Buffer of each switch egress port (drop-tail beyond it).", false, 1, 1e15},
+      {"network.shared_buffer_bytes", VT::kInteger, "bytes", std::int64_t{0},
+       "Buffer shared by all ports of a switch; 0 = none. A packet needs room in its port's "
+       "buffer and in the shared one.",
+       false, 0, 1e15},
+      {"network.ecn_threshold_bytes", VT::kInteger, "bytes", std::int64_t{100'000},
+       "DCTCP marking threshold K on the instantaneous queue of a switch port: 65 packets of "
+       "1500 B, the Linux dctcp.txt guidance, well above the DCTCP paper's bound C*RTT/7 "
+       "(about 9 KB at 100 Gbit/s and a 5 us RTT).",
+       false, 0, 1e15},
+      {"network.link_loss_rate", VT::kFloat, "probability", 0.0,
+       "Random loss injected on every link, each with its own random stream.", false, 0, 1},
+
+      // [transport]
+      {"transport.name",
+       VT::kString,
+       "",
+       std::string("dctcp"),
+       "The transport every flow uses.",
+       false,
+       -kInf,
+       kInf,
+       {}},
+
+      // [[flows]]
+      {"flows[].src", VT::kInteger, "host index", std::monostate{}, "Sending host.", true, 0,
+       65535},
+      {"flows[].dst", VT::kInteger, "host index", std::monostate{}, "Receiving host (not src).",
+       true, 0, 65535},
+      {"flows[].size_bytes", VT::kInteger, "bytes", std::monostate{}, "Application bytes to move.",
+       true, 1, 1e15},
+      {"flows[].start_us", VT::kFloat, "us", 0.0, "When the sender starts the flow.", false, 0,
+       1e12},
+      {"flows[].deadline_us", VT::kFloat, "us", std::monostate{},
+       "Absolute time by which the last byte should arrive (after start_us). None by default.",
+       false, 0, 1e12},
+      {"flows[].class",
+       VT::kString,
+       "",
+       std::string("background"),
+       "urgent flows feed computation that waits for them; background flows do not.",
+       false,
+       -kInf,
+       kInf,
+       {"urgent", "background"}},
+  };
+  for (const TransportInfo& t : all_transports()) {
+    for (KeySpec& spec : k) {
+      if (spec.path == "transport.name") spec.choices.emplace_back(t.name);
+    }
+    for (const ParamSpec& p : t.params) {
+      const std::string path = "transport." + std::string(t.name) + "." + std::string(p.key);
+      Value def =
+          p.integer ? Value{static_cast<std::int64_t>(p.default_value)} : Value{p.default_value};
+      k.push_back({path,
+                   p.integer ? VT::kInteger : VT::kFloat,
+                   std::string(p.unit),
+                   def,
+                   std::string(p.doc),
+                   false,
+                   p.min_value,
+                   p.max_value,
+                   {}});
+    }
+  }
+  return k;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::vector<std::string> known_tables() {
+  std::vector<std::string> tables;
+  for (const KeySpec& spec : scenario_keys()) {
+    for (std::size_t dot = spec.path.find('.'); dot != std::string::npos;
+         dot = spec.path.find('.', dot + 1)) {
+      tables.push_back(spec.path.substr(0, dot));
+    }
+  }
+  std::sort(tables.begin(), tables.end());
+  tables.erase(std::unique(tables.begin(), tables.end()), tables.end());
+  return tables;
+}
+
+}  // namespace
+
+const std::vector<KeySpec>& scenario_keys() {
+  static const std::vector<KeySpec> keys = build_keys();
+  return keys;
+}
+
+const KeySpec* find_key(const std::string& path) {
+  for (const KeySpec& spec : scenario_keys()) {
+    if (spec.path == path) return &spec;
+  }
+  return nullptr;
+}
+
+bool is_known_table(const std::string& path) {
+  static const std::vector<std::string> tables = known_tables();
+  return std::binary_search(tables.begin(), tables.end(), path);
+}
+
+std::string closest_key(const std::string& path) {
+  std::string best;
+  std::size_t best_distance = 4;  // farther than this is no suggestion
+  auto consider = [&](const std::string& candidate) {
+    const std::size_t d = edit_distance(path, candidate);
+    if (d < best_distance) {
+      best_distance = d;
+      best = candidate;
+    }
+  };
+  for (const KeySpec& spec : scenario_keys()) consider(spec.path);
+  for (const std::string& table : known_tables()) consider(table);
+  return best;
+}
+
+std::string type_name(ValueType type) {
+  switch (type) {
+    case ValueType::kInteger:
+      return "integer";
+    case ValueType::kFloat:
+      return "number";
+    case ValueType::kString:
+      return "string";
+    case ValueType::kBoolean:
+      return "boolean";
+  }
+  return "?";
+}
+
+std::string value_text(const Value& value) {
+  std::ostringstream out;
+  if (std::holds_alternative<std::int64_t>(value)) out << std::get<std::int64_t>(value);
+  if (std::holds_alternative<double>(value)) out << std::get<double>(value);
+  if (std::holds_alternative<std::string>(value)) out << '"' << std::get<std::string>(value) << '"';
+  if (std::holds_alternative<bool>(value)) out << (std::get<bool>(value) ? "true" : "false");
+  return out.str();
+}
+
+}  // namespace safs

@@ -1,0 +1,57 @@
+// The interface every transport implements, and what it is given.
+//
+// A transport owns the per-host state of its protocol. It receives packets
+// from the network as each host's PacketSink and supplies each host NIC as its
+// PacketSource, so it decides at every transmission opportunity which flow
+// sends (window, pacing, priority, SRPT). Control packets (ACKs, grants) are
+// pushed straight into the NIC queue with forward().
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "engine/simulator.h"
+#include "net/network.h"
+#include "net/packet_pool.h"
+#include "transport/flow.h"
+
+namespace safs {
+
+class FlowObserver {
+ public:
+  virtual ~FlowObserver() = default;
+  // All of the flow's bytes have reached the receiving application.
+  virtual void on_flow_complete(const FlowSpec& flow, TimePs at) = 0;
+};
+
+struct TransportStats {
+  std::uint64_t data_packets = 0;  // including retransmissions
+  std::uint64_t retransmissions = 0;
+  std::uint64_t timeouts = 0;
+  std::uint64_t control_packets = 0;    // ACKs, grants, resends, metadata
+  std::uint64_t control_bytes = 0;      // wire bytes of control packets
+  std::uint64_t duplicate_packets = 0;  // data that arrived twice and was discarded
+};
+
+struct TransportEnv {
+  Simulator& sim;
+  Network& net;
+  PacketPool& pool;
+  FlowObserver& observer;
+  std::uint32_t mtu_bytes;     // payload bytes per full packet
+  std::uint32_t header_bytes;  // wire overhead per packet (headers, preamble, gap)
+  std::uint64_t seed;
+};
+
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  // Called at flow.start_ps.
+  virtual void start_flow(const FlowSpec& flow) = 0;
+  virtual TransportStats stats() const = 0;
+  // Bytes of the flow delivered to the receiving application so far, each
+  // byte counted once however often it arrived.
+  virtual std::uint64_t delivered_bytes(std::uint32_t flow_id) const = 0;
+};
+
+}  // namespace safs

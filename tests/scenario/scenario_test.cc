@@ -1,0 +1,190 @@
+// Scenario files: values land where they should; every mistake is reported
+// with file, line and key.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "scenario/reference.h"
+#include "scenario/scenario.h"
+
+namespace safs {
+namespace {
+
+const char* kValid = R"(
+[simulation]
+seed = 9
+stop_ms = 5
+
+[topology]
+kind = "leaf_spine"
+hosts_per_leaf = 4
+leaves = 2
+spines = 2
+oversubscription = 2.0
+link_gbps = 100
+link_delay_us = 0.5
+
+[network]
+mtu_bytes = 1500
+ecn_threshold_bytes = 30000
+
+[transport]
+name = "dctcp"
+[transport.dctcp]
+shift_g = 5
+
+[[flows]]
+src = 0
+dst = 7
+size_bytes = 1000
+start_us = 2.5
+deadline_us = 100
+class = "urgent"
+
+[[flows]]
+src = 3
+dst = 1
+size_bytes = 20
+)";
+
+TEST(Scenario, ParsesEveryKindOfKey) {
+  const ExperimentConfig c = parse_scenario(kValid, "valid.toml");
+  EXPECT_EQ(c.seed, 9u);
+  EXPECT_EQ(c.stop_ps, 5 * kPsPerMs);
+  EXPECT_EQ(c.topology.kind, TopologyKind::kLeafSpine);
+  EXPECT_EQ(c.topology.num_hosts(), 8);
+  EXPECT_EQ(c.topology.host_link.rate_bps, 100'000'000'000u);
+  EXPECT_EQ(c.topology.host_link.delay_ps, 500'000);
+  // 4 hosts * 100 G / (2 spines * 2.0) = 100 G per uplink.
+  EXPECT_EQ(c.topology.fabric_link.rate_bps, 100'000'000'000u);
+  EXPECT_EQ(c.mtu_bytes, 1500u);
+  EXPECT_EQ(c.network.switches.ecn_threshold_bytes, 30000u);
+  EXPECT_EQ(c.transport_params.at("shift_g"), 5);
+  ASSERT_EQ(c.flows.size(), 2u);
+  EXPECT_EQ(c.flows[0].start_ps, 2'500'000);
+  EXPECT_EQ(c.flows[0].deadline_ps, 100 * kPsPerUs);
+  EXPECT_EQ(c.flows[0].flow_class, FlowClass::kUrgent);
+  EXPECT_EQ(c.flows[1].id, 1u);
+  EXPECT_FALSE(c.flows[1].has_deadline());
+  EXPECT_EQ(c.flows[1].flow_class, FlowClass::kBackground);
+}
+
+TEST(Scenario, DefaultsComeFromTheSchema) {
+  const ExperimentConfig c = parse_scenario("", "empty.toml");
+  EXPECT_EQ(c.topology.kind, TopologyKind::kStar);
+  EXPECT_EQ(c.topology.hosts, 16);
+  EXPECT_EQ(c.mtu_bytes, 4096u);
+  EXPECT_EQ(c.transport, "dctcp");
+  EXPECT_EQ(c.topology.host_link.delay_ps, kPsPerUs);
+}
+
+TEST(Scenario, OverridesReplaceFileValues) {
+  const ExperimentConfig c = parse_scenario(
+      kValid, "valid.toml", {"simulation.seed=4", "transport.name=reno", "network.mtu_bytes=9000"});
+  EXPECT_EQ(c.seed, 4u);
+  EXPECT_EQ(c.transport, "reno");
+  EXPECT_EQ(c.mtu_bytes, 9000u);
+}
+
+// Expects a ScenarioError whose message contains every fragment.
+void expect_error(const std::string& text, const std::vector<std::string>& fragments,
+                  const std::vector<std::string>& overrides = {}) {
+  try {
+    parse_scenario(text, "bad.toml", overrides);
+    FAIL() << "no error for:\n" << text;
+  } catch (const ScenarioError& e) {
+    for (const std::string& f : fragments) {
+      EXPECT_NE(std::string(e.what()).find(f), std::string::npos)
+          << "message '" << e.what() << "' lacks '" << f << "'";
+    }
+  }
+}
+
+TEST(Scenario, UnknownKeyNamesLineAndSuggests) {
+  expect_error(
+      "[topology]\nkind = \"star\"\nlink_gpbs = 10\n",
+      {"bad.toml:3", "topology.link_gpbs", "unknown key", "did you mean 'topology.link_gbps'"});
+}
+
+TEST(Scenario, UnknownTableIsAnError) {
+  expect_error("[topolgy]\nhosts = 3\n", {"bad.toml:1", "topolgy", "did you mean 'topology'"});
+}
+
+TEST(Scenario, WrongTypeNamesExpectedType) {
+  expect_error("[topology]\nhosts = \"many\"\n",
+               {"bad.toml:2", "topology.hosts", "expected integer"});
+  expect_error("[network]\nmtu_bytes = 1500.5\n",
+               {"bad.toml:2", "network.mtu_bytes", "expected integer"});
+}
+
+TEST(Scenario, NegativeRateIsOutOfRange) {
+  expect_error("[topology]\nlink_gbps = -100\n",
+               {"bad.toml:2", "topology.link_gbps", "expected a value in"});
+}
+
+TEST(Scenario, HostOutOfRange) {
+  expect_error("[topology]\nhosts = 4\n[[flows]]\nsrc = 0\ndst = 4\nsize_bytes = 10\n",
+               {"bad.toml:5", "flows[0].dst", "out of range", "4 hosts"});
+}
+
+TEST(Scenario, FlowToItself) {
+  expect_error("[[flows]]\nsrc = 2\ndst = 2\nsize_bytes = 10\n",
+               {"bad.toml:3", "flows[0].dst", "its own host"});
+}
+
+TEST(Scenario, MissingRequiredFlowKey) {
+  expect_error("[[flows]]\nsrc = 2\ndst = 3\n", {"flows[0].size_bytes", "missing"});
+}
+
+TEST(Scenario, DeadlineBeforeStart) {
+  expect_error("[[flows]]\nsrc = 0\ndst = 1\nsize_bytes = 5\nstart_us = 10\ndeadline_us = 5\n",
+               {"bad.toml:6", "flows[0].deadline_us"});
+}
+
+TEST(Scenario, KeyOfAnotherTopologyKind) {
+  expect_error("[topology]\nkind = \"star\"\nk = 8\n", {"bad.toml:3", "topology.k", "fat_tree"});
+}
+
+TEST(Scenario, OddFatTreeRadix) {
+  expect_error("[topology]\nkind = \"fat_tree\"\nk = 5\n", {"bad.toml:3", "topology.k", "even"});
+}
+
+TEST(Scenario, UnknownTransportListsChoices) {
+  expect_error("[transport]\nname = \"quic\"\n", {"bad.toml:2", "transport.name", "dctcp"});
+}
+
+TEST(Scenario, ParametersForAnotherTransportAreCheckedButUnused) {
+  const ExperimentConfig c =
+      parse_scenario("[transport]\nname = \"reno\"\n[transport.dctcp]\nshift_g = 3\n", "ok.toml");
+  EXPECT_TRUE(c.transport_params.empty());
+  expect_error("[transport]\nname = \"reno\"\n[transport.dctcp]\nshift_g = 30\n",
+               {"bad.toml:4", "transport.dctcp.shift_g", "expected a value in"});
+}
+
+TEST(Scenario, BadOverrideIsReported) {
+  expect_error("", {"--set topology.hosts", "expected integer"}, {"topology.hosts=lots"});
+  expect_error("", {"topology.bogus", "unknown key"}, {"topology.bogus=1"});
+}
+
+TEST(Scenario, SyntaxErrorNamesLineAndColumn) {
+  expect_error("[topology]\nhosts = = 3\n", {"bad.toml:2:"});
+}
+
+TEST(Scenario, ReferenceDocMatchesTheSchema) {
+  std::ifstream in(std::string(SAFS_SOURCE_DIR) + "/docs/scenario-format.md");
+  ASSERT_TRUE(in) << "docs/scenario-format.md is missing";
+  std::ostringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), scenario_reference_markdown())
+      << "regenerate with: build/bin/safs-sim reference > docs/scenario-format.md";
+}
+
+TEST(Scenario, ShippedScenariosValidate) {
+  for (const char* file : {"scenarios/examples/incast.toml"}) {
+    EXPECT_NO_THROW(load_scenario(std::string(SAFS_SOURCE_DIR) + "/" + file)) << file;
+  }
+}
+
+}  // namespace
+}  // namespace safs

@@ -1,0 +1,45 @@
+// Small builders for experiment configurations used across tests.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "experiment/experiment.h"
+
+namespace safs::testing {
+
+inline ExperimentConfig star(int hosts, std::uint32_t mtu_bytes = 4096) {
+  ExperimentConfig config;
+  config.topology.kind = TopologyKind::kStar;
+  config.topology.hosts = hosts;
+  config.mtu_bytes = mtu_bytes;
+  return config;
+}
+
+inline void add_flow(ExperimentConfig& config, int src, int dst, std::uint64_t size_bytes,
+                     TimePs start_ps = 0) {
+  FlowSpec flow;
+  flow.id = static_cast<std::uint32_t>(config.flows.size());
+  flow.src = src;
+  flow.dst = dst;
+  flow.size_bytes = size_bytes;
+  flow.start_ps = start_ps;
+  config.flows.push_back(flow);
+}
+
+// Wire bytes of a flow: payload plus one header per packet.
+inline std::uint64_t wire_bytes(std::uint64_t size_bytes, std::uint32_t mtu, std::uint32_t header) {
+  return size_bytes + (size_bytes + mtu - 1) / mtu * header;
+}
+
+inline double jain_fairness(const std::vector<double>& x) {
+  double sum = 0, sum_sq = 0;
+  for (const double v : x) {
+    sum += v;
+    sum_sq += v * v;
+  }
+  return sum * sum / (static_cast<double>(x.size()) * sum_sq);
+}
+
+}  // namespace safs::testing
