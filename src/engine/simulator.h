@@ -31,8 +31,9 @@ class Simulator {
     return schedule_at(now_ + delay, handler);
   }
 
-  // Runs events with time <= stop_at. Returns when the queue is empty, stop()
-  // was called, or the next event lies beyond stop_at (now() is then stop_at).
+  // Runs events with time <= stop_at. Returns when stop() was called (now() is
+  // then the stopping event's time) or every event up to stop_at has run
+  // (now() is then stop_at, or unchanged if stop_at lies in the past).
   void run_until(TimePs stop_at);
   void run() { run_until(kTimeNever); }
   void stop() { stop_requested_ = true; }

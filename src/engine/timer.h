@@ -3,8 +3,9 @@
 // Cancellation is lazy: the timer remembers the id of its one live event and
 // ignores any other. Re-arming to a *later* time (the common case: a
 // retransmission timeout pushed back by every ACK) schedules nothing; the
-// early event fires, sees the deadline moved, and re-queues itself once. So a
-// timer leaves at most one stale event behind, however often it is re-armed.
+// early event fires, sees the deadline moved, and re-queues itself once. So
+// re-arming later never adds events; only re-arming earlier leaves the old
+// event behind (stale, ignored when it pops).
 #pragma once
 
 #include <functional>

@@ -25,16 +25,7 @@ Experiment::Experiment(ExperimentConfig config) : config_(std::move(config)) {
   config_.network.seed = config_.seed;
   network_ = build_network(config_.topology, sim_, pool_, config_.network);
 
-  std::vector<FlowRecord> records;
-  records.reserve(config_.flows.size());
-  for (std::size_t i = 0; i < config_.flows.size(); ++i) {
-    FlowSpec& flow = config_.flows[i];
-    if (flow.id != i) throw std::invalid_argument("flow ids must be 0..n-1 in order");
-    const Route route = network_->route(flow.src, flow.dst, flow.id);
-    records.push_back(
-        {flow, ideal_fct_ps(route, flow.size_bytes, config_.mtu_bytes, config_.header_bytes)});
-  }
-  recorder_ = std::make_unique<FlowRecorder>(std::move(records));
+  recorder_ = std::make_unique<FlowRecorder>();
   watcher_ = std::make_unique<CompletionWatcher>(sim_, *recorder_);
 
   const TransportInfo* info = find_transport(config_.transport);
@@ -44,6 +35,15 @@ Experiment::Experiment(ExperimentConfig config) : config_(std::move(config)) {
   env_ = std::make_unique<TransportEnv>(TransportEnv{
       sim_, *network_, pool_, *watcher_, config_.mtu_bytes, config_.header_bytes, config_.seed});
   transport_ = info->make(*env_, params);
+
+  // Ideal FCTs need routes, and routes need the receivers the transport attached.
+  for (std::size_t i = 0; i < config_.flows.size(); ++i) {
+    const FlowSpec& flow = config_.flows[i];
+    if (flow.id != i) throw std::invalid_argument("flow ids must be 0..n-1 in order");
+    const Route route = network_->route(flow.src, flow.dst, flow.id);
+    recorder_->add(
+        {flow, ideal_fct_ps(route, flow.size_bytes, config_.mtu_bytes, config_.header_bytes)});
+  }
   schedule_ = std::make_unique<FlowSchedule>(sim_, *transport_, config_.flows);
 }
 

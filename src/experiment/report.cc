@@ -45,12 +45,12 @@ long peak_rss_kib() {
 
 void write_flows_csv(const Experiment& experiment, const std::string& path) {
   std::ostringstream csv;
-  csv << "id,src,dst,size_bytes,class,start_s,finish_s,fct_s,ideal_fct_s,slowdown,deadline_s,"
-         "met_deadline\n";
+  csv << "id,src,dst,size_bytes,start_s,finish_s,fct_s,ideal_fct_s,slowdown,deadline_s,"
+         "met_deadline,class\n";
   for (const FlowRecord& r : experiment.recorder().records()) {
     const FlowSpec& f = r.spec;
-    csv << f.id << ',' << f.src << ',' << f.dst << ',' << f.size_bytes << ','
-        << to_string(f.flow_class) << ',' << seconds(f.start_ps) << ',';
+    csv << f.id << ',' << f.src << ',' << f.dst << ',' << f.size_bytes << ',' << seconds(f.start_ps)
+        << ',';
     if (r.complete()) {
       char slow[32];
       std::snprintf(slow, sizeof slow, "%.6f", r.slowdown());
@@ -64,7 +64,7 @@ void write_flows_csv(const Experiment& experiment, const std::string& path) {
     } else {
       csv << ',';
     }
-    csv << '\n';
+    csv << ',' << to_string(f.flow_class) << '\n';
   }
   write_file_atomically(path, csv.str());
 }

@@ -31,7 +31,11 @@ TimePs ideal_fct_ps(const Route& route, std::uint64_t size_bytes, std::uint32_t 
 
 class FlowRecorder final : public FlowObserver {
  public:
+  FlowRecorder() = default;
   explicit FlowRecorder(std::vector<FlowRecord> records) : records_(std::move(records)) {}
+
+  // Flows must be added in id order (0, 1, 2, ...) before they start.
+  void add(const FlowRecord& record) { records_.push_back(record); }
 
   void on_flow_complete(const FlowSpec& flow, TimePs at) override;
 

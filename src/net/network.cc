@@ -43,6 +43,7 @@ int Network::add_switch(std::string name) {
 }
 
 void Network::connect(int a, int b, const LinkSpec& link) {
+  for (auto& dist : hops_to_host_) dist.clear();  // distances change with the graph
   for (const auto& [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
     Node& node = nodes_[from];
     const QueueSite site{from < num_hosts_, &config_.switches, node.shared.get()};
@@ -89,24 +90,32 @@ Route Network::route(int src_host, int dst_host, std::uint64_t flow_key) {
   if (dist[src_host] == kUnreachable) {
     throw std::runtime_error("no path from " + node_name(src_host) + " to " + node_name(dst_host));
   }
+  // The run seed salts the hash, as switches salt theirs: another seed, other
+  // collisions. The flow key keeps each flow's path independent of the others.
+  const std::uint64_t ecmp_salt = mix_keys(flow_key, config_.seed);
   Route route;
   int node = src_host;
-  std::size_t choices[64];  // link indices at `node` that lead one hop closer
+  std::vector<std::size_t> choices;  // link indices at `node` that lead one hop closer
   while (node != dst_host) {
     const Node& here = nodes_[node];
-    std::size_t count = 0;
-    for (std::size_t i = 0; i < here.neighbors.size() && count < 64; ++i) {
+    choices.clear();
+    for (std::size_t i = 0; i < here.neighbors.size(); ++i) {
       const int next = here.neighbors[i];
       const bool transit_host = next < num_hosts_ && next != dst_host;
-      if (!transit_host && dist[next] + 1 == dist[node]) choices[count++] = i;
+      if (!transit_host && dist[next] + 1 == dist[node]) choices.push_back(i);
     }
+    // BFS distances guarantee at least one choice on a reachable path.
+    const std::size_t count = choices.size();
     const std::size_t link =
-        choices[count == 1 ? 0 : mix_keys(flow_key, static_cast<std::uint64_t>(node)) % count];
+        choices[count == 1 ? 0 : mix_keys(ecmp_salt, static_cast<std::uint64_t>(node)) % count];
     Port& port = *ports_[here.ports[link]];
     route.hops.push_back(&port);
     route.rate_bps.push_back(port.link().rate_bps);
     route.propagation_ps += port.link().delay_ps;
     node = here.neighbors[link];
+  }
+  if (receivers_[dst_host] == nullptr) {
+    throw std::logic_error("route to " + node_name(dst_host) + " before a receiver was attached");
   }
   route.hops.push_back(receivers_[dst_host]);
   return route;

@@ -21,15 +21,22 @@ inline constexpr std::uint8_t kTopPriority = kNumPriorities - 1;
 enum class PacketKind : std::uint8_t {
   kData,
   kAck,
-  kGrant,   // receiver-to-sender rate or credit grant (SAFS, Homa)
-  kResend,  // receiver asks for a byte range again (Homa)
-  kMeta,    // flow metadata update (SAFS)
-  kControl, // anything else a transport needs
+  kGrant,    // receiver-to-sender rate or credit grant (SAFS, Homa)
+  kResend,   // receiver asks for a byte range again (Homa)
+  kMeta,     // flow metadata update (SAFS)
+  kControl,  // anything else a transport needs
 };
 
-struct Packet {
+// Fields that every hop touches (route, links, size, priority, ECN bits) come
+// first and the packet is cache-line aligned, so forwarding reads one cache
+// line; the transport's fields sit in the second.
+struct alignas(64) Packet {
   // Forwarding: the route and the index of the next hop on it.
   const Route* route = nullptr;
+  Packet* next = nullptr;        // intrusive link: the queue or wire this packet is on
+  TimePs wire_arrival_ps = 0;    // while on a wire: when it reaches the far end
+  std::uint64_t rank = 0;        // smaller = more urgent, for rank-based queues (pFabric)
+  std::uint32_t wire_bytes = 0;  // payload + per-packet overhead: what links serialise
   std::uint16_t next_hop = 0;
 
   PacketKind kind = PacketKind::kData;
@@ -42,18 +49,13 @@ struct Packet {
   std::uint32_t src_host = 0;
   std::uint32_t dst_host = 0;
   std::uint32_t payload_bytes = 0;
-  std::uint32_t wire_bytes = 0;  // payload + per-packet overhead: what links serialise
 
   std::uint64_t seq = 0;  // byte offset of the payload in its flow
   std::uint64_t ack = 0;  // cumulative ACK: next byte expected
-  std::uint64_t rank = 0; // smaller = more urgent, for rank-based queues (pFabric)
   TimePs sent_at_ps = 0;  // when the transport handed it to the NIC (RTT samples)
   TimePs echo_ps = 0;     // sender timestamp echoed by an ACK
 
   std::array<std::uint64_t, 4> words{};  // transport-defined header fields
-
-  Packet* next = nullptr;       // intrusive link: queue or wire this packet is on
-  TimePs wire_arrival_ps = 0;   // while on a wire: when it reaches the far end
 };
 
 }  // namespace safs

@@ -35,9 +35,8 @@ class PacketSource {
 
 struct PortStats {
   std::uint64_t packets_sent = 0;
-  std::uint64_t bytes_sent = 0;   // wire bytes
-  std::uint64_t drops = 0;        // refused by the queue
-  std::uint64_t wire_losses = 0;  // injected random loss
+  std::uint64_t bytes_sent = 0;  // wire bytes
+  std::uint64_t drops = 0;       // refused by the queue
   std::uint64_t max_queue_bytes = 0;
   // Time integral of the queue length, for the time-average queue.
   double queue_byte_ps = 0;

@@ -1,10 +1,13 @@
 #include "net/priority_queue.h"
 
 #include <bit>
+#include <cassert>
 
 namespace safs {
 
 Packet* StrictPriorityQueue::enqueue(Packet& packet) {
+  assert(packet.priority < kNumPriorities);
+  packet.priority &= kNumPriorities - 1;
   const BufferLimits& limits = config_.limits;
   if (bytes_ + packet.wire_bytes > limits.port_bytes ||
       (limits.shared != nullptr && !limits.shared->has_room(packet.wire_bytes))) {

@@ -18,7 +18,9 @@ struct Result {
 };
 
 Result run_cli(const std::string& args) {
-  const fs::path log = fs::temp_directory_path() / "safs-cli-test.log";
+  // ctest runs tests in parallel: one log per test.
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const fs::path log = fs::temp_directory_path() / ("safs-cli-" + test + ".log");
   const std::string command =
       std::string(SAFS_SIM_PATH) + " " + args + " >" + log.string() + " 2>&1";
   const int status = std::system(command.c_str());
@@ -48,9 +50,9 @@ TEST(Cli, RunWritesSummaryAndFlows) {
   std::getline(csv, header);
   std::getline(csv, row);
   EXPECT_EQ(header,
-            "id,src,dst,size_bytes,class,start_s,finish_s,fct_s,ideal_fct_s,slowdown,deadline_s,"
-            "met_deadline");
-  EXPECT_EQ(row.rfind("0,1,0,100000,background,0.000000000,", 0), 0u) << row;
+            "id,src,dst,size_bytes,start_s,finish_s,fct_s,ideal_fct_s,slowdown,deadline_s,"
+            "met_deadline,class");
+  EXPECT_EQ(row.rfind("0,1,0,100000,0.000000000,", 0), 0u) << row;
   std::ifstream summary(out / "summary.json");
   std::ostringstream text;
   text << summary.rdbuf();

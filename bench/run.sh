@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Runs every benchmark against the Release build in build/ and prints the
+# figures quoted in bench/README.md. Run scripts/setup.sh first.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+echo "== event queue: hold model (ns per pop+push) =="
+build/bin/event_queue_bench --benchmark_min_time=0.5
+echo
+echo "== whole simulator =="
+build/bin/sim_bench incast
+build/bin/sim_bench fattree
