@@ -1,0 +1,144 @@
+#include "core/allocator.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace safs::core {
+
+namespace {
+
+double cap_of(const SemanticFlow& f, const AllocatorConfig& c) {
+  return std::min(c.link_bps, f.sender_cap_bps);
+}
+
+// Urgent service order: criticality first, then earliest timestamp, then id
+// (a total order, so allocation is deterministic).
+bool serves_before(const SemanticFlow& a, const SemanticFlow& b) {
+  if (a.criticality != b.criticality) return a.criticality > b.criticality;
+  if (a.no_bubble_ps != b.no_bubble_ps) return a.no_bubble_ps < b.no_bubble_ps;
+  return a.id < b.id;
+}
+
+// Max-min fair water-filling of `budget` over `members`, each capped.
+void water_fill(std::vector<std::size_t>& members, const std::vector<double>& cap,
+                std::vector<double>& rate, double& budget) {
+  std::sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) {
+    const double ha = cap[a] - rate[a], hb = cap[b] - rate[b];
+    return ha < hb || (ha == hb && a < b);
+  });
+  std::size_t left = members.size();
+  for (const std::size_t i : members) {
+    const double share = budget / static_cast<double>(left--);
+    const double give = std::min(share, cap[i] - rate[i]);
+    if (give > 0) {
+      rate[i] += give;
+      budget -= give;
+    }
+  }
+}
+
+}  // namespace
+
+double Allocation::total_bps() const {
+  double total = 0;
+  for (const FlowAllocation& f : flows) total += f.rate_bps;
+  return total;
+}
+
+bool edf_feasible(const std::vector<SemanticFlow>& flows, TimePs now, double capacity_bps,
+                  TimePs headroom_ps) {
+  std::vector<const SemanticFlow*> urgent;
+  for (const SemanticFlow& f : flows) {
+    if (f.urgent() && f.remaining_bytes > 0) urgent.push_back(&f);
+  }
+  std::sort(urgent.begin(), urgent.end(),
+            [](const SemanticFlow* a, const SemanticFlow* b) { return serves_before(*a, *b); });
+  double bytes = 0;
+  for (const SemanticFlow* f : urgent) {
+    bytes += static_cast<double>(f->remaining_bytes);
+    const TimePs window = f->no_bubble_ps - now - headroom_ps;
+    if (window <= 0 || transfer_ps(bytes, capacity_bps) > window) return false;
+  }
+  return true;
+}
+
+Allocation allocate(const std::vector<SemanticFlow>& flows, TimePs now, double unscheduled_bps,
+                    const AllocatorConfig& config) {
+  const std::size_t n = flows.size();
+  Allocation result;
+  result.flows.resize(n);
+  result.budget_bps = std::max(0.0, config.usable_fraction * config.link_bps - unscheduled_bps);
+
+  std::vector<double> rate(n, 0.0), cap(n, 0.0);
+  std::vector<std::size_t> urgent, background;
+  for (std::size_t i = 0; i < n; ++i) {
+    const SemanticFlow& f = flows[i];
+    cap[i] = f.remaining_bytes > 0 ? cap_of(f, config) : 0.0;
+    FlowAllocation& out = result.flows[i];
+    out.id = f.id;
+    out.urgent = f.urgent();
+    out.demand = no_bubble_demand(f, now, cap[i], config.demand);
+    if (f.remaining_bytes == 0) continue;
+    (f.urgent() ? urgent : background).push_back(i);
+  }
+  std::sort(urgent.begin(), urgent.end(),
+            [&](std::size_t a, std::size_t b) { return serves_before(flows[a], flows[b]); });
+
+  const double background_floor =
+      background.empty() ? 0.0 : config.background_floor_fraction * result.budget_bps;
+  double urgent_budget = result.budget_bps - background_floor;
+  result.urgent_feasible = edf_feasible(flows, now, urgent_budget, config.demand.headroom_ps);
+
+  // 1. Urgent floors in service order.
+  for (std::size_t r = 0; r < urgent.size(); ++r) {
+    const std::size_t i = urgent[r];
+    result.flows[i].urgent_rank = static_cast<std::uint32_t>(r);
+    if (result.flows[i].demand.overdue) ++result.overdue;
+    const double give = std::min({result.flows[i].demand.rate_bps, cap[i], urgent_budget});
+    rate[i] = give;
+    urgent_budget -= give;
+  }
+  double leftover = urgent_budget + background_floor;
+
+  // 2 and 3a. Low-slack urgent flows first: they have no time to wait for a
+  // later reallocation. Low = within two RTTs plus a tenth of their own
+  // line-rate transfer time (protocols.md §5.3, sigma_lo).
+  for (const std::size_t i : urgent) {
+    if (leftover <= 0) break;
+    const double line_time = static_cast<double>(transfer_ps(
+        static_cast<double>(flows[i].remaining_bytes), cap[i]));
+    const double low_slack = 2.0 * static_cast<double>(config.rtt_ps) + 0.1 * line_time;
+    if (static_cast<double>(result.flows[i].demand.slack_ps) >= low_slack) continue;
+    const double give = std::min(leftover, cap[i] - rate[i]);
+    rate[i] += give;
+    leftover -= give;
+  }
+
+  // 3b. Background flows share the rest (including their reserved floor).
+  if (config.background == BackgroundPolicy::kMaxMinFair) {
+    water_fill(background, cap, rate, leftover);
+  } else {
+    std::sort(background.begin(), background.end(), [&](std::size_t a, std::size_t b) {
+      return flows[a].remaining_bytes < flows[b].remaining_bytes ||
+             (flows[a].remaining_bytes == flows[b].remaining_bytes && flows[a].id < flows[b].id);
+    });
+    for (const std::size_t i : background) {
+      const double give = std::min(leftover, cap[i] - rate[i]);
+      rate[i] += give;
+      leftover -= give;
+    }
+  }
+
+  // 3c. Still unused: any urgent flow, in service order (work conservation).
+  for (const std::size_t i : urgent) {
+    if (leftover <= 0) break;
+    const double give = std::min(leftover, cap[i] - rate[i]);
+    rate[i] += give;
+    leftover -= give;
+  }
+
+  for (std::size_t i = 0; i < n; ++i) result.flows[i].rate_bps = rate[i];
+  return result;
+}
+
+}  // namespace safs::core

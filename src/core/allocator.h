@@ -1,0 +1,64 @@
+// Safe allocation of a receiver's downlink across the flows that converge on
+// it. "Safe": the total never exceeds the usable capacity, so the receiver's
+// own port does not queue; the fabric's congestion is left to the congestion
+// control underneath.
+//
+// Order of service (docs/safs.md has the reasoning):
+//  1. Urgent flows in (criticality desc, no-bubble time asc) order get their
+//     no-bubble demand as a floor, while the budget lasts. An urgent set that
+//     EDF could finish on time at the budget rate finishes on time this way,
+//     and under overload the order is EDF's, which minimises the largest
+//     lateness (Jackson's rule).
+//  2. Background flows get a small reserved floor so that no stream of urgent
+//     work starves them forever.
+//  3. The leftover goes first to urgent flows whose slack is low, then to
+//     background flows (max-min fair or SRPT), then to any urgent flow:
+//     work-conserving, but urgent flows with slack leave room for others.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/demand.h"
+#include "core/semantic_flow.h"
+
+namespace safs::core {
+
+enum class BackgroundPolicy : std::uint8_t { kMaxMinFair, kShortestRemainingFirst };
+
+struct AllocatorConfig {
+  double link_bps = 100e9;           // receiver downlink
+  double usable_fraction = 0.97;     // 1 - u: headroom for unscheduled bytes and estimation error
+  double background_floor_fraction = 0.01;  // reserved for background flows when any exist
+  TimePs rtt_ps = 10 * kPsPerUs;     // for the low-slack threshold
+  DemandConfig demand;
+  BackgroundPolicy background = BackgroundPolicy::kMaxMinFair;
+};
+
+struct FlowAllocation {
+  FlowId id = 0;
+  double rate_bps = 0;
+  Demand demand;
+  std::uint32_t urgent_rank = 0;  // position in the urgent service order (urgent only)
+  bool urgent = false;
+};
+
+struct Allocation {
+  std::vector<FlowAllocation> flows;  // in the order of the input
+  double budget_bps = 0;              // usable capacity after the unscheduled reserve
+  bool urgent_feasible = true;        // EDF prefix test at the urgent budget
+  std::uint32_t overdue = 0;          // urgent flows already past their timestamp
+  double total_bps() const;
+};
+
+// `unscheduled_bps`: the rate of blind (not yet granted) arrivals to reserve.
+Allocation allocate(const std::vector<SemanticFlow>& flows, TimePs now, double unscheduled_bps,
+                    const AllocatorConfig& config);
+
+// The EDF prefix test on one link: sorted by deadline, every prefix's bytes
+// fit in the capacity up to its deadline (less headroom). Exposed for tests
+// and tools.
+bool edf_feasible(const std::vector<SemanticFlow>& flows, TimePs now, double capacity_bps,
+                  TimePs headroom_ps);
+
+}  // namespace safs::core

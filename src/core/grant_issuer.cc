@@ -1,0 +1,91 @@
+#include "core/grant_issuer.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace safs::core {
+
+Grant GrantIssuer::issue(FlowState& state, const GrantTarget& target, TimePs now) {
+  state.sent_rate_bps = target.rate_bps;
+  state.sent_priority = target.priority;
+  state.lease_end_ps = now + config_.validity_ps;
+  state.pending = false;
+  ++grants_issued_;
+  Grant g;
+  g.flow = target.flow;
+  g.rate_bps = target.rate_bps;
+  g.priority = target.priority;
+  g.epoch = ++state.epoch;
+  g.valid_for_ps = config_.validity_ps;
+  const double lease_bytes = target.rate_bps / 8.0 * static_cast<double>(config_.validity_ps) / kPsPerSecond;
+  g.byte_cap = static_cast<std::uint64_t>(lease_bytes) + config_.cap_slack_bytes;
+  return g;
+}
+
+bool GrantIssuer::differs(const FlowState& state, const GrantTarget& target) const {
+  if (state.sent_rate_bps < 0) return true;
+  if (state.sent_priority != target.priority) return true;
+  const double delta = std::abs(target.rate_bps - state.sent_rate_bps);
+  return state.sent_rate_bps == 0 ? target.rate_bps > 0
+                                  : delta > config_.change_threshold * state.sent_rate_bps;
+}
+
+std::vector<Grant> GrantIssuer::update(const std::vector<GrantTarget>& targets, TimePs now) {
+  std::map<FlowId, FlowState> next;
+  std::vector<Grant> out;
+  std::vector<const GrantTarget*> increases;
+  for (const GrantTarget& target : targets) {
+    auto it = flows_.find(target.flow);
+    FlowState state = it != flows_.end() ? it->second : FlowState{};
+    state.pending = false;
+    if (differs(state, target)) {
+      if (state.sent_rate_bps >= 0 && target.rate_bps <= state.sent_rate_bps) {
+        out.push_back(issue(state, target, now));  // decrease (or same rate, new priority): now
+        increases_allowed_ps_ = now + config_.control_delay_ps;
+      } else {
+        increases.push_back(&target);
+      }
+    }
+    next[target.flow] = state;
+  }
+  flows_ = std::move(next);
+  for (const GrantTarget* target : increases) {
+    FlowState& state = flows_[target->flow];
+    if (now >= increases_allowed_ps_) {
+      out.push_back(issue(state, *target, now));
+    } else {
+      state.pending = true;
+      state.pending_target = *target;
+    }
+  }
+  std::vector<Grant> refreshes = due(now);
+  out.insert(out.end(), refreshes.begin(), refreshes.end());
+  return out;
+}
+
+std::vector<Grant> GrantIssuer::due(TimePs now) {
+  std::vector<Grant> out;
+  for (auto& [id, state] : flows_) {
+    if (state.pending && now >= increases_allowed_ps_) {
+      out.push_back(issue(state, state.pending_target, now));
+    } else if (!state.pending && state.sent_rate_bps > 0 &&
+               now >= state.lease_end_ps - config_.refresh_margin_ps) {
+      out.push_back(issue(state, {id, state.sent_rate_bps, state.sent_priority}, now));
+    }
+  }
+  return out;
+}
+
+TimePs GrantIssuer::next_due_ps() const {
+  TimePs next = kNever;
+  for (const auto& [id, state] : flows_) {
+    if (state.pending) {
+      next = std::min(next, increases_allowed_ps_);
+    } else if (state.sent_rate_bps > 0) {
+      next = std::min(next, state.lease_end_ps - config_.refresh_margin_ps);
+    }
+  }
+  return next;
+}
+
+}  // namespace safs::core

@@ -1,0 +1,66 @@
+// The receiver's side of reusable grants: decides which grants to send when.
+//
+// Safety ordering (break before make): when a reallocation lowers some rates
+// and raises others, the decreases go out at once and the increases only one
+// control delay after the last decrease, so the senders' rates in effect never
+// sum to more than either allocation. An increase with no decrease in flight
+// goes out at once.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "core/grant.h"
+
+namespace safs::core {
+
+struct GrantConfig {
+  double change_threshold = 0.1;          // theta: re-send when the rate moves more than this
+  TimePs validity_ps = 500 * kPsPerUs;    // lease length
+  TimePs refresh_margin_ps = 20 * kPsPerUs;  // re-send when less than this is left
+  TimePs control_delay_ps = 5 * kPsPerUs;    // bound on one-way grant delivery
+  std::uint64_t cap_slack_bytes = 65536;  // byte cap = rate * validity + this (about one BDP)
+};
+
+struct GrantTarget {
+  FlowId flow = 0;
+  double rate_bps = 0;
+  std::uint8_t priority = 0;
+};
+
+class GrantIssuer {
+ public:
+  explicit GrantIssuer(const GrantConfig& config) : config_(config) {}
+
+  // A new allocation for every flow at this receiver (flows not listed are
+  // gone). Returns the grants to send now; held-back increases come out of
+  // due() later.
+  std::vector<Grant> update(const std::vector<GrantTarget>& targets, TimePs now);
+  // Held-back increases and lease refreshes whose time has come.
+  std::vector<Grant> due(TimePs now);
+  // When due() will next have something (kNever if nothing is pending).
+  TimePs next_due_ps() const;
+
+  std::uint64_t grants_issued() const { return grants_issued_; }
+
+ private:
+  struct FlowState {
+    double sent_rate_bps = -1;  // last rate sent (-1: none yet)
+    std::uint8_t sent_priority = 0;
+    std::uint32_t epoch = 0;
+    TimePs lease_end_ps = 0;     // as the receiver estimates it
+    bool pending = false;        // an increase is held back
+    GrantTarget pending_target;
+  };
+
+  Grant issue(FlowState& state, const GrantTarget& target, TimePs now);
+  bool differs(const FlowState& state, const GrantTarget& target) const;
+
+  GrantConfig config_;
+  std::map<FlowId, FlowState> flows_;  // ordered: deterministic output
+  TimePs increases_allowed_ps_ = 0;    // one control delay after the last decrease
+  std::uint64_t grants_issued_ = 0;
+};
+
+}  // namespace safs::core

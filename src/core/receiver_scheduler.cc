@@ -1,0 +1,97 @@
+#include "core/receiver_scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace safs::core {
+
+SemanticFlow* ReceiverScheduler::find(FlowId id) {
+  for (SemanticFlow& f : flows_) {
+    if (f.id == id) return &f;
+  }
+  return nullptr;
+}
+
+const SemanticFlow* ReceiverScheduler::find(FlowId id) const {
+  for (const SemanticFlow& f : flows_) {
+    if (f.id == id) return &f;
+  }
+  return nullptr;
+}
+
+void ReceiverScheduler::add_flow(const SemanticFlow& flow) {
+  if (SemanticFlow* known = find(flow.id)) {
+    *known = flow;
+  } else {
+    flows_.push_back(flow);
+  }
+  dirty_ = true;
+}
+
+bool ReceiverScheduler::update_no_bubble(FlowId id, TimePs no_bubble_ps) {
+  SemanticFlow* f = find(id);
+  if (f == nullptr) return false;
+  if (f->no_bubble_ps != no_bubble_ps) {
+    f->no_bubble_ps = no_bubble_ps;
+    dirty_ = true;
+  }
+  return true;
+}
+
+void ReceiverScheduler::update_remaining(FlowId id, std::uint64_t remaining_bytes) {
+  if (SemanticFlow* f = find(id)) f->remaining_bytes = remaining_bytes;
+}
+
+void ReceiverScheduler::set_sender_cap(FlowId id, double cap_bps) {
+  if (SemanticFlow* f = find(id); f != nullptr && f->sender_cap_bps != cap_bps) {
+    f->sender_cap_bps = cap_bps;
+    dirty_ = true;
+  }
+}
+
+void ReceiverScheduler::remove_flow(FlowId id) {
+  const auto it = std::find_if(flows_.begin(), flows_.end(),
+                               [id](const SemanticFlow& f) { return f.id == id; });
+  if (it == flows_.end()) return;
+  flows_.erase(it);
+  dirty_ = true;
+}
+
+// An exponentially decaying count: each byte adds 8 / tau bits per second,
+// and the sum decays with time constant tau.
+double ReceiverScheduler::unscheduled_bps(TimePs now) const {
+  const double tau = static_cast<double>(config_.unscheduled_window_ps);
+  const double age = static_cast<double>(now - unscheduled_updated_ps_);
+  return unscheduled_estimate_bps_ * std::exp(-age / tau);
+}
+
+void ReceiverScheduler::note_unscheduled(std::uint64_t bytes, TimePs now) {
+  unscheduled_estimate_bps_ = unscheduled_bps(now) + static_cast<double>(bytes) * 8.0 /
+                                                         (static_cast<double>(config_.unscheduled_window_ps) / kPsPerSecond);
+  unscheduled_updated_ps_ = now;
+}
+
+std::vector<Grant> ReceiverScheduler::poll(TimePs now) {
+  const bool stale = !flows_.empty() && now >= last_allocation_ps_ + config_.reallocate_every_ps;
+  if (!dirty_ && !stale) return issuer_.due(now);
+
+  dirty_ = false;
+  last_allocation_ps_ = now;
+  ++reallocations_;
+  allocation_ = allocate(flows_, now, unscheduled_bps(now), config_.allocator);
+  std::vector<GrantTarget> targets;
+  targets.reserve(allocation_.flows.size());
+  for (const FlowAllocation& a : allocation_.flows) {
+    targets.push_back({a.id, a.rate_bps, config_.priorities.priority(a)});
+  }
+  return issuer_.update(targets, now);
+}
+
+TimePs ReceiverScheduler::next_poll_ps() const {
+  TimePs next = issuer_.next_due_ps();
+  if (dirty_) return 0;
+  if (!flows_.empty()) next = std::min(next, last_allocation_ps_ + config_.reallocate_every_ps);
+  return next;
+}
+
+}  // namespace safs::core

@@ -1,0 +1,86 @@
+// Everything a receiver does for SAFS, in one object both faces drive: keep
+// the semantic flows converging on this receiver, reallocate its downlink when
+// something changes (or demands drift), and turn allocations into grants.
+// Time is passed in; the caller sends the grants it returns and calls poll()
+// again at next_poll_ps().
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "core/allocator.h"
+#include "core/grant_issuer.h"
+#include "core/semantic_flow.h"
+
+namespace safs::core {
+
+// Network priorities for scheduled data (protocols.md §5.5): urgent flows by
+// their rank in the service order, then background.
+struct PriorityMap {
+  std::array<std::uint8_t, 3> urgent_by_rank = {5, 4, 3};  // rank 0, 1, 2 and later
+  std::uint8_t background = 1;
+  std::uint8_t priority(const FlowAllocation& a) const {
+    if (!a.urgent) return background;
+    return urgent_by_rank[a.urgent_rank < 2 ? a.urgent_rank : 2];
+  }
+};
+
+struct ReceiverConfig {
+  AllocatorConfig allocator;
+  GrantConfig grants;
+  PriorityMap priorities;
+  // Reallocate at least this often while flows are active: demands drift as
+  // time passes and bytes arrive.
+  TimePs reallocate_every_ps = 20 * kPsPerUs;
+  // Time constant of the estimate of blind (unscheduled) arrivals.
+  TimePs unscheduled_window_ps = 100 * kPsPerUs;
+};
+
+class ReceiverScheduler {
+ public:
+  explicit ReceiverScheduler(const ReceiverConfig& config)
+      : config_(config), issuer_(config.grants) {}
+
+  // A flow announced itself (its first packet or an announce message).
+  // Adding a known flow updates it instead.
+  void add_flow(const SemanticFlow& flow);
+  // The producer moved the flow's no-bubble timestamp. False if unknown.
+  bool update_no_bubble(FlowId id, TimePs no_bubble_ps);
+  // Bytes still to arrive, as the receiver sees them (cheap; no reallocation).
+  void update_remaining(FlowId id, std::uint64_t remaining_bytes);
+  // The sender reported what it can achieve for this flow.
+  void set_sender_cap(FlowId id, double cap_bps);
+  void remove_flow(FlowId id);
+  // Bytes that arrived without a grant (they use capacity the grants do not).
+  void note_unscheduled(std::uint64_t bytes, TimePs now);
+
+  // Reallocates if anything changed or the last allocation is stale, and
+  // returns the grants to send now.
+  std::vector<Grant> poll(TimePs now);
+  // When poll() should run next (kNever: nothing to do until a change).
+  TimePs next_poll_ps() const;
+
+  bool knows(FlowId id) const { return find(id) != nullptr; }
+  const std::vector<SemanticFlow>& flows() const { return flows_; }
+  const Allocation& allocation() const { return allocation_; }
+  double unscheduled_bps(TimePs now) const;
+  std::uint64_t reallocations() const { return reallocations_; }
+  std::uint64_t grants_issued() const { return issuer_.grants_issued(); }
+
+ private:
+  SemanticFlow* find(FlowId id);
+  const SemanticFlow* find(FlowId id) const;
+
+  ReceiverConfig config_;
+  GrantIssuer issuer_;
+  std::vector<SemanticFlow> flows_;  // arrival order: deterministic
+  Allocation allocation_;
+  bool dirty_ = false;
+  TimePs last_allocation_ps_ = 0;
+  double unscheduled_estimate_bps_ = 0;
+  TimePs unscheduled_updated_ps_ = 0;
+  std::uint64_t reallocations_ = 0;
+};
+
+}  // namespace safs::core

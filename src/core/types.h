@@ -1,0 +1,35 @@
+// Plain types of the SAFS policy core. The core does no I/O, keeps no clock
+// and knows nothing of the simulator: callers pass time in, as picoseconds on
+// their own clock (the simulator's, or CLOCK_MONOTONIC in the runtime).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+namespace safs::core {
+
+using TimePs = std::int64_t;
+inline constexpr TimePs kNever = std::numeric_limits<TimePs>::max();
+inline constexpr TimePs kPsPerUs = 1'000'000;
+inline constexpr double kPsPerSecond = 1e12;
+
+using FlowId = std::uint64_t;
+
+enum class Urgency : std::uint8_t {
+  kUrgent,      // feeds a computation that waits for it
+  kBackground,  // nobody waits; throughput only
+};
+
+// Time to move `bytes` at `rate_bps`, in picoseconds (kNever at rate 0).
+inline TimePs transfer_ps(double bytes, double rate_bps) {
+  if (rate_bps <= 0) return kNever;
+  const double ps = bytes * 8.0 / rate_bps * kPsPerSecond;
+  return ps >= static_cast<double>(kNever) ? kNever : static_cast<TimePs>(ps);
+}
+
+// The rate that moves `bytes` in `ps` picoseconds.
+inline double rate_for(double bytes, TimePs ps) {
+  return bytes * 8.0 / (static_cast<double>(ps) / kPsPerSecond);
+}
+
+}  // namespace safs::core
