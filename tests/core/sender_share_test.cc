@@ -1,0 +1,188 @@
+// A sender's share of its uplink across the grants several receivers gave it:
+// urgent before background, least slack first, never above a grant, never
+// above the uplink.
+#include "core/sender_share.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "core/types.h"
+
+namespace safs::core {
+namespace {
+
+constexpr TimePs kUs = kPsPerUs;
+constexpr double kGbps = 1e9;
+
+SenderFlow make(FlowId id, double granted, bool urgent, TimePs slack = kNever) {
+  SenderFlow f;
+  f.id = id;
+  f.granted_bps = granted;
+  f.urgent = urgent;
+  f.slack_ps = slack;
+  return f;
+}
+
+TEST(SenderShareTest, HandExampleExactSplit) {
+  // Uplink 100: urgent by slack (U2 5 us, U1 10 us, U3 20 us), then background.
+  const std::vector<SenderFlow> flows = {
+      make(1, 30 * kGbps, true, 10 * kUs), make(2, 50 * kGbps, true, 5 * kUs),
+      make(3, 40 * kGbps, false), make(4, 40 * kGbps, true, 20 * kUs)};
+  const std::vector<double> r = achievable_rates(flows, 100 * kGbps);
+  ASSERT_EQ(r.size(), 4u);  // input order
+  EXPECT_DOUBLE_EQ(r[0], 30 * kGbps);
+  EXPECT_DOUBLE_EQ(r[1], 50 * kGbps);
+  EXPECT_DOUBLE_EQ(r[2], 0.0);
+  EXPECT_DOUBLE_EQ(r[3], 20 * kGbps);
+}
+
+TEST(SenderShareTest, UndersubscribedGetsEveryGrant) {
+  const std::vector<SenderFlow> flows = {
+      make(1, 10 * kGbps, false), make(2, 20 * kGbps, true, -kUs), make(3, 30 * kGbps, true, kUs)};
+  const std::vector<double> r = achievable_rates(flows, 100 * kGbps);
+  EXPECT_DOUBLE_EQ(r[0], 10 * kGbps);
+  EXPECT_DOUBLE_EQ(r[1], 20 * kGbps);
+  EXPECT_DOUBLE_EQ(r[2], 30 * kGbps);
+}
+
+TEST(SenderShareTest, UrgentBeforeBackgroundEvenWithLessSlackOnBackground) {
+  // A background flow's slack (if a caller set one) does not put it ahead.
+  const std::vector<SenderFlow> flows = {make(1, 80 * kGbps, false, -100 * kUs),
+                                         make(2, 80 * kGbps, true, 50 * kUs)};
+  const std::vector<double> r = achievable_rates(flows, 100 * kGbps);
+  EXPECT_DOUBLE_EQ(r[1], 80 * kGbps);
+  EXPECT_DOUBLE_EQ(r[0], 20 * kGbps);
+}
+
+TEST(SenderShareTest, TiesBrokenById) {
+  const std::vector<SenderFlow> flows = {make(9, 60 * kGbps, true, kUs),
+                                         make(3, 60 * kGbps, true, kUs)};
+  const std::vector<double> r = achievable_rates(flows, 100 * kGbps);
+  EXPECT_DOUBLE_EQ(r[1], 60 * kGbps);  // id 3 first
+  EXPECT_DOUBLE_EQ(r[0], 40 * kGbps);
+}
+
+TEST(SenderShareTest, EdgeCases) {
+  EXPECT_TRUE(achievable_rates({}, 100 * kGbps).empty());
+  // No uplink: nothing for anyone. A negative grant gives nothing and takes nothing.
+  const std::vector<double> none = achievable_rates({make(1, 10 * kGbps, true, 0)}, 0.0);
+  EXPECT_EQ(none[0], 0.0);
+  const std::vector<double> neg =
+      achievable_rates({make(1, -5 * kGbps, true, 0), make(2, 10 * kGbps, true, 1)}, 10 * kGbps);
+  EXPECT_EQ(neg[0], 0.0);
+  EXPECT_DOUBLE_EQ(neg[1], 10 * kGbps);
+}
+
+// Over random flow sets: total <= uplink, no flow above its grant, and the
+// service order is strict priority: once a flow is short of its grant,
+// every flow after it (background after urgent, more slack after less)
+// gets nothing, and every flow before it gets its whole grant.
+TEST(SenderShareTest, RandomSetsRespectUplinkGrantsAndOrder) {
+  std::mt19937_64 rng(4242);
+  std::uniform_real_distribution<double> grant_gbps(0, 60);
+  for (int iter = 0; iter < 3000; ++iter) {
+    const std::size_t n = rng() % 12;
+    std::vector<SenderFlow> flows;
+    for (std::size_t k = 0; k < n; ++k) {
+      const bool urgent = rng() % 3 != 0;
+      const TimePs slack = urgent ? static_cast<TimePs>(rng() % (2000 * kUs)) - 500 * kUs : kNever;
+      flows.push_back(make(static_cast<FlowId>(k * 7 + 1), grant_gbps(rng) * kGbps, urgent, slack));
+    }
+    const double uplink = std::uniform_real_distribution<double>(0, 200)(rng) * kGbps;
+    const std::vector<double> r = achievable_rates(flows, uplink);
+    ASSERT_EQ(r.size(), n);
+    const double total = std::accumulate(r.begin(), r.end(), 0.0);
+    ASSERT_LE(total, uplink * (1 + 1e-12));
+    double granted = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_GE(r[i], 0.0);
+      ASSERT_LE(r[i], flows[i].granted_bps);
+      granted += flows[i].granted_bps;
+    }
+    // Work conserving: the uplink is full or everyone has its grant.
+    ASSERT_GE(total, std::min(uplink, granted) * (1 - 1e-12));
+
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      const SenderFlow& x = flows[a];
+      const SenderFlow& y = flows[b];
+      if (x.urgent != y.urgent) return x.urgent;
+      if (x.slack_ps != y.slack_ps) return x.slack_ps < y.slack_ps;
+      return x.id < y.id;
+    });
+    bool short_seen = false;
+    for (const std::size_t i : order) {
+      if (short_seen) {
+        ASSERT_EQ(r[i], 0.0) << "iteration " << iter;
+      } else if (r[i] < flows[i].granted_bps) {
+        short_seen = true;
+      }
+    }
+    // Pairwise: an urgent flow short of its grant means no background flow got anything.
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = 0; j < n; ++j) {
+        if (flows[i].urgent && !flows[j].urgent && r[i] < flows[i].granted_bps) {
+          ASSERT_EQ(r[j], 0.0);
+        }
+        if (flows[i].urgent && flows[j].urgent && flows[i].slack_ps < flows[j].slack_ps &&
+            r[i] < flows[i].granted_bps) {
+          ASSERT_EQ(r[j], 0.0);
+        }
+      }
+    }
+  }
+}
+
+// available_rates: the uplink less what the flows served earlier were granted.
+TEST(SenderShareTest, AvailableRatesHandExample) {
+  const std::vector<SenderFlow> flows = {
+      make(1, 30 * kGbps, true, 10 * kUs), make(2, 50 * kGbps, true, 5 * kUs),
+      make(3, 40 * kGbps, false), make(4, 40 * kGbps, true, 20 * kUs)};
+  const std::vector<double> a = available_rates(flows, 100 * kGbps);
+  ASSERT_EQ(a.size(), 4u);
+  EXPECT_DOUBLE_EQ(a[1], 100 * kGbps);  // first: the whole uplink
+  EXPECT_DOUBLE_EQ(a[0], 50 * kGbps);   // after U2's 50
+  EXPECT_DOUBLE_EQ(a[3], 20 * kGbps);   // after 80
+  EXPECT_DOUBLE_EQ(a[2], 0.0);          // after 120: never negative
+}
+
+// A flow's available rate does not depend on its own grant, bounds what it
+// achieves, and equals the achieved rate whenever the flow is short.
+TEST(SenderShareTest, AvailableRatesRandomProperties) {
+  std::mt19937_64 rng(777);
+  std::uniform_real_distribution<double> grant_gbps(0, 60);
+  for (int iter = 0; iter < 2000; ++iter) {
+    const std::size_t n = 1 + rng() % 10;
+    std::vector<SenderFlow> flows;
+    for (std::size_t k = 0; k < n; ++k) {
+      const bool urgent = rng() % 3 != 0;
+      flows.push_back(make(static_cast<FlowId>(k + 1), grant_gbps(rng) * kGbps, urgent,
+                           urgent ? static_cast<TimePs>(rng() % (1000 * kUs)) : kNever));
+    }
+    const double uplink = std::uniform_real_distribution<double>(0, 150)(rng) * kGbps;
+    const std::vector<double> avail = available_rates(flows, uplink);
+    const std::vector<double> got = achievable_rates(flows, uplink);
+    ASSERT_EQ(avail.size(), n);
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_GE(avail[i], 0.0);
+      ASSERT_LE(avail[i], uplink);
+      ASSERT_LE(got[i], avail[i] * (1 + 1e-12) + 1e-6);
+      if (got[i] < flows[i].granted_bps) {
+        ASSERT_NEAR(got[i], avail[i], 1e-3);
+      }
+      std::vector<SenderFlow> changed = flows;
+      changed[i].granted_bps = grant_gbps(rng) * kGbps;
+      ASSERT_EQ(available_rates(changed, uplink)[i], avail[i]);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace safs::core
