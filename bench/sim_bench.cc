@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
   }
   Experiment experiment(config);
   const double wall_s = experiment.run();
-  const FlowSummary flows = summarize(experiment.recorder().records());
+  const FlowSummary flows = summarize(experiment.recorder().records(), experiment.sim().now());
   const auto events = static_cast<double>(experiment.sim().events_processed());
   const auto hops = static_cast<double>(experiment.network_totals().packet_hops);
   rusage usage{};

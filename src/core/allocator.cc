@@ -51,8 +51,11 @@ bool edf_feasible(const std::vector<SemanticFlow>& flows, TimePs now, double cap
   for (const SemanticFlow& f : flows) {
     if (f.urgent() && f.remaining_bytes > 0) urgent.push_back(&f);
   }
-  std::sort(urgent.begin(), urgent.end(),
-            [](const SemanticFlow* a, const SemanticFlow* b) { return serves_before(*a, *b); });
+  // Pure EDF (criticality is a service preference, not part of feasibility).
+  std::sort(urgent.begin(), urgent.end(), [](const SemanticFlow* a, const SemanticFlow* b) {
+    return a->no_bubble_ps < b->no_bubble_ps ||
+           (a->no_bubble_ps == b->no_bubble_ps && a->id < b->id);
+  });
   double bytes = 0;
   for (const SemanticFlow* f : urgent) {
     bytes += static_cast<double>(f->remaining_bytes);
@@ -63,7 +66,7 @@ bool edf_feasible(const std::vector<SemanticFlow>& flows, TimePs now, double cap
 }
 
 Allocation allocate(const std::vector<SemanticFlow>& flows, TimePs now, double unscheduled_bps,
-                    const AllocatorConfig& config) {
+                    const AllocatorConfig& config, bool protect_background) {
   const std::size_t n = flows.size();
   Allocation result;
   result.flows.resize(n);
@@ -84,58 +87,64 @@ Allocation allocate(const std::vector<SemanticFlow>& flows, TimePs now, double u
   std::sort(urgent.begin(), urgent.end(),
             [&](std::size_t a, std::size_t b) { return serves_before(flows[a], flows[b]); });
 
-  const double background_floor =
+  double background_floor =
       background.empty() ? 0.0 : config.background_floor_fraction * result.budget_bps;
+  result.urgent_feasible =
+      edf_feasible(flows, now, result.budget_bps - background_floor, config.demand.headroom_ps);
+  if (!result.urgent_feasible) {
+    // Overload: lateness is bubbles, so urgent work gets the whole link.
+    result.budget_bps =
+        std::max(0.0, config.overload_usable_fraction * config.link_bps - unscheduled_bps);
+    background_floor = protect_background && !background.empty()
+                           ? config.background_floor_fraction * result.budget_bps
+                           : 0.0;
+  }
+  result.background_floor_bps = background_floor;
   double urgent_budget = result.budget_bps - background_floor;
-  result.urgent_feasible = edf_feasible(flows, now, urgent_budget, config.demand.headroom_ps);
 
   // 1. Urgent floors in service order.
   for (std::size_t r = 0; r < urgent.size(); ++r) {
     const std::size_t i = urgent[r];
     result.flows[i].urgent_rank = static_cast<std::uint32_t>(r);
     if (result.flows[i].demand.overdue) ++result.overdue;
-    const double give = std::min({result.flows[i].demand.rate_bps, cap[i], urgent_budget});
+    // urgent_first: EDF at line rate (each takes all it can, in order).
+    const double want = config.urgent_first ? cap[i] : result.flows[i].demand.rate_bps;
+    const double give = std::min({want, cap[i], urgent_budget});
     rate[i] = give;
     urgent_budget -= give;
   }
-  double leftover = urgent_budget + background_floor;
-
-  // 2 and 3a. Low-slack urgent flows first: they have no time to wait for a
-  // later reallocation. Low = within two RTTs plus a tenth of their own
-  // line-rate transfer time (protocols.md §5.3, sigma_lo).
-  for (const std::size_t i : urgent) {
-    if (leftover <= 0) break;
-    const double line_time = static_cast<double>(transfer_ps(
-        static_cast<double>(flows[i].remaining_bytes), cap[i]));
-    const double low_slack = 2.0 * static_cast<double>(config.rtt_ps) + 0.1 * line_time;
-    if (static_cast<double>(result.flows[i].demand.slack_ps) >= low_slack) continue;
-    const double give = std::min(leftover, cap[i] - rate[i]);
+  // What the floors left of the urgent budget; background's floor stays apart
+  // until step 3b, so no urgent top-up can eat it.
+  double spare = urgent_budget;
+  auto top_up = [&](std::size_t i) {
+    const double give = std::max(0.0, std::min(spare, cap[i] - rate[i]));
     rate[i] += give;
-    leftover -= give;
-  }
+    spare -= give;
+  };
 
-  // 3b. Background flows share the rest (including their reserved floor).
+  // 3a. Low-slack urgent flows first: they have no time to wait for a later
+  // reallocation. Low = within two RTTs plus a tenth of their own line-rate
+  // transfer time (protocols.md §5.3, sigma_lo).
+  for (const std::size_t i : urgent) {
+    const double line_time =
+        static_cast<double>(transfer_ps(static_cast<double>(flows[i].remaining_bytes), cap[i]));
+    const double low_slack = 2.0 * static_cast<double>(config.rtt_ps) + 0.1 * line_time;
+    if (static_cast<double>(result.flows[i].demand.slack_ps) < low_slack) top_up(i);
+  }
+  // 3b. Background flows share the rest, with their reserved floor.
+  spare += background_floor;
   if (config.background == BackgroundPolicy::kMaxMinFair) {
-    water_fill(background, cap, rate, leftover);
+    water_fill(background, cap, rate, spare);
   } else {
     std::sort(background.begin(), background.end(), [&](std::size_t a, std::size_t b) {
       return flows[a].remaining_bytes < flows[b].remaining_bytes ||
              (flows[a].remaining_bytes == flows[b].remaining_bytes && flows[a].id < flows[b].id);
     });
-    for (const std::size_t i : background) {
-      const double give = std::min(leftover, cap[i] - rate[i]);
-      rate[i] += give;
-      leftover -= give;
-    }
+    for (const std::size_t i : background) top_up(i);
   }
 
-  // 3c. Still unused: any urgent flow, in service order (work conservation).
-  for (const std::size_t i : urgent) {
-    if (leftover <= 0) break;
-    const double give = std::min(leftover, cap[i] - rate[i]);
-    rate[i] += give;
-    leftover -= give;
-  }
+  // 3c. Whatever background could not use goes to urgent flows (work conservation).
+  for (const std::size_t i : urgent) top_up(i);
 
   for (std::size_t i = 0; i < n; ++i) result.flows[i].rate_bps = rate[i];
   return result;

@@ -10,7 +10,11 @@
 //     and under overload the order is EDF's, which minimises the largest
 //     lateness (Jackson's rule).
 //  2. Background flows get a small reserved floor so that no stream of urgent
-//     work starves them forever.
+//     work starves them forever. Under overload (the urgent set cannot all be
+//     on time) the floor and the safety headroom are given up, since every
+//     bit of urgent lateness is GPU idle time; the caller keeps the floor on
+//     anyway when background has been starved for too long (ReceiverScheduler
+//     does this with a long-run average).
 //  3. The leftover goes first to urgent flows whose slack is low, then to
 //     background flows (max-min fair or SRPT), then to any urgent flow:
 //     work-conserving, but urgent flows with slack leave room for others.
@@ -27,12 +31,19 @@ namespace safs::core {
 enum class BackgroundPolicy : std::uint8_t { kMaxMinFair, kShortestRemainingFirst };
 
 struct AllocatorConfig {
-  double link_bps = 100e9;           // receiver downlink
-  double usable_fraction = 0.97;     // 1 - u: headroom for unscheduled bytes and estimation error
+  double link_bps = 100e9;        // receiver downlink
+  double usable_fraction = 0.97;  // 1 - u: headroom for unscheduled bytes and estimation error
+  double overload_usable_fraction = 1.0;    // the same when the urgent set is infeasible
   double background_floor_fraction = 0.01;  // reserved for background flows when any exist
-  TimePs rtt_ps = 10 * kPsPerUs;     // for the low-slack threshold
+  TimePs rtt_ps = 10 * kPsPerUs;            // for the low-slack threshold
   DemandConfig demand;
   BackgroundPolicy background = BackgroundPolicy::kMaxMinFair;
+  // false: urgent flows take their no-bubble rate as a floor and background
+  // the rest ("just in time": the most background throughput, every deadline
+  // met when feasible). true: urgent flows take all they can in service order
+  // (EDF at line rate: they finish as early as possible, with the most margin,
+  // and background gets only its floor meanwhile).
+  bool urgent_first = false;
 };
 
 struct FlowAllocation {
@@ -46,14 +57,16 @@ struct FlowAllocation {
 struct Allocation {
   std::vector<FlowAllocation> flows;  // in the order of the input
   double budget_bps = 0;              // usable capacity after the unscheduled reserve
-  bool urgent_feasible = true;        // EDF prefix test at the urgent budget
+  bool urgent_feasible = true;        // EDF prefix test at the normal urgent budget
+  double background_floor_bps = 0;    // reserved for background in this allocation
   std::uint32_t overdue = 0;          // urgent flows already past their timestamp
   double total_bps() const;
 };
 
 // `unscheduled_bps`: the rate of blind (not yet granted) arrivals to reserve.
+// `protect_background`: keep the background floor even under overload.
 Allocation allocate(const std::vector<SemanticFlow>& flows, TimePs now, double unscheduled_bps,
-                    const AllocatorConfig& config);
+                    const AllocatorConfig& config, bool protect_background = true);
 
 // The EDF prefix test on one link: sorted by deadline, every prefix's bytes
 // fit in the capacity up to its deadline (less headroom). Exposed for tests

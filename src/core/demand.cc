@@ -4,6 +4,15 @@
 
 namespace safs::core {
 
+namespace {
+// time_left - transfer time, saturating (a zero line rate takes forever).
+TimePs slack_of(TimePs time_left, double remaining, double line_bps) {
+  const TimePs transfer = transfer_ps(remaining, line_bps);
+  if (transfer == kNever) return -kNever;
+  return time_left - transfer;
+}
+}  // namespace
+
 Demand no_bubble_demand(const SemanticFlow& flow, TimePs now, double line_bps,
                         const DemandConfig& config) {
   Demand d;
@@ -15,11 +24,11 @@ Demand no_bubble_demand(const SemanticFlow& flow, TimePs now, double line_bps,
   if (time_left <= config.min_window_ps) {
     d.overdue = true;
     d.rate_bps = line_bps;
-    d.slack_ps = time_left - transfer_ps(remaining, line_bps);
+    d.slack_ps = slack_of(time_left, remaining, line_bps);
     return d;
   }
   d.rate_bps = std::min(line_bps, config.margin * rate_for(remaining, time_left));
-  d.slack_ps = time_left - transfer_ps(remaining, line_bps);
+  d.slack_ps = slack_of(time_left, remaining, line_bps);
   return d;
 }
 

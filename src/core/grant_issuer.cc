@@ -15,9 +15,10 @@ Grant GrantIssuer::issue(FlowState& state, const GrantTarget& target, TimePs now
   g.flow = target.flow;
   g.rate_bps = target.rate_bps;
   g.priority = target.priority;
-  g.epoch = ++state.epoch;
+  g.epoch = ++last_epoch_;  // receiver-wide: a re-added flow's grants are still newer
   g.valid_for_ps = config_.validity_ps;
-  const double lease_bytes = target.rate_bps / 8.0 * static_cast<double>(config_.validity_ps) / kPsPerSecond;
+  const double lease_bytes =
+      target.rate_bps / 8.0 * static_cast<double>(config_.validity_ps) / kPsPerSecond;
   g.byte_cap = static_cast<std::uint64_t>(lease_bytes) + config_.cap_slack_bytes;
   return g;
 }
@@ -30,25 +31,47 @@ bool GrantIssuer::differs(const FlowState& state, const GrantTarget& target) con
                                   : delta > config_.change_threshold * state.sent_rate_bps;
 }
 
-std::vector<Grant> GrantIssuer::update(const std::vector<GrantTarget>& targets, TimePs now) {
+std::vector<Grant> GrantIssuer::update(const std::vector<GrantTarget>& targets, TimePs now,
+                                       double capacity_bps) {
   std::map<FlowId, FlowState> next;
-  std::vector<Grant> out;
-  std::vector<const GrantTarget*> increases;
   for (const GrantTarget& target : targets) {
     auto it = flows_.find(target.flow);
     FlowState state = it != flows_.end() ? it->second : FlowState{};
     state.pending = false;
-    if (differs(state, target)) {
-      if (state.sent_rate_bps >= 0 && target.rate_bps <= state.sent_rate_bps) {
-        out.push_back(issue(state, target, now));  // decrease (or same rate, new priority): now
-        increases_allowed_ps_ = now + config_.control_delay_ps;
-      } else {
-        increases.push_back(&target);
-      }
-    }
     next[target.flow] = state;
   }
   flows_ = std::move(next);
+
+  // A decrease below the re-send threshold leaves its sender at the old rate.
+  // If increases land meanwhile, the rates in effect can exceed the capacity:
+  // then the small decreases must go too (before the increases).
+  const auto is_increase = [this](const GrantTarget& t) {
+    const FlowState& state = flows_[t.flow];
+    return differs(state, t) && (state.sent_rate_bps < 0 || t.rate_bps > state.sent_rate_bps);
+  };
+  bool any_increase = false;
+  double eventual_bps = 0;  // in effect once this update's grants have all landed
+  for (const GrantTarget& t : targets) {
+    const FlowState& state = flows_[t.flow];
+    any_increase = any_increase || is_increase(t);
+    eventual_bps += differs(state, t) ? t.rate_bps : std::max(0.0, state.sent_rate_bps);
+  }
+  const bool send_small_decreases =
+      any_increase &&
+      (capacity_bps == std::numeric_limits<double>::infinity() || eventual_bps > capacity_bps);
+
+  std::vector<Grant> out;
+  std::vector<const GrantTarget*> increases;
+  for (const GrantTarget& target : targets) {
+    FlowState& state = flows_[target.flow];
+    if (is_increase(target)) {
+      increases.push_back(&target);
+    } else if (differs(state, target) ||
+               (send_small_decreases && target.rate_bps < state.sent_rate_bps)) {
+      out.push_back(issue(state, target, now));  // decrease (or new priority): at once
+      increases_allowed_ps_ = now + config_.control_delay_ps;
+    }
+  }
   for (const GrantTarget* target : increases) {
     FlowState& state = flows_[target->flow];
     if (now >= increases_allowed_ps_) {
@@ -68,7 +91,7 @@ std::vector<Grant> GrantIssuer::due(TimePs now) {
   for (auto& [id, state] : flows_) {
     if (state.pending && now >= increases_allowed_ps_) {
       out.push_back(issue(state, state.pending_target, now));
-    } else if (!state.pending && state.sent_rate_bps > 0 &&
+    } else if (!state.pending && state.sent_rate_bps >= 0 &&
                now >= state.lease_end_ps - config_.refresh_margin_ps) {
       out.push_back(issue(state, {id, state.sent_rate_bps, state.sent_priority}, now));
     }
@@ -81,7 +104,7 @@ TimePs GrantIssuer::next_due_ps() const {
   for (const auto& [id, state] : flows_) {
     if (state.pending) {
       next = std::min(next, increases_allowed_ps_);
-    } else if (state.sent_rate_bps > 0) {
+    } else if (state.sent_rate_bps >= 0) {
       next = std::min(next, state.lease_end_ps - config_.refresh_margin_ps);
     }
   }

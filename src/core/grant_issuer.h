@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <vector>
 
@@ -16,11 +17,11 @@
 namespace safs::core {
 
 struct GrantConfig {
-  double change_threshold = 0.1;          // theta: re-send when the rate moves more than this
-  TimePs validity_ps = 500 * kPsPerUs;    // lease length
+  double change_threshold = 0.1;             // theta: re-send when the rate moves more than this
+  TimePs validity_ps = 500 * kPsPerUs;       // lease length
   TimePs refresh_margin_ps = 20 * kPsPerUs;  // re-send when less than this is left
   TimePs control_delay_ps = 5 * kPsPerUs;    // bound on one-way grant delivery
-  std::uint64_t cap_slack_bytes = 65536;  // byte cap = rate * validity + this (about one BDP)
+  std::uint64_t cap_slack_bytes = 65536;     // byte cap = rate * validity + this (about one BDP)
 };
 
 struct GrantTarget {
@@ -35,8 +36,12 @@ class GrantIssuer {
 
   // A new allocation for every flow at this receiver (flows not listed are
   // gone). Returns the grants to send now; held-back increases come out of
-  // due() later.
-  std::vector<Grant> update(const std::vector<GrantTarget>& targets, TimePs now);
+  // due() later. `capacity_bps` is the budget the targets respect: a decrease
+  // below the re-send threshold is still sent when, without it, the rates in
+  // effect after this update's increases would exceed the capacity. With no
+  // capacity given, every such decrease goes whenever any increase does.
+  std::vector<Grant> update(const std::vector<GrantTarget>& targets, TimePs now,
+                            double capacity_bps = std::numeric_limits<double>::infinity());
   // Held-back increases and lease refreshes whose time has come.
   std::vector<Grant> due(TimePs now);
   // When due() will next have something (kNever if nothing is pending).
@@ -48,9 +53,8 @@ class GrantIssuer {
   struct FlowState {
     double sent_rate_bps = -1;  // last rate sent (-1: none yet)
     std::uint8_t sent_priority = 0;
-    std::uint32_t epoch = 0;
-    TimePs lease_end_ps = 0;     // as the receiver estimates it
-    bool pending = false;        // an increase is held back
+    TimePs lease_end_ps = 0;  // as the receiver estimates it
+    bool pending = false;     // an increase is held back
     GrantTarget pending_target;
   };
 
@@ -60,6 +64,9 @@ class GrantIssuer {
   GrantConfig config_;
   std::map<FlowId, FlowState> flows_;  // ordered: deterministic output
   TimePs increases_allowed_ps_ = 0;    // one control delay after the last decrease
+  // Epochs count grants of the whole receiver, so they increase per flow even
+  // across a flow's removal and return, with no state kept for gone flows.
+  std::uint32_t last_epoch_ = 0;
   std::uint64_t grants_issued_ = 0;
 };
 

@@ -66,8 +66,10 @@ double ReceiverScheduler::unscheduled_bps(TimePs now) const {
 }
 
 void ReceiverScheduler::note_unscheduled(std::uint64_t bytes, TimePs now) {
-  unscheduled_estimate_bps_ = unscheduled_bps(now) + static_cast<double>(bytes) * 8.0 /
-                                                         (static_cast<double>(config_.unscheduled_window_ps) / kPsPerSecond);
+  unscheduled_estimate_bps_ =
+      unscheduled_bps(now) +
+      static_cast<double>(bytes) * 8.0 /
+          (static_cast<double>(config_.unscheduled_window_ps) / kPsPerSecond);
   unscheduled_updated_ps_ = now;
 }
 
@@ -75,16 +77,34 @@ std::vector<Grant> ReceiverScheduler::poll(TimePs now) {
   const bool stale = !flows_.empty() && now >= last_allocation_ps_ + config_.reallocate_every_ps;
   if (!dirty_ && !stale) return issuer_.due(now);
 
+  // Fold the allocation that was in force since the last one into background's
+  // long-run share (only while background flows exist).
+  const bool has_background = std::any_of(flows_.begin(), flows_.end(), [](const SemanticFlow& f) {
+    return !f.urgent() && f.remaining_bytes > 0;
+  });
+  if (has_background && allocation_.budget_bps > 0) {
+    const double weight = std::exp(-static_cast<double>(now - share_updated_ps_) /
+                                   static_cast<double>(config_.starvation_window_ps));
+    const double share = background_rate_bps_ / allocation_.budget_bps;
+    background_share_ = weight * background_share_ + (1 - weight) * share;
+  }
+  share_updated_ps_ = now;
+  const bool protect = background_share_ < 0.5 * config_.allocator.background_floor_fraction;
+
   dirty_ = false;
   last_allocation_ps_ = now;
   ++reallocations_;
-  allocation_ = allocate(flows_, now, unscheduled_bps(now), config_.allocator);
+  allocation_ = allocate(flows_, now, unscheduled_bps(now), config_.allocator, protect);
+  background_rate_bps_ = 0;
+  for (const FlowAllocation& a : allocation_.flows) {
+    if (!a.urgent) background_rate_bps_ += a.rate_bps;
+  }
   std::vector<GrantTarget> targets;
   targets.reserve(allocation_.flows.size());
   for (const FlowAllocation& a : allocation_.flows) {
     targets.push_back({a.id, a.rate_bps, config_.priorities.priority(a)});
   }
-  return issuer_.update(targets, now);
+  return issuer_.update(targets, now, allocation_.budget_bps);
 }
 
 TimePs ReceiverScheduler::next_poll_ps() const {

@@ -35,6 +35,10 @@ struct ReceiverConfig {
   TimePs reallocate_every_ps = 20 * kPsPerUs;
   // Time constant of the estimate of blind (unscheduled) arrivals.
   TimePs unscheduled_window_ps = 100 * kPsPerUs;
+  // Under overload the background floor is given up, but only while
+  // background's long-run share (averaged over this window) stays above half
+  // the floor: no flow is starved forever.
+  TimePs starvation_window_ps = 10'000 * kPsPerUs;
 };
 
 class ReceiverScheduler {
@@ -81,6 +85,9 @@ class ReceiverScheduler {
   double unscheduled_estimate_bps_ = 0;
   TimePs unscheduled_updated_ps_ = 0;
   std::uint64_t reallocations_ = 0;
+  double background_share_ = 1.0;   // long-run share of the budget background got
+  double background_rate_bps_ = 0;  // background's total in the allocation in force
+  TimePs share_updated_ps_ = 0;
 };
 
 }  // namespace safs::core

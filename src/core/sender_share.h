@@ -22,4 +22,10 @@ struct SenderFlow {
 // uplink_bps and no flow gets more than its grant.
 std::vector<double> achievable_rates(const std::vector<SenderFlow>& flows, double uplink_bps);
 
+// The most each flow could get if it asked for more: the uplink less what the
+// flows served before it were granted (never negative). This is what a sender
+// reports; it does not depend on the flow's own grant, so reporting it cannot
+// make grants and reports chase each other.
+std::vector<double> available_rates(const std::vector<SenderFlow>& flows, double uplink_bps);
+
 }  // namespace safs::core

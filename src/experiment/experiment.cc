@@ -7,18 +7,28 @@
 
 namespace safs {
 
-// Forwards completions to the recorder and stops the run after the last one.
+// Forwards completions to the recorder and the bulk chains, and stops the run
+// once every listed flow is done (bulk chains never keep a run alive).
 class Experiment::CompletionWatcher final : public FlowObserver {
  public:
-  CompletionWatcher(Simulator& sim, FlowRecorder& recorder) : sim_(sim), recorder_(recorder) {}
+  CompletionWatcher(Simulator& sim, FlowRecorder& recorder, std::size_t listed)
+      : sim_(sim), recorder_(recorder), listed_left_(listed) {}
+  void set_bulk(BulkChains* bulk) { bulk_ = bulk; }
   void on_flow_complete(const FlowSpec& flow, TimePs at) override {
+    if (recorder_.records()[flow.id].complete()) return;
     recorder_.on_flow_complete(flow, at);
-    if (recorder_.all_complete()) sim_.stop();
+    if (bulk_ != nullptr) bulk_->on_flow_complete(flow);
+    if (flow.id < listed_ && --listed_left_ == 0) sim_.stop();
   }
+  bool done() const { return listed_ > 0 && listed_left_ == 0; }
+  void set_listed(std::size_t n) { listed_ = listed_left_ = n; }
 
  private:
   Simulator& sim_;
   FlowRecorder& recorder_;
+  std::size_t listed_ = 0;
+  std::size_t listed_left_;
+  BulkChains* bulk_ = nullptr;
 };
 
 Experiment::Experiment(ExperimentConfig config) : config_(std::move(config)) {
@@ -26,7 +36,8 @@ Experiment::Experiment(ExperimentConfig config) : config_(std::move(config)) {
   network_ = build_network(config_.topology, sim_, pool_, config_.network);
 
   recorder_ = std::make_unique<FlowRecorder>();
-  watcher_ = std::make_unique<CompletionWatcher>(sim_, *recorder_);
+  watcher_ = std::make_unique<CompletionWatcher>(sim_, *recorder_, 0);
+  watcher_->set_listed(config_.flows.size());
 
   const TransportInfo* info = find_transport(config_.transport);
   if (info == nullptr) throw std::invalid_argument("unknown transport '" + config_.transport + "'");
@@ -45,6 +56,27 @@ Experiment::Experiment(ExperimentConfig config) : config_(std::move(config)) {
         {flow, ideal_fct_ps(route, flow.size_bytes, config_.mtu_bytes, config_.header_bytes)});
   }
   schedule_ = std::make_unique<FlowSchedule>(sim_, *transport_, config_.flows);
+  bulk_ = std::make_unique<BulkChains>(sim_, config_.bulk,
+                                       static_cast<std::uint32_t>(config_.flows.size()),
+                                       [this](const FlowSpec& flow) { launch(flow); });
+  watcher_->set_bulk(bulk_.get());
+}
+
+void Experiment::launch(const FlowSpec& flow) {
+  const Route route = network_->route(flow.src, flow.dst, flow.id);
+  recorder_->add(
+      {flow, ideal_fct_ps(route, flow.size_bytes, config_.mtu_bytes, config_.header_bytes)});
+  transport_->start_flow(flow);
+}
+
+void Experiment::finalize_records() {
+  for (const FlowRecord& r : recorder_->records()) {
+    FlowRecord& record = recorder_->record(r.spec.id);
+    record.delivered_bytes = transport_->delivered_bytes(r.spec.id);
+    const FlowCounters counters = transport_->flow_counters(r.spec.id);
+    record.data_packets = counters.data_packets;
+    record.control_packets = counters.control_packets;
+  }
 }
 
 Experiment::~Experiment() = default;
@@ -53,9 +85,12 @@ void Experiment::run_until(TimePs t) {
   if (!started_) {
     started_ = true;
     schedule_->arm();
+    bulk_->arm();
   }
-  if (!recorder_->all_complete()) sim_.run_until(t);
+  if (config_.flows.empty() && config_.bulk.empty()) return;
+  if (!watcher_->done()) sim_.run_until(t);
   network_->settle_stats();
+  finalize_records();
 }
 
 double Experiment::run() {

@@ -13,6 +13,7 @@
 #include "net/packet_pool.h"
 #include "net/topology.h"
 #include "transport/transport.h"
+#include "workload/bulk_chain.h"
 #include "workload/flow_schedule.h"
 
 namespace safs {
@@ -27,6 +28,7 @@ struct ExperimentConfig {
   std::string transport = "dctcp";
   std::map<std::string, double> transport_params;
   std::vector<FlowSpec> flows;  // ids 0..n-1 in order
+  std::vector<BulkSpec> bulk;   // closed-loop chains; their flows get ids from n on
 };
 
 struct NetworkTotals {
@@ -52,6 +54,7 @@ class Experiment {
   Simulator& sim() { return sim_; }
   Network& network() { return *network_; }
   const FlowRecorder& recorder() const { return *recorder_; }
+  Transport& mutable_transport() { return *transport_; }
   const Transport& transport() const { return *transport_; }
   const PacketPool& pool() const { return pool_; }
   NetworkTotals network_totals() const;
@@ -67,7 +70,11 @@ class Experiment {
   std::unique_ptr<FlowRecorder> recorder_;
   std::unique_ptr<TransportEnv> env_;
   std::unique_ptr<Transport> transport_;
+  void launch(const FlowSpec& flow);
+  void finalize_records();
+
   std::unique_ptr<FlowSchedule> schedule_;
+  std::unique_ptr<BulkChains> bulk_;
   bool started_ = false;
 };
 

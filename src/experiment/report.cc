@@ -46,7 +46,7 @@ long peak_rss_kib() {
 void write_flows_csv(const Experiment& experiment, const std::string& path) {
   std::ostringstream csv;
   csv << "id,src,dst,size_bytes,start_s,finish_s,fct_s,ideal_fct_s,slowdown,deadline_s,"
-         "met_deadline,class\n";
+         "met_deadline,class,delivered_bytes,data_packets,control_packets\n";
   for (const FlowRecord& r : experiment.recorder().records()) {
     const FlowSpec& f = r.spec;
     csv << f.id << ',' << f.src << ',' << f.dst << ',' << f.size_bytes << ',' << seconds(f.start_ps)
@@ -64,51 +64,102 @@ void write_flows_csv(const Experiment& experiment, const std::string& path) {
     } else {
       csv << ',';
     }
-    csv << ',' << to_string(f.flow_class) << '\n';
+    csv << ',' << to_string(f.flow_class) << ',' << r.delivered_bytes << ',' << r.data_packets
+        << ',' << r.control_packets << '\n';
   }
   write_file_atomically(path, csv.str());
 }
 
+namespace {
+
+nlohmann::ordered_json flow_json(const FlowSummary& s) {
+  nlohmann::ordered_json j = {{"total", s.flows},
+                              {"completed", s.completed},
+                              {"fct_mean_s", s.fct_mean_s},
+                              {"fct_p50_s", s.fct_p50_s},
+                              {"fct_p99_s", s.fct_p99_s},
+                              {"fct_max_s", s.fct_max_s},
+                              {"slowdown_mean", s.slowdown_mean},
+                              {"slowdown_p50", s.slowdown_p50},
+                              {"slowdown_p99", s.slowdown_p99},
+                              {"last_finish_s", s.last_finish_s},
+                              {"goodput_gbps", s.goodput_gbps},
+                              {"delivered_bytes", s.delivered_bytes},
+                              {"delivered_gbps", s.delivered_gbps}};
+  if (s.with_deadline > 0) {
+    j["with_deadline"] = s.with_deadline;
+    j["met_deadline"] = s.met_deadline;
+    j["missed_deadline"] = s.with_deadline - s.met_deadline;
+    j["mean_lateness_s"] = s.mean_lateness_s;
+    j["max_lateness_s"] = s.max_lateness_s;
+  }
+  return j;
+}
+
+}  // namespace
+
+double busiest_downlink_utilisation(Experiment& experiment) {
+  TimePs first_start = kTimeNever;
+  for (const FlowRecord& r : experiment.recorder().records()) {
+    first_start = std::min(first_start, r.spec.start_ps);
+  }
+  const TimePs span = experiment.sim().now() - first_start;
+  if (first_start == kTimeNever || span <= 0) return 0;
+  double best = 0;
+  const Network& net = experiment.network();
+  for (std::size_t i = 0; i < net.ports().size(); ++i) {
+    if (net.port_at_host(i) || !net.port_to_host(i)) continue;
+    best = std::max(
+        best, static_cast<double>(net.ports()[i]->stats().busy_ps) / static_cast<double>(span));
+  }
+  return best;
+}
+
 void write_summary_json(Experiment& experiment, const RunInfo& info, const std::string& path) {
   const ExperimentConfig& config = experiment.config();
-  const FlowSummary flows = summarize(experiment.recorder().records());
+  const TimePs now = experiment.sim().now();
+  const auto& records = experiment.recorder().records();
   const NetworkTotals net = experiment.network_totals();
   const TransportStats transport = experiment.transport().stats();
-  const double sim_s = ps_to_sec(experiment.sim().now());
   const auto events = experiment.sim().events_processed();
 
   nlohmann::ordered_json j;
   j["scenario"] = {{"path", info.scenario_path}, {"text", info.scenario_text}};
   j["transport"] = config.transport;
   j["seed"] = config.seed;
-  j["simulated_s"] = sim_s;
+  j["simulated_s"] = ps_to_sec(now);
   j["wall_s"] = info.wall_seconds;
   j["events"] = events;
   j["events_per_s"] = info.wall_seconds > 0 ? static_cast<double>(events) / info.wall_seconds : 0;
   j["peak_rss_mib"] = static_cast<double>(peak_rss_kib()) / 1024.0;
-  j["flows"] = {{"total", flows.flows},
-                {"completed", flows.completed},
-                {"with_deadline", flows.with_deadline},
-                {"met_deadline", flows.met_deadline},
-                {"fct_mean_s", flows.fct_mean_s},
-                {"fct_p50_s", flows.fct_p50_s},
-                {"fct_p99_s", flows.fct_p99_s},
-                {"fct_max_s", flows.fct_max_s},
-                {"slowdown_mean", flows.slowdown_mean},
-                {"slowdown_p50", flows.slowdown_p50},
-                {"slowdown_p99", flows.slowdown_p99},
-                {"last_finish_s", flows.last_finish_s},
-                {"goodput_gbps", flows.goodput_gbps}};
+  j["flows"] = flow_json(summarize(records, now));
+  for (const FlowClass c : {FlowClass::kUrgent, FlowClass::kBackground}) {
+    const FlowSummary s = summarize(records, now, &c);
+    if (s.flows == 0) continue;
+    nlohmann::ordered_json cj = flow_json(s);
+    std::uint64_t control = 0, data = 0;
+    for (const FlowRecord& r : records) {
+      if (r.spec.flow_class != c) continue;
+      control += r.control_packets;
+      data += r.data_packets;
+    }
+    cj["control_packets_per_flow"] = static_cast<double>(control) / static_cast<double>(s.flows);
+    cj["control_per_100_data_packets"] =
+        data > 0 ? 100.0 * static_cast<double>(control) / static_cast<double>(data) : 0.0;
+    j[std::string(to_string(c))] = cj;
+  }
   j["network"] = {{"packet_hops", net.packet_hops},
                   {"queue_drops", net.queue_drops},
                   {"wire_losses", net.wire_losses},
                   {"ecn_marks", net.ecn_marks},
-                  {"max_switch_queue_bytes", net.max_switch_queue_bytes}};
+                  {"max_switch_queue_bytes", net.max_switch_queue_bytes},
+                  {"busiest_receiver_link_utilisation", busiest_downlink_utilisation(experiment)}};
   j["transport_stats"] = {{"data_packets", transport.data_packets},
                           {"retransmissions", transport.retransmissions},
                           {"timeouts", transport.timeouts},
                           {"control_packets", transport.control_packets},
                           {"control_bytes", transport.control_bytes},
+                          {"scheduling_packets", transport.scheduling_packets},
                           {"duplicate_packets", transport.duplicate_packets}};
   write_file_atomically(path, j.dump(2) + "\n");
 }

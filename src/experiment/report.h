@@ -18,6 +18,9 @@ struct RunInfo {
 void write_flows_csv(const Experiment& experiment, const std::string& path);
 void write_summary_json(Experiment& experiment, const RunInfo& info, const std::string& path);
 
+// The busiest switch-to-host link's busy time over [first flow start, now].
+double busiest_downlink_utilisation(Experiment& experiment);
+
 // Replaces `path` with `contents` atomically (write to path.tmp, then rename).
 void write_file_atomically(const std::string& path, const std::string& contents);
 

@@ -14,6 +14,10 @@ struct FlowRecord {
   FlowSpec spec;
   TimePs ideal_fct_ps = 0;
   TimePs finish_ps = kTimeNever;  // kTimeNever: did not complete
+  // Filled in when the run ends.
+  std::uint64_t delivered_bytes = 0;
+  std::uint64_t data_packets = 0;
+  std::uint64_t control_packets = 0;  // scheduling control (grants, metadata, reports)
 
   bool complete() const { return finish_ps != kTimeNever; }
   TimePs fct_ps() const { return finish_ps - spec.start_ps; }
@@ -21,6 +25,8 @@ struct FlowRecord {
     return static_cast<double>(fct_ps()) / static_cast<double>(ideal_fct_ps);
   }
   bool met_deadline() const { return complete() && finish_ps <= spec.deadline_ps; }
+  // How late the flow finished (negative: early), or was at `now` if unfinished.
+  TimePs lateness_ps(TimePs now) const { return (complete() ? finish_ps : now) - spec.deadline_ps; }
 };
 
 // The FCT of a flow alone on an empty path: all its wire bytes at the path's
@@ -40,6 +46,7 @@ class FlowRecorder final : public FlowObserver {
   void on_flow_complete(const FlowSpec& flow, TimePs at) override;
 
   const std::vector<FlowRecord>& records() const { return records_; }
+  FlowRecord& record(std::uint32_t id) { return records_[id]; }
   std::size_t completed() const { return completed_; }
   bool all_complete() const { return completed_ == records_.size(); }
 

@@ -13,17 +13,22 @@ double percentile(std::vector<double> values, double p) {
   return values[std::min(index, values.size() - 1)];
 }
 
-FlowSummary summarize(const std::vector<FlowRecord>& records) {
+FlowSummary summarize(const std::vector<FlowRecord>& records, TimePs now, const FlowClass* only) {
   FlowSummary s;
-  s.flows = records.size();
   std::vector<double> fct, slowdown;
-  double bytes = 0;
-  TimePs first_start = kTimeNever, last_finish = 0;
+  double bytes = 0, lateness_sum = 0;
+  TimePs first_start = kTimeNever, last_finish = 0, max_lateness = -kTimeNever;
   for (const FlowRecord& r : records) {
+    if (only != nullptr && r.spec.flow_class != *only) continue;
+    ++s.flows;
     first_start = std::min(first_start, r.spec.start_ps);
+    s.delivered_bytes += static_cast<double>(r.delivered_bytes);
     if (r.spec.has_deadline()) {
       ++s.with_deadline;
       if (r.met_deadline()) ++s.met_deadline;
+      const TimePs lateness = r.lateness_ps(now);
+      max_lateness = std::max(max_lateness, lateness);
+      lateness_sum += ps_to_sec(std::max<TimePs>(0, lateness));
     }
     if (!r.complete()) continue;
     ++s.completed;
@@ -31,6 +36,13 @@ FlowSummary summarize(const std::vector<FlowRecord>& records) {
     slowdown.push_back(r.slowdown());
     bytes += static_cast<double>(r.spec.size_bytes);
     last_finish = std::max(last_finish, r.finish_ps);
+  }
+  if (s.with_deadline > 0) {
+    s.mean_lateness_s = lateness_sum / static_cast<double>(s.with_deadline);
+    s.max_lateness_s = ps_to_sec(max_lateness);
+  }
+  if (s.flows > 0 && now > first_start) {
+    s.delivered_gbps = s.delivered_bytes * 8 / ps_to_sec(now - first_start) / 1e9;
   }
   if (fct.empty()) return s;
   double sum_fct = 0, sum_slow = 0;

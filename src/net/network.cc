@@ -56,6 +56,7 @@ void Network::connect(int a, int b, const LinkSpec& link) {
     node.neighbors.push_back(to);
     ports_.push_back(std::move(port));
     port_owner_.push_back(from);
+    port_peer_.push_back(to);
   }
 }
 

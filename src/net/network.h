@@ -65,6 +65,8 @@ class Network {
 
   const std::vector<std::unique_ptr<Port>>& ports() const { return ports_; }
   bool port_at_host(std::size_t port_index) const { return port_owner_[port_index] < num_hosts_; }
+  // The port's far end is a host (a switch's downlink to it).
+  bool port_to_host(std::size_t port_index) const { return port_peer_[port_index] < num_hosts_; }
   // Folds queue statistics up to now on every port.
   void settle_stats();
 
@@ -84,6 +86,7 @@ class Network {
   std::vector<Node> nodes_;
   std::vector<std::unique_ptr<Port>> ports_;
   std::vector<int> port_owner_;
+  std::vector<int> port_peer_;
   std::vector<PacketSink*> receivers_;
   std::vector<std::vector<std::uint16_t>> hops_to_host_;  // lazily filled BFS distances
 };

@@ -13,13 +13,14 @@ Packet* StrictPriorityQueue::enqueue(Packet& packet) {
       (limits.shared != nullptr && !limits.shared->has_room(packet.wire_bytes))) {
     return &packet;  // drop-tail
   }
-  if (packet.ecn_capable && bytes_ > config_.ecn_threshold_bytes) {
+  Fifo& fifo = levels_[packet.priority];
+  if (packet.ecn_capable && fifo.bytes > config_.ecn_threshold_bytes) {
     packet.ce = true;
     ++ecn_marks_;
   }
   account_in(packet, limits.shared);
+  fifo.bytes += packet.wire_bytes;
 
-  Fifo& fifo = levels_[packet.priority];
   packet.next = nullptr;
   if (fifo.tail != nullptr) {
     fifo.tail->next = &packet;
@@ -37,6 +38,7 @@ Packet* StrictPriorityQueue::dequeue() {
   Fifo& fifo = levels_[level];
   Packet* packet = fifo.head;
   fifo.head = packet->next;
+  fifo.bytes -= packet->wire_bytes;
   if (fifo.head == nullptr) {
     fifo.tail = nullptr;
     nonempty_mask_ &= ~(1u << level);

@@ -1,6 +1,9 @@
 // Eight strict-priority FIFOs sharing one byte-limited buffer, with drop-tail
 // admission and ECN marking on the instantaneous queue (DCTCP's switch rule:
-// RED with min = max = K and weight 1; protocols.md §1).
+// RED with min = max = K and weight 1; protocols.md §1). As in commodity
+// datacenter switches, the threshold applies per queue: a packet is marked by
+// the length of its own priority level, so a burst at one level does not mark
+// traffic at another.
 #pragma once
 
 #include <array>
@@ -11,8 +14,8 @@ namespace safs {
 
 struct PriorityQueueConfig {
   BufferLimits limits;
-  // Mark an ECN-capable packet when the bytes already queued at the port, on
-  // its arrival, exceed this. Max = never mark.
+  // Mark an ECN-capable packet when the bytes already queued at its priority
+  // level, on its arrival, exceed this. Max = never mark.
   std::uint64_t ecn_threshold_bytes = std::numeric_limits<std::uint64_t>::max();
 };
 
@@ -27,6 +30,7 @@ class StrictPriorityQueue final : public QueueDiscipline {
   struct Fifo {
     Packet* head = nullptr;
     Packet* tail = nullptr;
+    std::uint64_t bytes = 0;
   };
 
   PriorityQueueConfig config_;

@@ -36,6 +36,8 @@ class Loader {
 
   void build_topology(ExperimentConfig& config) const;
   void build_flows(ExperimentConfig& config) const;
+  void build_bulk(ExperimentConfig& config) const;
+  void check_hosts(const toml::table& t, const std::string& shown, int hosts) const;
 
   std::string name_;
   toml::table root_;
@@ -275,15 +277,7 @@ void Loader::build_flows(ExperimentConfig& config) const {
     flow.id = static_cast<std::uint32_t>(i);
     flow.src = static_cast<int>(integer(t, "src", "flows[].src"));
     flow.dst = static_cast<int>(integer(t, "dst", "flows[].dst"));
-    for (const auto& [key, host] : {std::pair{"src", flow.src}, std::pair{"dst", flow.dst}}) {
-      if (host >= hosts) {
-        fail(t.get(key), shown + "." + key,
-             "host " + std::to_string(host) + " is out of range (the topology has " +
-                 std::to_string(hosts) + " hosts, 0.." + std::to_string(hosts - 1) + ")");
-      }
-    }
-    if (flow.src == flow.dst)
-      fail(t.get("dst"), shown + ".dst", "a flow cannot go to its own host");
+    check_hosts(t, shown, hosts);
     flow.size_bytes = static_cast<std::uint64_t>(integer(t, "size_bytes", "flows[].size_bytes"));
     flow.start_ps = us_to_ps(number(t, "start_us", "flows[].start_us"));
     if (present(t, "deadline_us")) {
@@ -294,7 +288,46 @@ void Loader::build_flows(ExperimentConfig& config) const {
     }
     flow.flow_class =
         text(t, "class", "flows[].class") == "urgent" ? FlowClass::kUrgent : FlowClass::kBackground;
+    flow.dependency = static_cast<std::uint64_t>(integer(t, "dependency", "flows[].dependency"));
+    flow.criticality = static_cast<std::uint32_t>(integer(t, "criticality", "flows[].criticality"));
     config.flows.push_back(flow);
+  }
+}
+
+// Both ends exist and differ.
+void Loader::check_hosts(const toml::table& t, const std::string& shown, int hosts) const {
+  const char* keys[2] = {"src", "dst"};
+  std::int64_t ends[2] = {0, 0};
+  for (int i = 0; i < 2; ++i) {
+    ends[i] = t.get(keys[i])->as_integer()->get();
+    if (ends[i] >= hosts) {
+      fail(t.get(keys[i]), shown + "." + keys[i],
+           "host " + std::to_string(ends[i]) + " is out of range (the topology has " +
+               std::to_string(hosts) + " hosts, 0.." + std::to_string(hosts - 1) + ")");
+    }
+  }
+  if (ends[0] == ends[1]) fail(t.get("dst"), shown + ".dst", "a flow cannot go to its own host");
+}
+
+void Loader::build_bulk(ExperimentConfig& config) const {
+  const toml::array* chains = root_["bulk"].as_array();
+  if (chains == nullptr) return;
+  for (std::size_t i = 0; i < chains->size(); ++i) {
+    const toml::table& t = *(*chains)[i].as_table();
+    const std::string shown = "bulk[" + std::to_string(i) + "]";
+    for (const char* key : {"src", "dst", "size_bytes"}) {
+      if (!present(t, key)) fail(&t, shown + "." + key, "missing (required)");
+    }
+    check_hosts(t, shown, config.topology.num_hosts());
+    BulkSpec chain;
+    chain.src = static_cast<int>(integer(t, "src", "bulk[].src"));
+    chain.dst = static_cast<int>(integer(t, "dst", "bulk[].dst"));
+    chain.size_bytes = static_cast<std::uint64_t>(integer(t, "size_bytes", "bulk[].size_bytes"));
+    chain.start_ps = us_to_ps(number(t, "start_us", "bulk[].start_us"));
+    chain.count = static_cast<std::uint32_t>(integer(t, "count", "bulk[].count"));
+    chain.flow_class =
+        text(t, "class", "bulk[].class") == "urgent" ? FlowClass::kUrgent : FlowClass::kBackground;
+    config.bulk.push_back(chain);
   }
 }
 
@@ -334,6 +367,7 @@ ExperimentConfig Loader::build() {
   }
 
   build_flows(config);
+  build_bulk(config);
   return config;
 }
 

@@ -109,6 +109,35 @@ std::vector<KeySpec> build_keys() {
        -kInf,
        kInf,
        {"urgent", "background"}},
+      {"flows[].dependency", VT::kInteger, "", std::int64_t{0},
+       "The consumer op the flow feeds; flows with the same value form a group whose last "
+       "arrival is what counts. 0 = none.",
+       false, 0, 9.2e18},
+      {"flows[].criticality", VT::kInteger, "", std::int64_t{0},
+       "Higher outranks an earlier deadline when not every deadline can be met.", false, 0,
+       4294967295.0},
+
+      // [[bulk]]
+      {"bulk[].src", VT::kInteger, "host index", std::monostate{}, "Sending host.", true, 0, 65535},
+      {"bulk[].dst", VT::kInteger, "host index", std::monostate{}, "Receiving host (not src).",
+       true, 0, 65535},
+      {"bulk[].size_bytes", VT::kInteger, "bytes", std::monostate{},
+       "Size of each flow of the chain; the next starts when one completes.", true, 1, 1e15},
+      {"bulk[].start_us", VT::kFloat, "us", 0.0, "When the first flow of the chain starts.", false,
+       0, 1e12},
+      {"bulk[].count", VT::kInteger, "flows", std::int64_t{0},
+       "Flows in the chain; 0 = until the run ends. A run ends when every [[flows]] entry has "
+       "completed (or at simulation.stop_ms if there are none): chains never keep it alive.",
+       false, 0, 4294967295.0},
+      {"bulk[].class",
+       VT::kString,
+       "",
+       std::string("background"),
+       "Class of the chain's flows.",
+       false,
+       -kInf,
+       kInf,
+       {"urgent", "background"}},
   };
   for (const TransportInfo& t : all_transports()) {
     for (KeySpec& spec : k) {

@@ -21,6 +21,10 @@ struct FlowSpec {
   TimePs start_ps = 0;
   TimePs deadline_ps = kTimeNever;  // absolute; kTimeNever = none
   FlowClass flow_class = FlowClass::kBackground;
+  // The consumer op this flow feeds; flows with the same value form a group
+  // whose last arrival is what counts. 0 = none.
+  std::uint64_t dependency = 0;
+  std::uint32_t criticality = 0;  // higher outranks an earlier deadline under overload
 
   bool has_deadline() const { return deadline_ps != kTimeNever; }
 };

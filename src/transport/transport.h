@@ -28,9 +28,16 @@ struct TransportStats {
   std::uint64_t data_packets = 0;  // including retransmissions
   std::uint64_t retransmissions = 0;
   std::uint64_t timeouts = 0;
-  std::uint64_t control_packets = 0;    // ACKs, grants, resends, metadata
-  std::uint64_t control_bytes = 0;      // wire bytes of control packets
-  std::uint64_t duplicate_packets = 0;  // data that arrived twice and was discarded
+  std::uint64_t control_packets = 0;     // ACKs, grants, resends, metadata
+  std::uint64_t control_bytes = 0;       // wire bytes of control packets
+  std::uint64_t scheduling_packets = 0;  // of which not ACKs: grants, metadata, reports
+  std::uint64_t duplicate_packets = 0;   // data that arrived twice and was discarded
+};
+
+// Per-flow packet counts, for control-overhead metrics.
+struct FlowCounters {
+  std::uint64_t data_packets = 0;     // sent, including retransmissions
+  std::uint64_t control_packets = 0;  // scheduling control: grants, metadata, reports (not ACKs)
 };
 
 struct TransportEnv {
@@ -52,6 +59,11 @@ class Transport {
   // Bytes of the flow delivered to the receiving application so far, each
   // byte counted once however often it arrived.
   virtual std::uint64_t delivered_bytes(std::uint32_t flow_id) const = 0;
+  virtual FlowCounters flow_counters(std::uint32_t flow_id) const = 0;
+  // The runtime moved the flow's deadline (its no-bubble timestamp), e.g.
+  // because the consumer fell behind. Transports that ignore deadlines may
+  // ignore this too.
+  virtual void update_deadline(std::uint32_t flow_id, TimePs deadline_ps) = 0;
 };
 
 }  // namespace safs

@@ -232,15 +232,24 @@ TEST_F(QueueTest, EcnOwnSizeDoesNotCount) {
   EXPECT_EQ(q.ecn_marks(), 1u);
 }
 
-TEST_F(QueueTest, EcnCountsBytesAcrossAllPriorities) {
+TEST_F(QueueTest, EcnCountsOnlyThePacketsOwnPriorityLevel) {
+  // Per-queue ECN, as commodity switches configure it: a backlog at levels 0
+  // and 1 does not mark a packet at level 7, but a backlog at 7 does.
   PriorityQueueConfig config;
   config.ecn_threshold_bytes = 2000;
   StrictPriorityQueue q(config);
   admit(q, packet(1500, 0, 0));
   admit(q, packet(1500, 1, 1));  // 3000 queued, none at level 7
-  Packet& urgent = packet(100, 2, 7, true);
-  admit(q, urgent);
-  EXPECT_TRUE(urgent.ce);
+  Packet& first = packet(100, 2, 7, true);
+  admit(q, first);
+  EXPECT_FALSE(first.ce);
+  admit(q, packet(2000, 3, 7));  // level 7 now holds 2100 bytes
+  Packet& second = packet(100, 4, 7, true);
+  admit(q, second);
+  EXPECT_TRUE(second.ce);
+  Packet& low = packet(100, 5, 0, true);  // level 0 holds 1500 <= 2000
+  admit(q, low);
+  EXPECT_FALSE(low.ce);
 }
 
 TEST_F(QueueTest, EcnNeverMarksByDefault) {

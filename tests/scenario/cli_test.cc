@@ -51,7 +51,7 @@ TEST(Cli, RunWritesSummaryAndFlows) {
   std::getline(csv, row);
   EXPECT_EQ(header,
             "id,src,dst,size_bytes,start_s,finish_s,fct_s,ideal_fct_s,slowdown,deadline_s,"
-            "met_deadline,class");
+            "met_deadline,class,delivered_bytes,data_packets,control_packets");
   EXPECT_EQ(row.rfind("0,1,0,100000,0.000000000,", 0), 0u) << row;
   std::ifstream summary(out / "summary.json");
   std::ostringstream text;

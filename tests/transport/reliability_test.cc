@@ -33,7 +33,8 @@ TEST_P(LossyDelivery, EveryByteArrivesExactlyOnceUnderOnePercentLoss) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllWindowTransports, LossyDelivery, ::testing::Values("dctcp", "reno"));
+INSTANTIATE_TEST_SUITE_P(AllWindowTransports, LossyDelivery,
+                         ::testing::Values("dctcp", "reno", "safs"));
 
 }  // namespace
 }  // namespace safs

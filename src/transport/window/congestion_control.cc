@@ -1,4 +1,4 @@
-#include "transport/tcp/congestion_control.h"
+#include "transport/window/congestion_control.h"
 
 #include <algorithm>
 
@@ -8,8 +8,8 @@ namespace safs {
 // CE-marked bytes into alpha with gain g = 2^-shift_g. The subtraction uses
 // min_not_zero so alpha can decay all the way to 0 (Linux commit "allow dctcp
 // alpha to drop to zero").
-void DctcpControl::on_ack(CcState& cc, std::uint64_t acked_bytes, bool ece,
-                          std::uint64_t snd_una, std::uint64_t snd_nxt) const {
+void DctcpControl::on_ack(CcState& cc, std::uint64_t acked_bytes, bool ece, std::uint64_t snd_una,
+                          std::uint64_t snd_nxt) const {
   cc.window_acked_bytes += acked_bytes;
   if (ece) cc.window_ce_bytes += acked_bytes;
   if (snd_una < cc.window_end_seq) return;

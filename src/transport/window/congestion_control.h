@@ -1,5 +1,5 @@
 // Congestion control for the window-based transports: one sender mechanism
-// (tcp_transport.cc: slow start, congestion avoidance, NewReno recovery) with
+// (window_transport.cc: slow start, congestion avoidance, NewReno recovery) with
 // the response to ECN echoes as the variation point.
 //   Reno:  not ECN-capable; reacts to loss only.
 //   DCTCP: RFC 8257; cwnd <- cwnd * (1 - alpha/2) once per window of marks.

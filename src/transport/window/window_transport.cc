@@ -1,53 +1,28 @@
-#include "transport/tcp/tcp_transport.h"
+#include "transport/window/window_transport.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace safs {
 
-struct TcpTransport::Flow {
-  FlowSpec spec;
-  Route data_route;  // sender -> receiver
-  Route ack_route;   // receiver -> sender
-
-  // Sender (byte offsets).
-  std::uint64_t snd_una = 0;
-  std::uint64_t snd_nxt = 0;
-  std::uint64_t high_water = 0;  // highest byte ever sent + 1
-  std::uint64_t recover = 0;     // NewReno: snd_nxt when recovery began
-  std::uint32_t dupacks = 0;
-  bool in_recovery = false;
-  bool retransmit_pending = false;  // resend the segment at snd_una next
-  std::uint64_t cwr_end = 0;        // no further ECN cut until snd_una passes this
-  bool in_ready_queue = false;
-  CcState cc;
-  TimePs srtt_ps = 0;
-  TimePs rttvar_ps = 0;
-  TimePs rto_ps = 0;
-  std::unique_ptr<Timer> rto_timer;
-
-  // Receiver.
-  SegmentTracker received;
-  bool complete = false;
-
-  std::uint64_t in_flight() const { return snd_nxt - snd_una; }
-};
-
-class TcpTransport::Host final : public PacketSink, public PacketSource {
+class WindowTransport::Host final : public PacketSink, public PacketSource {
  public:
-  Host(TcpTransport& transport, int id) : transport_(transport), id_(id) {}
+  Host(WindowTransport& transport, int id) : transport_(transport), id_(id) {}
   void receive(Packet& packet) override { transport_.on_packet(packet); }
   Packet* pull_packet() override { return transport_.next_segment(*this); }
 
-  RingQueue<Flow*> ready;  // flows that may send, in round-robin order
+  // Flows that may send, one round-robin queue per priority level.
+  std::array<RingQueue<Flow*>, kNumPriorities> ready;
+  std::uint32_t ready_mask = 0;  // bit i: level i is not empty
   int id() const { return id_; }
 
  private:
-  TcpTransport& transport_;
+  WindowTransport& transport_;
   int id_;
 };
 
-TcpTransport::TcpTransport(TransportEnv& env, const TcpConfig& config,
-                           std::unique_ptr<CongestionControl> control)
+WindowTransport::WindowTransport(TransportEnv& env, const WindowConfig& config,
+                                 std::unique_ptr<CongestionControl> control)
     : env_(env), config_(config), control_(std::move(control)) {
   for (int h = 0; h < env_.net.num_hosts(); ++h) {
     hosts_.push_back(std::make_unique<Host>(*this, h));
@@ -55,9 +30,9 @@ TcpTransport::TcpTransport(TransportEnv& env, const TcpConfig& config,
   }
 }
 
-TcpTransport::~TcpTransport() = default;
+WindowTransport::~WindowTransport() = default;
 
-void TcpTransport::start_flow(const FlowSpec& spec) {
+void WindowTransport::start_flow(const FlowSpec& spec) {
   Flow& flow = flows_.emplace_back();
   flow.spec = spec;
   flow.data_route = env_.net.route(spec.src, spec.dst, spec.id);
@@ -67,111 +42,173 @@ void TcpTransport::start_flow(const FlowSpec& spec) {
   flow.cc.alpha = config_.initial_alpha;
   flow.rto_ps = config_.rto_min_ps;
   flow.rto_timer = std::make_unique<Timer>(env_.sim, [this, &flow] { on_timeout(flow); });
+  flow.retry_timer = std::make_unique<Timer>(env_.sim, [this, &flow] { make_ready(flow); });
   flow.received = SegmentTracker(spec.size_bytes, env_.mtu_bytes);
+  flow.queue_priority = config_.data_priority;
   if (flows_by_id_.size() <= spec.id) flows_by_id_.resize(spec.id + 1, nullptr);
   flows_by_id_[spec.id] = &flow;
+  on_flow_start(flow);
   make_ready(flow);
 }
 
-std::uint64_t TcpTransport::delivered_bytes(std::uint32_t flow_id) const {
+std::uint64_t WindowTransport::delivered_bytes(std::uint32_t flow_id) const {
   return flow_id < flows_by_id_.size() && flows_by_id_[flow_id] != nullptr
              ? flows_by_id_[flow_id]->received.delivered_bytes()
              : 0;
 }
 
-std::uint32_t TcpTransport::segment_bytes(const Flow& flow, std::uint64_t seq) const {
+FlowCounters WindowTransport::flow_counters(std::uint32_t flow_id) const {
+  return flow_id < flows_by_id_.size() && flows_by_id_[flow_id] != nullptr
+             ? flows_by_id_[flow_id]->counters
+             : FlowCounters{};
+}
+
+void WindowTransport::update_deadline(std::uint32_t flow_id, TimePs deadline_ps) {
+  Flow* flow = flow_for(flow_id);
+  if (flow == nullptr || flow->spec.deadline_ps == deadline_ps) return;
+  flow->spec.deadline_ps = deadline_ps;
+  on_deadline_changed(*flow);
+}
+
+const FlowSpec& WindowTransport::spec_of(const Flow& flow) const { return flow.spec; }
+
+std::uint64_t WindowTransport::bytes_received(const Flow& flow) const {
+  return flow.received.delivered_bytes();
+}
+
+std::uint32_t WindowTransport::segment_bytes(const Flow& flow, std::uint64_t seq) const {
   return static_cast<std::uint32_t>(
       std::min<std::uint64_t>(env_.mtu_bytes, flow.spec.size_bytes - seq));
 }
 
-bool TcpTransport::can_send(const Flow& flow) const {
+bool WindowTransport::window_allows(const Flow& flow) const {
   if (flow.retransmit_pending) return true;
   if (flow.snd_nxt >= flow.spec.size_bytes) return false;
   return flow.in_flight() + segment_bytes(flow, flow.snd_nxt) <= flow.cc.cwnd_bytes;
 }
 
-void TcpTransport::make_ready(Flow& flow) {
-  if (flow.in_ready_queue || !can_send(flow)) return;
+void WindowTransport::make_ready(Flow& flow) {
+  if (flow.in_ready_queue || !window_allows(flow)) return;
   flow.in_ready_queue = true;
   Host& host = *hosts_[flow.spec.src];
-  host.ready.push_back(&flow);
+  host.ready[flow.queue_priority].push_back(&flow);
+  host.ready_mask |= 1u << flow.queue_priority;
   env_.net.nic(host.id()).wake();
 }
 
-// The NIC is free: the next flow in round-robin order sends one segment.
-Packet* TcpTransport::next_segment(Host& host) {
-  while (!host.ready.empty()) {
-    Flow& flow = *host.ready.pop_front();
+// The NIC is free: the first flow at the highest level that may send, sends
+// one segment; it then queues again at the level it sent at.
+Packet* WindowTransport::next_segment(Host& host) {
+  while (host.ready_mask != 0) {
+    const int level = 31 - std::countl_zero(host.ready_mask);
+    RingQueue<Flow*>& queue = host.ready[level];
+    Flow& flow = *queue.pop_front();
+    if (queue.empty()) host.ready_mask &= ~(1u << level);
     flow.in_ready_queue = false;
-    if (!can_send(flow)) continue;  // window closed since it queued
-
-    std::uint64_t seq = flow.snd_nxt;
-    if (flow.retransmit_pending) {
-      flow.retransmit_pending = false;
-      seq = flow.snd_una;
-      ++stats_.retransmissions;
-    } else {
-      flow.snd_nxt += segment_bytes(flow, seq);
-      if (flow.snd_nxt <= flow.high_water) ++stats_.retransmissions;  // go-back-N resend
-      flow.high_water = std::max(flow.high_water, flow.snd_nxt);
+    if (!window_allows(flow)) continue;  // window closed since it queued
+    const SendGate gate = send_gate(flow);
+    if (!gate.allowed) {
+      if (gate.retry_at_ps != kTimeNever) flow.retry_timer->arm_at(gate.retry_at_ps);
+      continue;
     }
-    Packet& p = *env_.pool.acquire();
-    p.route = &flow.data_route;
-    p.next_hop = 1;  // hop 0 is this NIC
-    p.kind = PacketKind::kData;
-    p.priority = config_.data_priority;
-    p.ecn_capable = control_->ecn_capable();
-    p.flow_id = flow.spec.id;
-    p.src_host = static_cast<std::uint32_t>(flow.spec.src);
-    p.dst_host = static_cast<std::uint32_t>(flow.spec.dst);
-    p.seq = seq;
-    p.payload_bytes = segment_bytes(flow, seq);
-    p.wire_bytes = p.payload_bytes + env_.header_bytes;
-    p.sent_at_ps = env_.sim.now();
-    ++stats_.data_packets;
-    if (!flow.rto_timer->armed()) flow.rto_timer->arm_in(flow.rto_ps);
-    make_ready(flow);  // back of the round-robin queue if it can send more
-    return &p;
+    flow.queue_priority = gate.priority;
+    Packet* packet = build_segment(flow, gate.priority);
+    make_ready(flow);  // back of its level's queue if it can send more
+    return packet;
   }
   return nullptr;
 }
 
-void TcpTransport::on_packet(Packet& packet) {
-  Flow* flow = flow_for(packet.flow_id);
-  if (flow != nullptr) {
-    if (packet.kind == PacketKind::kData) {
-      on_data(*flow, packet);
-    } else {
-      on_ack(*flow, packet);
+Packet* WindowTransport::build_segment(Flow& flow, std::uint8_t priority) {
+  std::uint64_t seq = flow.snd_nxt;
+  if (flow.retransmit_pending) {
+    flow.retransmit_pending = false;
+    seq = flow.snd_una;
+    ++stats_.retransmissions;
+  } else {
+    flow.snd_nxt += segment_bytes(flow, seq);
+    if (flow.snd_nxt <= flow.high_water) ++stats_.retransmissions;  // go-back-N resend
+    flow.high_water = std::max(flow.high_water, flow.snd_nxt);
+  }
+  Packet& p = *env_.pool.acquire();
+  p.route = &flow.data_route;
+  p.next_hop = 1;  // hop 0 is this NIC
+  p.kind = PacketKind::kData;
+  p.priority = priority;
+  p.ecn_capable = control_->ecn_capable();
+  p.flow_id = flow.spec.id;
+  p.src_host = static_cast<std::uint32_t>(flow.spec.src);
+  p.dst_host = static_cast<std::uint32_t>(flow.spec.dst);
+  p.seq = seq;
+  p.payload_bytes = segment_bytes(flow, seq);
+  p.wire_bytes = p.payload_bytes + env_.header_bytes;
+  p.sent_at_ps = env_.sim.now();
+  ++stats_.data_packets;
+  ++flow.counters.data_packets;
+  if (!flow.rto_timer->armed()) flow.rto_timer->arm_in(flow.rto_ps);
+  on_segment_sent(flow, p);
+  return &p;
+}
+
+Packet& WindowTransport::new_control(Flow& flow, PacketKind kind, bool to_sender,
+                                     std::uint8_t priority) {
+  Packet& p = *env_.pool.acquire();
+  p.route = to_sender ? &flow.ack_route : &flow.data_route;
+  p.kind = kind;
+  p.priority = priority;
+  p.flow_id = flow.spec.id;
+  p.src_host = static_cast<std::uint32_t>(to_sender ? flow.spec.dst : flow.spec.src);
+  p.dst_host = static_cast<std::uint32_t>(to_sender ? flow.spec.src : flow.spec.dst);
+  p.wire_bytes = env_.header_bytes;
+  p.sent_at_ps = env_.sim.now();
+  return p;
+}
+
+void WindowTransport::send_control(Packet& packet) {
+  ++stats_.control_packets;
+  stats_.control_bytes += packet.wire_bytes;
+  if (packet.kind != PacketKind::kAck) {
+    ++stats_.scheduling_packets;
+    if (Flow* flow = flow_for(packet.flow_id)) ++flow->counters.control_packets;
+  }
+  forward(packet);
+}
+
+void WindowTransport::on_packet(Packet& packet) {
+  if (Flow* flow = flow_for(packet.flow_id)) {
+    switch (packet.kind) {
+      case PacketKind::kData:
+        on_data(*flow, packet);
+        break;
+      case PacketKind::kAck:
+        on_ack(*flow, packet);
+        break;
+      default:
+        on_control(*flow, packet);
+        break;
     }
   }
   env_.pool.release(&packet);
 }
 
-void TcpTransport::on_data(Flow& flow, Packet& data) {
-  if (!flow.received.add(data.seq)) ++stats_.duplicate_packets;
+void WindowTransport::on_data(Flow& flow, Packet& data) {
+  const bool first_copy = flow.received.add(data.seq);
+  if (!first_copy) ++stats_.duplicate_packets;
+  on_segment_received(flow, data, first_copy);
   if (!flow.complete && flow.received.complete()) {
     flow.complete = true;
     env_.observer.on_flow_complete(flow.spec, env_.sim.now());
+    on_receiver_complete(flow);
   }
-  Packet& ack = *env_.pool.acquire();
-  ack.route = &flow.ack_route;
-  ack.kind = PacketKind::kAck;
-  ack.priority = config_.ack_priority;
-  ack.flow_id = flow.spec.id;
-  ack.src_host = data.dst_host;
-  ack.dst_host = data.src_host;
+  Packet& ack = new_control(flow, PacketKind::kAck, true, config_.ack_priority);
   ack.ack = flow.received.cumulative_bytes();
   ack.ece = data.ce;
   ack.echo_ps = data.sent_at_ps;
-  ack.wire_bytes = env_.header_bytes;
-  ++stats_.control_packets;
-  stats_.control_bytes += ack.wire_bytes;
-  forward(ack);
+  send_control(ack);
 }
 
-void TcpTransport::on_ack(Flow& flow, const Packet& ack) {
-  if (flow.snd_una >= flow.spec.size_bytes) return;  // sender already done
+void WindowTransport::on_ack(Flow& flow, const Packet& ack) {
+  if (flow.sender_done()) return;
 
   // RTT estimate (RFC 6298) from the echoed send time.
   const TimePs sample = env_.sim.now() - ack.echo_ps;
@@ -203,8 +240,11 @@ void TcpTransport::on_ack(Flow& flow, const Packet& ack) {
   make_ready(flow);
 }
 
-void TcpTransport::on_new_ack(Flow& flow, std::uint64_t ack) {
+void WindowTransport::on_new_ack(Flow& flow, std::uint64_t ack) {
   const std::uint64_t acked = ack - flow.snd_una;
+  // Was the window the limit? (RFC 7661: a paced or application-limited
+  // sender must not grow a window it does not use.)
+  const bool window_limited = flow.in_flight() + env_.mtu_bytes >= flow.cc.cwnd_bytes;
   flow.snd_una = ack;
   if (flow.snd_nxt < ack) flow.snd_nxt = ack;  // after go-back-N the receiver may be ahead
   flow.dupacks = 0;
@@ -220,19 +260,22 @@ void TcpTransport::on_new_ack(Flow& flow, std::uint64_t ack) {
       flow.cc.cwnd_bytes -= std::min(flow.cc.cwnd_bytes, acked);
       flow.cc.cwnd_bytes += env_.mtu_bytes;
     }
-  } else if (flow.snd_una >= flow.cwr_end) {
+  } else if (flow.snd_una >= flow.cwr_end && window_limited) {
     grow_window(flow, acked);
   }
 
-  if (flow.snd_una >= flow.spec.size_bytes) {
+  if (flow.sender_done()) {
     flow.rto_timer->cancel();
+    flow.retry_timer->cancel();
     flow.retransmit_pending = false;
+  } else if (flow.in_flight() == 0) {
+    flow.rto_timer->cancel();  // nothing outstanding (RFC 6298 §5.2): a paused flow never times out
   } else {
     flow.rto_timer->arm_in(flow.rto_ps);
   }
 }
 
-void TcpTransport::grow_window(Flow& flow, std::uint64_t acked_bytes) {
+void WindowTransport::grow_window(Flow& flow, std::uint64_t acked_bytes) {
   CcState& cc = flow.cc;
   if (cc.cwnd_bytes < cc.ssthresh_bytes) {
     cc.cwnd_bytes += acked_bytes;  // slow start, byte counting
@@ -245,7 +288,7 @@ void TcpTransport::grow_window(Flow& flow, std::uint64_t acked_bytes) {
   }
 }
 
-void TcpTransport::on_duplicate_ack(Flow& flow) {
+void WindowTransport::on_duplicate_ack(Flow& flow) {
   ++flow.dupacks;
   if (flow.in_recovery) {
     flow.cc.cwnd_bytes += env_.mtu_bytes;  // each dup ACK: a segment has left the network
@@ -261,8 +304,8 @@ void TcpTransport::on_duplicate_ack(Flow& flow) {
   }
 }
 
-void TcpTransport::on_timeout(Flow& flow) {
-  if (flow.snd_una >= flow.spec.size_bytes) return;
+void WindowTransport::on_timeout(Flow& flow) {
+  if (flow.sender_done()) return;
   ++stats_.timeouts;
   const std::uint64_t mtu = env_.mtu_bytes;
   flow.cc.ssthresh_bytes = std::max(flow.in_flight() / 2, 2 * mtu);

@@ -1,0 +1,82 @@
+// SAFS fields carried in a packet's header words.
+//
+// DATA and META carry the flow's semantics, so a receiver learns a flow from
+// whichever of its packets arrives first and a lost packet loses nothing:
+//   words[0] no-bubble timestamp (ps, kTimeNever for none)
+//   words[1] flow size (bytes)
+//   words[2] dependency (consumer op)
+//   words[3] bit 0 urgent, bit 1 sent unscheduled, bits 8..39 criticality
+// GRANT:
+//   words[0] rate (bit/s), words[1] lease (ps), words[2] byte cap,
+//   words[3] bits 0..31 epoch, bits 32..39 priority
+// REPORT (sender to receiver: what the sender's uplink can give this flow):
+//   words[0] achievable rate (bit/s; UINT64_MAX = no limit)
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include "core/grant.h"
+#include "net/packet.h"
+#include "transport/flow.h"
+
+namespace safs::safs_header {
+
+struct Semantics {
+  TimePs no_bubble_ps = kTimeNever;
+  std::uint64_t size_bytes = 0;
+  std::uint64_t dependency = 0;
+  bool urgent = false;
+  bool unscheduled = false;
+  std::uint32_t criticality = 0;
+};
+
+inline void put_semantics(Packet& p, const Semantics& s) {
+  p.words[0] = static_cast<std::uint64_t>(s.no_bubble_ps);
+  p.words[1] = s.size_bytes;
+  p.words[2] = s.dependency;
+  p.words[3] = (s.urgent ? 1u : 0u) | (s.unscheduled ? 2u : 0u) |
+               (static_cast<std::uint64_t>(s.criticality) << 8);
+}
+
+inline Semantics get_semantics(const Packet& p) {
+  Semantics s;
+  s.no_bubble_ps = static_cast<TimePs>(p.words[0]);
+  s.size_bytes = p.words[1];
+  s.dependency = p.words[2];
+  s.urgent = (p.words[3] & 1u) != 0;
+  s.unscheduled = (p.words[3] & 2u) != 0;
+  s.criticality = static_cast<std::uint32_t>(p.words[3] >> 8);
+  return s;
+}
+
+inline void put_grant(Packet& p, const core::Grant& g) {
+  p.words[0] = static_cast<std::uint64_t>(g.rate_bps);
+  p.words[1] = static_cast<std::uint64_t>(g.valid_for_ps);
+  p.words[2] = g.byte_cap;
+  p.words[3] = g.epoch | (static_cast<std::uint64_t>(g.priority) << 32);
+}
+
+inline core::Grant get_grant(const Packet& p) {
+  core::Grant g;
+  g.flow = p.flow_id;
+  g.rate_bps = static_cast<double>(p.words[0]);
+  g.valid_for_ps = static_cast<core::TimePs>(p.words[1]);
+  g.byte_cap = p.words[2];
+  g.epoch = static_cast<std::uint32_t>(p.words[3]);
+  g.priority = static_cast<std::uint8_t>(p.words[3] >> 32);
+  return g;
+}
+
+inline void put_report(Packet& p, double achievable_bps) {
+  p.words[0] = achievable_bps >= 1.8e19 ? std::numeric_limits<std::uint64_t>::max()
+                                        : static_cast<std::uint64_t>(achievable_bps);
+}
+
+inline double get_report(const Packet& p) {
+  return p.words[0] == std::numeric_limits<std::uint64_t>::max()
+             ? std::numeric_limits<double>::infinity()
+             : static_cast<double>(p.words[0]);
+}
+
+}  // namespace safs::safs_header

@@ -1,0 +1,52 @@
+// Long-lived bulk traffic as a closed loop: each chain sends flows of a fixed
+// size from one host to another back to back, starting the next flow the
+// moment the previous one completes, until `count` flows (0: until the run
+// ends). This is how the receiver-incast microbenchmark's background senders
+// "send 8 MiB flows back to back until the last urgent flow is done".
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "engine/simulator.h"
+#include "transport/flow.h"
+
+namespace safs {
+
+struct BulkSpec {
+  int src = 0;
+  int dst = 0;
+  std::uint64_t size_bytes = 0;
+  TimePs start_ps = 0;
+  FlowClass flow_class = FlowClass::kBackground;
+  std::uint32_t count = 0;  // flows in the chain; 0 = unlimited
+};
+
+class BulkChains final : public EventHandler {
+ public:
+  // `launch` registers and starts a flow (the caller assigns nothing: ids come
+  // from `next_id`, which the chains advance).
+  using Launch = std::function<void(const FlowSpec&)>;
+  BulkChains(Simulator& sim, std::vector<BulkSpec> chains, std::uint32_t first_id, Launch launch);
+
+  void arm();  // schedules the first flow of every chain
+  void handle_event(EventId id) override;
+  // Starts the chain's next flow if `flow` belonged to a chain.
+  void on_flow_complete(const FlowSpec& flow);
+
+ private:
+  void launch_next(std::size_t chain);
+
+  Simulator& sim_;
+  std::vector<BulkSpec> chains_;
+  std::vector<std::uint32_t> launched_;      // per chain
+  std::vector<std::int64_t> chain_of_flow_;  // by flow id - first_id_
+  std::uint32_t first_id_;
+  std::uint32_t next_id_;
+  Launch launch_;
+  std::size_t next_start_ = 0;  // chains sorted by start; the next one to begin
+  std::vector<std::size_t> start_order_;
+};
+
+}  // namespace safs
