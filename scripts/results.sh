@@ -25,6 +25,8 @@ window_table=$("$sim" compare $window_rows \
   --metric "network.max_switch_queue_bytes:peak switch queue (bytes)" \
   --metric "network.ecn_marks:ECN marks")
 
+fct_tables=$(SAFS_SIM="$sim" scripts/workload-fct.sh)
+
 cat >"$tmp" <<MD
 # Results
 
@@ -66,6 +68,17 @@ The same for the infeasible points when SAFS keeps 3% headroom under overload
 docs/safs.md argues against:
 
 $overload_table
+
+## FCT slowdown by flow size
+
+\`scripts/workload-fct.sh\` (scenario \`scenarios/micro/workload-fct.toml\`):
+all-to-all web-search flows (DCTCP paper's sizes) arriving for 10 ms as a
+Poisson process at 30, 50 and 70% load on a 32-host leaf-spine (4 leaves, 4
+spines, 100 Gbit/s), no deadlines. Each cell: completed flows, mean and 99th
+percentile slowdown (FCT over the flow's ideal FCT alone on the path).
+Without deadlines D2TCP is exactly DCTCP.
+
+$fct_tables
 
 ## 16-to-1 incast, window transports
 

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/compare.h"
+#include "cli/fct_table.h"
 #include "experiment/report.h"
 #include "metrics/summary.h"
 #include "scenario/reference.h"
@@ -109,6 +110,14 @@ int main(int argc, char** argv) {
       app.add_subcommand("reference", "Print the scenario key reference (docs/scenario-format.md)");
   CLI::App* transports_cmd = app.add_subcommand("transports", "List the transports");
 
+  std::vector<std::string> fct_dirs;
+  std::vector<std::uint64_t> fct_edges = {100'000, 1'000'000, 10'000'000};
+  CLI::App* fct_cmd = app.add_subcommand(
+      "fct", "FCT slowdown by flow size from several runs' flows.csv (markdown)");
+  fct_cmd->add_option("dirs", fct_dirs, "Run output directories")->required();
+  fct_cmd->add_option("--buckets", fct_edges,
+                      "Bucket edges in bytes (default 100000 1000000 10000000)");
+
   std::vector<std::string> compare_dirs, compare_metrics;
   CLI::App* compare_cmd =
       app.add_subcommand("compare", "Tabulate the summary.json of several runs (markdown)");
@@ -138,6 +147,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (*compare_cmd) return safs::cli::compare(compare_dirs, compare_metrics);
+    if (*fct_cmd) return safs::cli::fct_table(fct_dirs, fct_edges);
     if (*transports_cmd) {
       for (const safs::TransportInfo& t : safs::all_transports()) {
         std::printf("%-8s %s\n", std::string(t.name).c_str(), std::string(t.summary).c_str());

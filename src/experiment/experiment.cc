@@ -8,44 +8,71 @@
 namespace safs {
 
 // Forwards completions to the recorder and the bulk chains, and stops the run
-// once every listed flow is done (bulk chains never keep a run alive).
+// once every measured flow is done: the listed ones and those of measured
+// generators, after the generators have stopped. Bulk chains and unmeasured
+// generators never keep a run alive.
 class Experiment::CompletionWatcher final : public FlowObserver {
  public:
-  CompletionWatcher(Simulator& sim, FlowRecorder& recorder, std::size_t listed)
-      : sim_(sim), recorder_(recorder), listed_left_(listed) {}
+  CompletionWatcher(Simulator& sim, FlowRecorder& recorder) : sim_(sim), recorder_(recorder) {}
   void set_bulk(BulkChains* bulk) { bulk_ = bulk; }
+  void expect_flow(std::uint32_t id) {
+    if (measured_.size() <= id) measured_.resize(id + 1, false);
+    measured_[id] = true;
+    ++outstanding_;
+    anything_measured_ = true;
+  }
+  void expect_generator() {
+    ++generators_;
+    anything_measured_ = true;
+  }
+  void generator_finished() {
+    --generators_;
+    stop_if_done();
+  }
   void on_flow_complete(const FlowSpec& flow, TimePs at) override {
     if (recorder_.records()[flow.id].complete()) return;
     recorder_.on_flow_complete(flow, at);
     if (bulk_ != nullptr) bulk_->on_flow_complete(flow);
-    if (flow.id < listed_ && --listed_left_ == 0) sim_.stop();
+    if (flow.id < measured_.size() && measured_[flow.id]) {
+      --outstanding_;
+      stop_if_done();
+    }
   }
-  bool done() const { return listed_ > 0 && listed_left_ == 0; }
-  void set_listed(std::size_t n) { listed_ = listed_left_ = n; }
+  bool done() const { return anything_measured_ && outstanding_ == 0 && generators_ == 0; }
 
  private:
+  void stop_if_done() {
+    if (done()) sim_.stop();
+  }
+
   Simulator& sim_;
   FlowRecorder& recorder_;
-  std::size_t listed_ = 0;
-  std::size_t listed_left_;
   BulkChains* bulk_ = nullptr;
+  std::vector<bool> measured_;
+  std::size_t outstanding_ = 0;
+  std::size_t generators_ = 0;
+  bool anything_measured_ = false;
 };
 
 Experiment::Experiment(ExperimentConfig config) : config_(std::move(config)) {
+  const TransportInfo* info = find_transport(config_.transport);
+  if (info == nullptr) throw std::invalid_argument("unknown transport '" + config_.transport + "'");
+  params_ = std::make_unique<TransportParams>(&info->params);
+  for (const auto& [key, value] : config_.transport_params) params_->set(key, value);
+
   config_.network.seed = config_.seed;
+  if (info->queue_factory) {
+    config_.network.queue_factory = [factory = info->queue_factory, params = params_.get()](
+                                        const QueueSite& site) { return factory(site, *params); };
+  }
   network_ = build_network(config_.topology, sim_, pool_, config_.network);
 
   recorder_ = std::make_unique<FlowRecorder>();
-  watcher_ = std::make_unique<CompletionWatcher>(sim_, *recorder_, 0);
-  watcher_->set_listed(config_.flows.size());
+  watcher_ = std::make_unique<CompletionWatcher>(sim_, *recorder_);
 
-  const TransportInfo* info = find_transport(config_.transport);
-  if (info == nullptr) throw std::invalid_argument("unknown transport '" + config_.transport + "'");
-  TransportParams params(&info->params);
-  for (const auto& [key, value] : config_.transport_params) params.set(key, value);
   env_ = std::make_unique<TransportEnv>(TransportEnv{
       sim_, *network_, pool_, *watcher_, config_.mtu_bytes, config_.header_bytes, config_.seed});
-  transport_ = info->make(*env_, params);
+  transport_ = info->make(*env_, *params_);
 
   // Ideal FCTs need routes, and routes need the receivers the transport attached.
   for (std::size_t i = 0; i < config_.flows.size(); ++i) {
@@ -54,19 +81,39 @@ Experiment::Experiment(ExperimentConfig config) : config_(std::move(config)) {
     const Route route = network_->route(flow.src, flow.dst, flow.id);
     recorder_->add(
         {flow, ideal_fct_ps(route, flow.size_bytes, config_.mtu_bytes, config_.header_bytes)});
+    watcher_->expect_flow(flow.id);
   }
   schedule_ = std::make_unique<FlowSchedule>(sim_, *transport_, config_.flows);
-  bulk_ = std::make_unique<BulkChains>(sim_, config_.bulk,
-                                       static_cast<std::uint32_t>(config_.flows.size()),
-                                       [this](const FlowSpec& flow) { launch(flow); });
+  bulk_ = std::make_unique<BulkChains>(
+      sim_, config_.bulk, [this](const FlowSpec& flow) { return launch(flow, false, 0); });
   watcher_->set_bulk(bulk_.get());
+  const double host_link_bps = static_cast<double>(config_.topology.host_link.rate_bps);
+  for (std::size_t i = 0; i < config_.poisson.size(); ++i) {
+    const PoissonSpec& spec = config_.poisson[i];
+    if (spec.measured) watcher_->expect_generator();
+    poisson_.push_back(std::make_unique<PoissonFlows>(
+        sim_, spec, FlowSizeCdf::load(spec.cdf_path), network_->num_hosts(), host_link_bps,
+        config_.mtu_bytes, config_.header_bytes, config_.seed, i,
+        [this, spec](const FlowSpec& flow) { launch(flow, spec.measured, spec.deadline_factor); },
+        [this, measured = spec.measured] {
+          if (measured) watcher_->generator_finished();
+        }));
+  }
 }
 
-void Experiment::launch(const FlowSpec& flow) {
+std::uint32_t Experiment::launch(FlowSpec flow, bool measured, double deadline_factor) {
+  flow.id = static_cast<std::uint32_t>(recorder_->records().size());
   const Route route = network_->route(flow.src, flow.dst, flow.id);
-  recorder_->add(
-      {flow, ideal_fct_ps(route, flow.size_bytes, config_.mtu_bytes, config_.header_bytes)});
+  const TimePs ideal =
+      ideal_fct_ps(route, flow.size_bytes, config_.mtu_bytes, config_.header_bytes);
+  if (deadline_factor > 0) {
+    flow.deadline_ps =
+        flow.start_ps + static_cast<TimePs>(deadline_factor * static_cast<double>(ideal));
+  }
+  recorder_->add({flow, ideal});
+  if (measured) watcher_->expect_flow(flow.id);
   transport_->start_flow(flow);
+  return flow.id;
 }
 
 void Experiment::finalize_records() {
@@ -86,8 +133,9 @@ void Experiment::run_until(TimePs t) {
     started_ = true;
     schedule_->arm();
     bulk_->arm();
+    for (auto& generator : poisson_) generator->arm();
   }
-  if (config_.flows.empty() && config_.bulk.empty()) return;
+  if (config_.flows.empty() && config_.bulk.empty() && config_.poisson.empty()) return;
   if (!watcher_->done()) sim_.run_until(t);
   network_->settle_stats();
   finalize_records();

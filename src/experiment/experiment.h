@@ -12,9 +12,11 @@
 #include "metrics/flow_recorder.h"
 #include "net/packet_pool.h"
 #include "net/topology.h"
+#include "transport/params.h"
 #include "transport/transport.h"
 #include "workload/bulk_chain.h"
 #include "workload/flow_schedule.h"
+#include "workload/poisson_flows.h"
 
 namespace safs {
 
@@ -27,8 +29,10 @@ struct ExperimentConfig {
   std::uint32_t header_bytes = 78;
   std::string transport = "dctcp";
   std::map<std::string, double> transport_params;
-  std::vector<FlowSpec> flows;  // ids 0..n-1 in order
-  std::vector<BulkSpec> bulk;   // closed-loop chains; their flows get ids from n on
+  std::vector<FlowSpec> flows;       // ids 0..n-1 in order
+  std::vector<BulkSpec> bulk;        // closed-loop chains; never keep a run alive
+  std::vector<PoissonSpec> poisson;  // open-loop flows from size distributions
+  // Generated flows get ids n, n+1, ... in the order they start.
 };
 
 struct NetworkTotals {
@@ -68,13 +72,16 @@ class Experiment {
   std::unique_ptr<Network> network_;
   std::unique_ptr<CompletionWatcher> watcher_;
   std::unique_ptr<FlowRecorder> recorder_;
+  std::unique_ptr<TransportParams> params_;
   std::unique_ptr<TransportEnv> env_;
   std::unique_ptr<Transport> transport_;
-  void launch(const FlowSpec& flow);
+  // Registers a generated flow (assigning its id) and starts it.
+  std::uint32_t launch(FlowSpec flow, bool measured, double deadline_factor);
   void finalize_records();
 
   std::unique_ptr<FlowSchedule> schedule_;
   std::unique_ptr<BulkChains> bulk_;
+  std::vector<std::unique_ptr<PoissonFlows>> poisson_;
   bool started_ = false;
 };
 

@@ -1,6 +1,8 @@
 #include "scenario/scenario.h"
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -8,6 +10,7 @@
 
 #include "scenario/schema.h"
 #include "transport/registry.h"
+#include "workload/flow_size_cdf.h"
 
 namespace safs {
 
@@ -37,7 +40,9 @@ class Loader {
   void build_topology(ExperimentConfig& config) const;
   void build_flows(ExperimentConfig& config) const;
   void build_bulk(ExperimentConfig& config) const;
+  void build_poisson(ExperimentConfig& config) const;
   void check_hosts(const toml::table& t, const std::string& shown, int hosts) const;
+  std::string resolve_path(const std::string& path) const;
 
   std::string name_;
   toml::table root_;
@@ -75,9 +80,6 @@ void Loader::apply_override(const std::string& text) {
   }
   const std::string key = text.substr(0, eq);
   const std::string raw = text.substr(eq + 1);
-  if (key.find('[') != std::string::npos) {
-    throw ScenarioError("--set " + text + ": array entries such as flows cannot be overridden");
-  }
   // Read the value as TOML; a bare word (dctcp) is taken as a string.
   toml::table parsed;
   try {
@@ -89,11 +91,29 @@ void Loader::apply_override(const std::string& text) {
   std::size_t begin = 0;
   for (std::size_t dot = key.find('.'); dot != std::string::npos; dot = key.find('.', begin)) {
     const std::string part = key.substr(begin, dot - begin);
-    auto [it, inserted] = table->insert(part, toml::table{});
-    if (!it->second.is_table())
-      throw ScenarioError("--set " + text + ": " + part + " is not a table");
-    table = it->second.as_table();
     begin = dot + 1;
+    // "name[i]" selects entry i of an existing array of tables ([[name]]).
+    if (const std::size_t open = part.find('['); open != std::string::npos) {
+      const std::size_t close = part.find(']', open);
+      toml::array* array = table->get_as<toml::array>(part.substr(0, open));
+      std::size_t index = 0;
+      try {
+        index = std::stoul(part.substr(open + 1, close - open - 1));
+      } catch (const std::exception&) {
+        throw ScenarioError("--set " + text + ": expected name[index] in '" + part + "'");
+      }
+      if (close != part.size() - 1 || array == nullptr || index >= array->size() ||
+          !(*array)[index].is_table()) {
+        throw ScenarioError("--set " + text + ": the file has no entry " + part);
+      }
+      table = (*array)[index].as_table();
+      continue;
+    }
+    auto [it, inserted] = table->insert(part, toml::table{});
+    if (!it->second.is_table()) {
+      throw ScenarioError("--set " + text + ": " + part + " is not a table");
+    }
+    table = it->second.as_table();
   }
   table->insert_or_assign(key.substr(begin), *parsed.get("v"));
   overridden_.push_back(key);
@@ -153,6 +173,19 @@ void Loader::validate_leaf(const toml::node& node, const KeySpec& spec, const st
     case ValueType::kBoolean:
       if (!node.is_boolean()) fail(&node, shown, expected);
       return;
+    case ValueType::kHostList: {
+      const toml::array* list = node.as_array();
+      if (list == nullptr) fail(&node, shown, expected + ", e.g. [0, 1, 2]");
+      for (const toml::node& item : *list) {
+        if (!item.is_integer()) fail(&item, shown, expected);
+        const double v = static_cast<double>(item.as_integer()->get());
+        if (v < spec.min_value || v > spec.max_value) {
+          fail(&item, shown,
+               "host index " + std::to_string(static_cast<long long>(v)) + " out of range");
+        }
+      }
+      return;
+    }
   }
   if (numeric < spec.min_value || numeric > spec.max_value) {
     std::ostringstream out;
@@ -176,6 +209,11 @@ Value Loader::value(const toml::table& table, const std::string& key,
       return node->as_string()->get();
     case ValueType::kBoolean:
       return node->as_boolean()->get();
+    case ValueType::kHostList: {
+      std::vector<std::int64_t> hosts;
+      for (const toml::node& item : *node->as_array()) hosts.push_back(item.as_integer()->get());
+      return hosts;
+    }
   }
   return {};
 }
@@ -331,6 +369,73 @@ void Loader::build_bulk(ExperimentConfig& config) const {
   }
 }
 
+void Loader::build_poisson(ExperimentConfig& config) const {
+  const toml::array* generators = root_["poisson"].as_array();
+  if (generators == nullptr) return;
+  const int hosts = config.topology.num_hosts();
+  for (std::size_t i = 0; i < generators->size(); ++i) {
+    const toml::table& t = *(*generators)[i].as_table();
+    const std::string shown = "poisson[" + std::to_string(i) + "]";
+    for (const char* key : {"cdf", "load"}) {
+      if (!present(t, key)) fail(&t, shown + "." + key, "missing (required)");
+    }
+    PoissonSpec spec;
+    spec.cdf_path = resolve_path(text(t, "cdf", "poisson[].cdf"));
+    spec.load = number(t, "load", "poisson[].load");
+    spec.per_receiver = text(t, "load_link", "poisson[].load_link") == "receiver";
+    for (const auto& [key, target] :
+         {std::pair{"senders", &spec.senders}, std::pair{"receivers", &spec.receivers}}) {
+      const std::string path = std::string("poisson[].") + key;
+      const Value list = value(t, key, path);  // keep it alive for the loop
+      for (const std::int64_t h : std::get<std::vector<std::int64_t>>(list)) {
+        if (h >= hosts) {
+          fail(t.get(key), shown + "." + key,
+               "host " + std::to_string(h) + " is out of range (the topology has " +
+                   std::to_string(hosts) + " hosts)");
+        }
+        target->push_back(static_cast<int>(h));
+      }
+    }
+    spec.start_ps = us_to_ps(number(t, "start_us", "poisson[].start_us"));
+    if (present(t, "stop_us")) spec.stop_ps = us_to_ps(number(t, "stop_us", "poisson[].stop_us"));
+    spec.max_flows = static_cast<std::uint64_t>(integer(t, "max_flows", "poisson[].max_flows"));
+    spec.flow_class = text(t, "class", "poisson[].class") == "urgent" ? FlowClass::kUrgent
+                                                                      : FlowClass::kBackground;
+    spec.deadline_factor = number(t, "deadline_factor", "poisson[].deadline_factor");
+    spec.measured = std::get<bool>(value(t, "measured", "poisson[].measured"));
+    if (spec.measured && spec.stop_ps == kTimeNever && spec.max_flows == 0) {
+      fail(&t, shown, "a measured generator needs stop_us or max_flows (or set measured = false)");
+    }
+    if (spec.stop_ps <= spec.start_ps)
+      fail(t.get("stop_us"), shown + ".stop_us", "must be later than start_us");
+    bool any_pair = false;
+    const std::vector<int> s_all = spec.senders, r_all = spec.receivers;
+    for (int a = 0; a < hosts && !any_pair; ++a) {
+      const bool sends = s_all.empty() || std::find(s_all.begin(), s_all.end(), a) != s_all.end();
+      for (int b = 0; b < hosts && sends && !any_pair; ++b) {
+        const bool receives =
+            r_all.empty() || std::find(r_all.begin(), r_all.end(), b) != r_all.end();
+        any_pair = receives && a != b;
+      }
+    }
+    if (!any_pair) fail(&t, shown, "no sender has a different host to send to");
+    try {
+      FlowSizeCdf::load(spec.cdf_path);
+    } catch (const std::exception& e) {
+      fail(t.get("cdf"), shown + ".cdf", e.what());
+    }
+    config.poisson.push_back(spec);
+  }
+}
+
+std::string Loader::resolve_path(const std::string& path) const {
+  namespace fs = std::filesystem;
+  if (fs::path(path).is_absolute()) return path;
+  const fs::path beside = fs::path(name_).parent_path() / path;
+  if (fs::exists(beside)) return beside.string();
+  return path;
+}
+
 ExperimentConfig Loader::build() {
   ExperimentConfig config;
   const toml::table& sim = section(root_, "simulation");
@@ -368,6 +473,7 @@ ExperimentConfig Loader::build() {
 
   build_flows(config);
   build_bulk(config);
+  build_poisson(config);
   return config;
 }
 

@@ -138,6 +138,54 @@ std::vector<KeySpec> build_keys() {
        -kInf,
        kInf,
        {"urgent", "background"}},
+
+      // [[poisson]]
+      {"poisson[].cdf", VT::kString, "", std::monostate{},
+       "Flow-size CDF file (data/cdf/ has web search, data mining and Homa W1-W5). A relative "
+       "path is looked up next to the scenario file, then in the working directory. Header "
+       "'packets,cdf' (1460-byte packets, interpolated as ns-2 does) or 'bytes,cdf' (discrete).",
+       true},
+      {"poisson[].load", VT::kFloat, "fraction", std::monostate{},
+       "Offered load on each sender's link (or each receiver's, see load_link), wire overhead "
+       "included: arrivals = load x link rate x links / (8 x mean wire bytes) per second.",
+       true, 1e-6, 10},
+      {"poisson[].load_link",
+       VT::kString,
+       "",
+       std::string("sender"),
+       "Whose links the load refers to.",
+       false,
+       -kInf,
+       kInf,
+       {"sender", "receiver"}},
+      {"poisson[].senders", VT::kHostList, "host indices", std::vector<std::int64_t>{},
+       "Hosts that send; empty = every host. Each flow picks a sender and a different receiver "
+       "uniformly.",
+       false, 0, 65535},
+      {"poisson[].receivers", VT::kHostList, "host indices", std::vector<std::int64_t>{},
+       "Hosts that receive; empty = every host.", false, 0, 65535},
+      {"poisson[].start_us", VT::kFloat, "us", 0.0, "No arrivals before this.", false, 0, 1e12},
+      {"poisson[].stop_us", VT::kFloat, "us", std::monostate{},
+       "No arrivals after this. A measured generator needs stop_us or max_flows.", false, 0, 1e12},
+      {"poisson[].max_flows", VT::kInteger, "flows", std::int64_t{0},
+       "Stop after this many flows; 0 = no limit.", false, 0, 1e12},
+      {"poisson[].class",
+       VT::kString,
+       "",
+       std::string("background"),
+       "Class of the flows.",
+       false,
+       -kInf,
+       kInf,
+       {"urgent", "background"}},
+      {"poisson[].deadline_factor", VT::kFloat, "", 0.0,
+       "If > 0, each flow's deadline is start + factor x its ideal FCT (the synthetic deadlines "
+       "of D2TCP evaluations; protocols.md §2 cites 2.0).",
+       false, 0, 1e6},
+      {"poisson[].measured", VT::kBoolean, "", true,
+       "true: the run waits for these flows and they count in the results; false: background "
+       "that ends with the run.",
+       false},
   };
   for (const TransportInfo& t : all_transports()) {
     for (KeySpec& spec : k) {
@@ -233,6 +281,8 @@ std::string type_name(ValueType type) {
       return "string";
     case ValueType::kBoolean:
       return "boolean";
+    case ValueType::kHostList:
+      return "list of integers";
   }
   return "?";
 }
@@ -243,6 +293,11 @@ std::string value_text(const Value& value) {
   if (std::holds_alternative<double>(value)) out << std::get<double>(value);
   if (std::holds_alternative<std::string>(value)) out << '"' << std::get<std::string>(value) << '"';
   if (std::holds_alternative<bool>(value)) out << (std::get<bool>(value) ? "true" : "false");
+  if (const auto* list = std::get_if<std::vector<std::int64_t>>(&value)) {
+    out << '[';
+    for (std::size_t i = 0; i < list->size(); ++i) out << (i ? ", " : "") << (*list)[i];
+    out << ']';
+  }
   return out.str();
 }
 

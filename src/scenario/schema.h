@@ -11,9 +11,10 @@
 
 namespace safs {
 
-enum class ValueType { kInteger, kFloat, kString, kBoolean };
+enum class ValueType { kInteger, kFloat, kString, kBoolean, kHostList };
 
-using Value = std::variant<std::monostate, std::int64_t, double, std::string, bool>;
+using Value = std::variant<std::monostate, std::int64_t, double, std::string, bool,
+                           std::vector<std::int64_t>>;
 
 struct KeySpec {
   std::string path;  // "topology.link_gbps"; array-of-table entries as "flows[].src"

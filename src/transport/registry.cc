@@ -131,6 +131,16 @@ std::unique_ptr<DctcpControl> dctcp_control(const TransportEnv& env,
                                         2 * env.mtu_bytes);
 }
 
+std::vector<ParamSpec> d2tcp_params() {
+  std::vector<ParamSpec> params = dctcp_params();
+  params.push_back(
+      {"d_min", "", 0.5, 0.01, 1, false,
+       "Lower clamp of the deadline imminence d = Tc / D (D2TCP paper, SIGCOMM 2012)."});
+  params.push_back({"d_max", "", 2.0, 1, 100, false,
+                    "Upper clamp of d; also used once the deadline has passed (D2TCP paper)."});
+  return params;
+}
+
 WindowConfig dctcp_window_config(const TransportParams& params) {
   WindowConfig config = window_config(params);
   config.initial_alpha = static_cast<std::uint32_t>(params.get("initial_alpha") * kAlphaOne + 0.5);
@@ -148,6 +158,15 @@ std::vector<TransportInfo> make_registry() {
                         static_cast<std::uint32_t>(params.get("initial_alpha") * kAlphaOne + 0.5);
                     return std::make_unique<WindowTransport>(env, config, std::move(control));
                   }});
+  list.push_back(
+      {"d2tcp", "D2TCP: DCTCP whose window cut alpha^d grows gentler as the deadline nears.",
+       d2tcp_params(), [](TransportEnv& env, const TransportParams& params) {
+         auto control = std::make_unique<D2tcpControl>(static_cast<unsigned>(params.get("shift_g")),
+                                                       2 * env.mtu_bytes, params.get("d_min"),
+                                                       params.get("d_max"));
+         return std::make_unique<WindowTransport>(env, dctcp_window_config(params),
+                                                  std::move(control));
+       }});
   list.push_back({"reno", "TCP NewReno without ECN: the loss-based reference.", window_params(),
                   [](TransportEnv& env, const TransportParams& params) {
                     return std::make_unique<WindowTransport>(env, window_config(params),

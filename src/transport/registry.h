@@ -16,6 +16,11 @@ struct TransportInfo {
   std::string_view summary;
   std::vector<ParamSpec> params;
   std::function<std::unique_ptr<Transport>(TransportEnv&, const TransportParams&)> make;
+  // The switch queue discipline the transport needs (pFabric's), or empty for
+  // the default strict-priority queue. Called for every port when the network
+  // is built, before make().
+  std::function<std::unique_ptr<QueueDiscipline>(const QueueSite&, const TransportParams&)>
+      queue_factory;
 };
 
 const std::vector<TransportInfo>& all_transports();

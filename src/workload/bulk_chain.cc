@@ -5,13 +5,10 @@
 
 namespace safs {
 
-BulkChains::BulkChains(Simulator& sim, std::vector<BulkSpec> chains, std::uint32_t first_id,
-                       Launch launch)
+BulkChains::BulkChains(Simulator& sim, std::vector<BulkSpec> chains, Launch launch)
     : sim_(sim),
       chains_(std::move(chains)),
       launched_(chains_.size(), 0),
-      first_id_(first_id),
-      next_id_(first_id),
       launch_(std::move(launch)),
       start_order_(chains_.size()) {
   std::iota(start_order_.begin(), start_order_.end(), 0);
@@ -35,8 +32,11 @@ void BulkChains::handle_event(EventId /*id*/) {
 }
 
 void BulkChains::on_flow_complete(const FlowSpec& flow) {
-  if (flow.id < first_id_ || flow.id - first_id_ >= chain_of_flow_.size()) return;
-  launch_next(static_cast<std::size_t>(chain_of_flow_[flow.id - first_id_]));
+  const auto it = chain_of_flow_.find(flow.id);
+  if (it == chain_of_flow_.end()) return;
+  const std::size_t chain = it->second;
+  chain_of_flow_.erase(it);
+  launch_next(chain);
 }
 
 void BulkChains::launch_next(std::size_t chain) {
@@ -44,14 +44,12 @@ void BulkChains::launch_next(std::size_t chain) {
   if (spec.count != 0 && launched_[chain] >= spec.count) return;
   ++launched_[chain];
   FlowSpec flow;
-  flow.id = next_id_++;
   flow.src = spec.src;
   flow.dst = spec.dst;
   flow.size_bytes = spec.size_bytes;
   flow.start_ps = sim_.now();
   flow.flow_class = spec.flow_class;
-  chain_of_flow_.push_back(static_cast<std::int64_t>(chain));
-  launch_(flow);
+  chain_of_flow_[launch_(flow)] = chain;
 }
 
 }  // namespace safs

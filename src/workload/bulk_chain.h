@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/simulator.h"
@@ -25,10 +26,9 @@ struct BulkSpec {
 
 class BulkChains final : public EventHandler {
  public:
-  // `launch` registers and starts a flow (the caller assigns nothing: ids come
-  // from `next_id`, which the chains advance).
-  using Launch = std::function<void(const FlowSpec&)>;
-  BulkChains(Simulator& sim, std::vector<BulkSpec> chains, std::uint32_t first_id, Launch launch);
+  // `launch` registers and starts a flow and returns the id it gave it.
+  using Launch = std::function<std::uint32_t(const FlowSpec&)>;
+  BulkChains(Simulator& sim, std::vector<BulkSpec> chains, Launch launch);
 
   void arm();  // schedules the first flow of every chain
   void handle_event(EventId id) override;
@@ -40,10 +40,8 @@ class BulkChains final : public EventHandler {
 
   Simulator& sim_;
   std::vector<BulkSpec> chains_;
-  std::vector<std::uint32_t> launched_;      // per chain
-  std::vector<std::int64_t> chain_of_flow_;  // by flow id - first_id_
-  std::uint32_t first_id_;
-  std::uint32_t next_id_;
+  std::vector<std::uint32_t> launched_;                           // per chain
+  std::unordered_map<std::uint32_t, std::size_t> chain_of_flow_;  // live flow id -> chain
   Launch launch_;
   std::size_t next_start_ = 0;  // chains sorted by start; the next one to begin
   std::vector<std::size_t> start_order_;

@@ -162,6 +162,14 @@ TEST(Scenario, ParametersForAnotherTransportAreCheckedButUnused) {
                {"bad.toml:4", "transport.dctcp.shift_g", "expected a value in"});
 }
 
+TEST(Scenario, OverridesReachArrayEntries) {
+  const ExperimentConfig c = parse_scenario(kValid, "valid.toml", {"flows[1].size_bytes=777"});
+  EXPECT_EQ(c.flows[1].size_bytes, 777u);
+  EXPECT_EQ(c.flows[0].size_bytes, 1000u);
+  expect_error(kValid, {"no entry flows[5]"}, {"flows[5].size_bytes=1"});
+  expect_error(kValid, {"expected name[index]"}, {"flows[x].size_bytes=1"});
+}
+
 TEST(Scenario, BadOverrideIsReported) {
   expect_error("", {"--set topology.hosts", "expected integer"}, {"topology.hosts=lots"});
   expect_error("", {"topology.bogus", "unknown key"}, {"topology.bogus=1"});
@@ -181,7 +189,8 @@ TEST(Scenario, ReferenceDocMatchesTheSchema) {
 }
 
 TEST(Scenario, ShippedScenariosValidate) {
-  for (const char* file : {"scenarios/examples/incast.toml"}) {
+  for (const char* file : {"scenarios/examples/incast.toml", "scenarios/micro/incast.toml",
+                           "scenarios/micro/workload-fct.toml"}) {
     EXPECT_NO_THROW(load_scenario(std::string(SAFS_SOURCE_DIR) + "/" + file)) << file;
   }
 }

@@ -135,6 +135,9 @@ void SafsTransport::on_deadline_changed(Flow& flow) {
   send_control(meta);
 }
 
+// A finished flow frees its share of the sender's uplink for the others.
+void SafsTransport::on_sender_complete(Flow& flow) { rebalance_uplink(spec_of(flow).src); }
+
 // Grants to one host's flows may ask more of its uplink than it has. Serve
 // them in slack order and tell each receiver what its flow can really get.
 void SafsTransport::rebalance_uplink(int host) {
@@ -153,17 +156,25 @@ void SafsTransport::rebalance_uplink(int host) {
     const FlowSpec& spec = spec_of(flow);
     const bool urgent = spec.flow_class == FlowClass::kUrgent;
     const double granted = s.grant.active(now) ? s.grant.grant().rate_bps : 0.0;
+    // Urgent flows by slack; background ones (served after every urgent one)
+    // by remaining transfer time, i.e. shortest remaining first.
+    const TimePs remaining_ps =
+        core::transfer_ps(static_cast<double>(spec.size_bytes - flow.snd_una), uplink);
     const TimePs slack =
-        urgent && spec.has_deadline()
-            ? spec.deadline_ps - now -
-                  core::transfer_ps(static_cast<double>(spec.size_bytes - flow.snd_una), uplink)
-            : core::kNever;
+        urgent && spec.has_deadline() ? spec.deadline_ps - now - remaining_ps : remaining_ps;
     flows.push_back({id, granted, urgent, slack});
   }
   const std::vector<double> available = core::available_rates(flows, uplink);
   for (std::size_t i = 0; i < ids.size(); ++i) {
     SenderState& s = *senders_[ids[i]];
+    const double before = s.uplink_available_bps;
     s.uplink_available_bps = available[i] >= uplink ? kNoLimit : available[i];
+    if (s.uplink_available_bps > before) {  // it may send again, or faster
+      Flow& more = *flow_for(ids[i]);
+      more.retry_timer->cancel();
+      s.next_send_ps = std::min(s.next_send_ps, now);
+      make_ready(more);
+    }
     const bool was_limited = s.reported_bps != kNoLimit;
     const bool limited = s.uplink_available_bps < flows[i].granted_bps;
     const bool moved = std::abs(s.uplink_available_bps - s.reported_bps) >

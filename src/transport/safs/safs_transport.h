@@ -49,6 +49,7 @@ class SafsTransport final : public WindowTransport {
   void on_receiver_complete(Flow& flow) override;
   void on_control(Flow& flow, const Packet& packet) override;
   void on_deadline_changed(Flow& flow) override;
+  void on_sender_complete(Flow& flow) override;
 
  private:
   struct SenderState;

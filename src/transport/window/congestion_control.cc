@@ -1,6 +1,7 @@
 #include "transport/window/congestion_control.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace safs {
 
@@ -32,6 +33,26 @@ std::uint64_t DctcpControl::cwnd_after_echo(const CcState& cc, const FlowProgres
   const std::uint64_t p = penalty(cc, flow);
   const std::uint64_t reduced = cc.cwnd_bytes - ((cc.cwnd_bytes * p) >> 11);
   return std::max<std::uint64_t>(reduced, min_cwnd_bytes_);
+}
+
+double D2tcpControl::imminence(const CcState& cc, const FlowProgress& flow) const {
+  if (flow.deadline_ps == kTimeNever) return 1.0;
+  const TimePs time_left = flow.deadline_ps - flow.now_ps;
+  if (time_left <= 0) return d_max_;
+  // Tc in picoseconds: remaining bytes over the mean window (3/4 of cwnd)
+  // per RTT. Guard the zero window and a missing RTT sample.
+  const double window = 0.75 * static_cast<double>(std::max<std::uint64_t>(cc.cwnd_bytes, 1));
+  const double rtt_ps = static_cast<double>(std::max<TimePs>(flow.srtt_ps, 1));
+  const double needed_ps = static_cast<double>(flow.remaining_bytes) / window * rtt_ps;
+  return std::clamp(needed_ps / static_cast<double>(time_left), d_min_, d_max_);
+}
+
+// p = alpha^d, in the same fixed point as alpha. alpha and p stay separate
+// variables (a public port overwrote alpha with alpha^d; protocols.md §2).
+std::uint32_t D2tcpControl::penalty(const CcState& cc, const FlowProgress& flow) const {
+  const double alpha = static_cast<double>(cc.alpha) / kAlphaOne;
+  const double p = std::pow(alpha, imminence(cc, flow));
+  return static_cast<std::uint32_t>(std::lround(p * kAlphaOne));
 }
 
 }  // namespace safs

@@ -76,4 +76,26 @@ class DctcpControl : public CongestionControl {
   std::uint32_t min_cwnd_bytes_;
 };
 
+// D2TCP (Vamanan et al., SIGCOMM 2012; protocols.md §2): DCTCP's alpha
+// unchanged, but the cut uses p = alpha^d with the deadline imminence
+// d = Tc / D, clamped to [d_min, d_max]: Tc = B / (3/4 W) RTTs is the time
+// the flow needs at its mean window, D the time left to its deadline. A flow
+// past its deadline uses d_max (and keeps sending); one without a deadline
+// uses d = 1, which is DCTCP.
+class D2tcpControl final : public DctcpControl {
+ public:
+  D2tcpControl(unsigned shift_g, std::uint32_t min_cwnd_bytes, double d_min, double d_max)
+      : DctcpControl(shift_g, min_cwnd_bytes), d_min_(d_min), d_max_(d_max) {}
+
+  // The deadline imminence factor d for this flow now.
+  double imminence(const CcState& cc, const FlowProgress& flow) const;
+
+ protected:
+  std::uint32_t penalty(const CcState& cc, const FlowProgress& flow) const override;
+
+ private:
+  double d_min_;
+  double d_max_;
+};
+
 }  // namespace safs

@@ -268,6 +268,7 @@ void WindowTransport::on_new_ack(Flow& flow, std::uint64_t ack) {
     flow.rto_timer->cancel();
     flow.retry_timer->cancel();
     flow.retransmit_pending = false;
+    on_sender_complete(flow);
   } else if (flow.in_flight() == 0) {
     flow.rto_timer->cancel();  // nothing outstanding (RFC 6298 §5.2): a paused flow never times out
   } else {

@@ -71,6 +71,8 @@ class WindowTransport : public Transport {
   // Receiver side: a data segment arrived (first_copy: not a duplicate).
   virtual void on_segment_received(Flow& /*flow*/, const Packet& /*packet*/, bool /*first_copy*/) {}
   virtual void on_receiver_complete(Flow& /*flow*/) {}
+  // Sender side: every byte of the flow has been acknowledged.
+  virtual void on_sender_complete(Flow& /*flow*/) {}
   // A packet of a kind other than data and ACK (grants, metadata, reports).
   virtual void on_control(Flow& /*flow*/, const Packet& /*packet*/) {}
 
