@@ -4,8 +4,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 echo "== event queue: hold model (ns per pop+push) =="
-build/bin/event_queue_bench --benchmark_min_time=0.5
+${BIN:-build/bin}/event_queue_bench --benchmark_min_time=0.5
 echo
 echo "== whole simulator =="
-build/bin/sim_bench incast
-build/bin/sim_bench fattree
+${BIN:-build/bin}/sim_bench incast
+${BIN:-build/bin}/sim_bench fattree
