@@ -137,3 +137,40 @@ TEST(SafsIncast, SlippingConsumerGivesBandwidthToBackground) {
 
 }  // namespace
 }  // namespace safs
+
+namespace safs {
+namespace {
+
+// One sender S feeds two receivers; a third host T also sends to the second
+// receiver. Each receiver alone would grant S nearly its whole link, which
+// S's uplink cannot carry twice: S serves its earlier-deadline flow first and
+// reports to the other receiver what its flow can really get, so that
+// receiver gives the rest to T instead of leaving it idle.
+TEST(SafsSenderContention, SenderReportsLetTheOtherReceiverReallocate) {
+  ExperimentConfig config = testing::star(4);
+  config.transport = "safs";
+  testing::add_flow(config, 0, 1, 20'000'000);  // S -> A, due at 2 ms
+  config.flows.back().flow_class = FlowClass::kUrgent;
+  config.flows.back().deadline_ps = 2 * kPsPerMs;
+  testing::add_flow(config, 0, 2, 20'000'000);  // S -> B, due at 3.5 ms
+  config.flows.back().flow_class = FlowClass::kUrgent;
+  config.flows.back().deadline_ps = 3500 * kPsPerUs;
+  testing::add_flow(config, 3, 2, 50'000'000);  // T -> B, background
+  Experiment e(config);
+  e.run_until(kPsPerMs);
+  // B alone would give S -> B its no-bubble rate (about 46 Gbit/s) and T the
+  // rest; S can give S -> B only what S -> A leaves (about 20), so with the
+  // report T gets about 75 instead of about 50 while S is busy.
+  const double t_rate_gbps =
+      8.0 * static_cast<double>(e.transport().delivered_bytes(2)) / 1e-3 / 1e9;
+  EXPECT_GT(t_rate_gbps, 65.0);
+  e.run_until(config.stop_ps);
+  const auto& records = e.recorder().records();
+  EXPECT_TRUE(records[0].met_deadline());
+  EXPECT_TRUE(records[1].met_deadline());
+  EXPECT_TRUE(records[2].complete());
+  EXPECT_GT(e.transport().flow_counters(1).control_packets, 0u);
+}
+
+}  // namespace
+}  // namespace safs
