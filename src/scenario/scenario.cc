@@ -121,6 +121,13 @@ void Loader::apply_override(const std::string& text) {
 
 void Loader::validate_table(const toml::table& table, const std::string& schema_prefix,
                             const std::string& shown_prefix) {
+  for (const KeySpec& spec : scenario_keys()) {
+    if (!spec.required || spec.path.rfind(schema_prefix + ".", 0) != 0) continue;
+    const std::string key = spec.path.substr(schema_prefix.size() + 1);
+    if (key.find('.') == std::string::npos && !table.contains(key)) {
+      fail(&table, join(shown_prefix, key), "missing (required)");
+    }
+  }
   for (const auto& [key_node, node] : table) {
     const std::string key(key_node.str());
     const std::string path = join(schema_prefix, key);
@@ -308,9 +315,6 @@ void Loader::build_flows(ExperimentConfig& config) const {
   for (std::size_t i = 0; i < flows->size(); ++i) {
     const toml::table& t = *(*flows)[i].as_table();
     const std::string shown = "flows[" + std::to_string(i) + "]";
-    for (const char* key : {"src", "dst", "size_bytes"}) {
-      if (!present(t, key)) fail(&t, shown + "." + key, "missing (required)");
-    }
     FlowSpec flow;
     flow.id = static_cast<std::uint32_t>(i);
     flow.src = static_cast<int>(integer(t, "src", "flows[].src"));
@@ -353,9 +357,6 @@ void Loader::build_bulk(ExperimentConfig& config) const {
   for (std::size_t i = 0; i < chains->size(); ++i) {
     const toml::table& t = *(*chains)[i].as_table();
     const std::string shown = "bulk[" + std::to_string(i) + "]";
-    for (const char* key : {"src", "dst", "size_bytes"}) {
-      if (!present(t, key)) fail(&t, shown + "." + key, "missing (required)");
-    }
     check_hosts(t, shown, config.topology.num_hosts());
     BulkSpec chain;
     chain.src = static_cast<int>(integer(t, "src", "bulk[].src"));
@@ -376,9 +377,6 @@ void Loader::build_poisson(ExperimentConfig& config) const {
   for (std::size_t i = 0; i < generators->size(); ++i) {
     const toml::table& t = *(*generators)[i].as_table();
     const std::string shown = "poisson[" + std::to_string(i) + "]";
-    for (const char* key : {"cdf", "load"}) {
-      if (!present(t, key)) fail(&t, shown + "." + key, "missing (required)");
-    }
     PoissonSpec spec;
     spec.cdf_path = resolve_path(text(t, "cdf", "poisson[].cdf"));
     spec.load = number(t, "load", "poisson[].load");
