@@ -1,5 +1,6 @@
 #include "transport/registry.h"
 
+#include "transport/pfabric/pfabric_transport.h"
 #include "transport/safs/safs_transport.h"
 #include "transport/window/window_transport.h"
 
@@ -167,6 +168,10 @@ std::vector<TransportInfo> make_registry() {
          return std::make_unique<WindowTransport>(env, dctcp_window_config(params),
                                                   std::move(control));
        }});
+  list.push_back({"pfabric",
+                  "pFabric: switches serve the smallest remaining size and drop the largest; hosts "
+                  "start at line rate and recover by timeouts only.",
+                  pfabric_params(), make_pfabric_transport, make_pfabric_queue});
   list.push_back({"reno", "TCP NewReno without ECN: the loss-based reference.", window_params(),
                   [](TransportEnv& env, const TransportParams& params) {
                     return std::make_unique<WindowTransport>(env, window_config(params),

@@ -1,0 +1,491 @@
+#include "transport/pfabric/pfabric_transport.h"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+
+#include "transport/pfabric/pfabric_queue.h"
+
+namespace safs {
+
+namespace {
+
+// ACK and probe header fields in Packet::words.
+constexpr std::size_t kFlagsWord = 0;
+constexpr std::uint64_t kProbeFlag = 1;  // a probe, or the ACK of one
+// words[1..3]: selective ACK of the 192 segments after the cumulative point
+// (bit i = segment cumulative_segment + 1 + i has arrived).
+constexpr std::size_t kSackFirstWord = 1;
+constexpr std::uint64_t kSackSegments = 3 * 64;
+
+constexpr std::uint32_t kAbsent = std::numeric_limits<std::uint32_t>::max();
+
+}  // namespace
+
+struct PFabricTransport::Flow {
+  FlowSpec spec;
+  Route data_route;  // sender -> receiver
+  Route ack_route;   // receiver -> sender
+  PathInfo path;
+
+  // Sender. Offsets are bytes; segments are MTU-sized.
+  SegmentTracker acked;                    // segments the sender knows arrived
+  std::vector<std::uint64_t> outstanding;  // per segment: sent since the last timeout, unACKed
+  std::uint64_t snd_nxt = 0;               // next segment to (re)send, skipping ACKed ones
+  std::uint64_t high_water = 0;            // one past the highest byte ever sent
+  std::uint64_t in_flight = 0;             // payload bytes of the outstanding segments
+  std::uint64_t cwnd = 0;
+  std::uint64_t ssthresh = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t max_cwnd = 0;
+  std::uint64_t ca_acked = 0;  // bytes ACKed toward the next additive increase
+  std::uint32_t consecutive_timeouts = 0;
+  bool probe_mode = false;
+  bool probe_due = false;  // probe mode: a probe may leave now
+  bool sender_finished = false;
+  std::uint32_t ready_pos = kAbsent;  // position in the host's ready heap
+  std::unique_ptr<Timer> rto_timer;
+  std::unique_ptr<Timer> probe_timer;
+  FlowCounters counters;
+
+  // Receiver.
+  SegmentTracker received;
+  std::uint64_t received_end = 0;  // one past the highest segment index received
+  bool complete = false;
+
+  std::uint64_t remaining() const { return spec.size_bytes - acked.delivered_bytes(); }
+  bool is_outstanding(std::uint64_t index) const {
+    return (outstanding[index / 64] >> (index % 64)) & 1u;
+  }
+  void set_outstanding(std::uint64_t index, bool on) {
+    const std::uint64_t bit = std::uint64_t{1} << (index % 64);
+    if (on) {
+      outstanding[index / 64] |= bit;
+    } else {
+      outstanding[index / 64] &= ~bit;
+    }
+  }
+};
+
+class PFabricTransport::Host final : public PacketSink, public PacketSource {
+ public:
+  Host(PFabricTransport& transport, int id)
+      : ready(ReadyBefore{&transport}, ReadyPosition{&transport}), transport_(transport), id_(id) {}
+  void receive(Packet& packet) override { transport_.on_packet(packet); }
+  Packet* pull_packet() override { return transport_.next_packet(*this); }
+  int id() const { return id_; }
+
+  // Flows that can send now, shortest remaining first (SRPT at the sender).
+  ReadyHeap ready;
+
+ private:
+  PFabricTransport& transport_;
+  int id_;
+};
+
+bool PFabricTransport::ReadyBefore::operator()(std::uint32_t a, std::uint32_t b) const {
+  const std::uint64_t ra = t->flows_by_id_[a]->remaining();
+  const std::uint64_t rb = t->flows_by_id_[b]->remaining();
+  return ra != rb ? ra < rb : a < b;
+}
+
+std::uint32_t& PFabricTransport::ReadyPosition::operator()(std::uint32_t id) const {
+  return t->flows_by_id_[id]->ready_pos;
+}
+
+PFabricTransport::PFabricTransport(TransportEnv& env, const PFabricConfig& config)
+    : env_(env), config_(config) {
+  for (int h = 0; h < env_.net.num_hosts(); ++h) {
+    hosts_.push_back(std::make_unique<Host>(*this, h));
+    env_.net.attach_host(h, hosts_.back().get(), hosts_.back().get());
+  }
+}
+
+PFabricTransport::~PFabricTransport() = default;
+
+void PFabricTransport::start_flow(const FlowSpec& spec) {
+  Flow& flow = flows_.emplace_back();
+  flow.spec = spec;
+  flow.data_route = env_.net.route(spec.src, spec.dst, spec.id);
+  flow.ack_route = env_.net.route(spec.dst, spec.src, spec.id);
+  if (flows_by_id_.size() <= spec.id) flows_by_id_.resize(spec.id + 1, nullptr);
+  flows_by_id_[spec.id] = &flow;
+
+  // The path's bandwidth-delay product: bottleneck rate x the unloaded RTT of
+  // a full packet and its ACK.
+  const std::uint64_t mtu = env_.mtu_bytes;
+  const std::uint64_t full_packet = mtu + env_.header_bytes;
+  PathInfo& path = flow.path;
+  path.base_rtt_ps = flow.data_route.packet_latency_ps(full_packet) +
+                     flow.ack_route.packet_latency_ps(env_.header_bytes);
+  path.bdp_bytes = static_cast<std::uint64_t>(
+      static_cast<Uint128>(flow.data_route.bottleneck_bps()) *
+      static_cast<Uint128>(path.base_rtt_ps) / (Uint128{8} * 1'000'000'000'000u));
+  const auto bdp_packets = static_cast<std::uint32_t>(
+      std::max<std::uint64_t>(1, (path.bdp_bytes + full_packet - 1) / full_packet));
+  path.initial_window_packets =
+      config_.initial_window_packets > 0 ? config_.initial_window_packets : bdp_packets;
+  const std::uint64_t two_bdp_packets = (2 * path.bdp_bytes + full_packet - 1) / full_packet;
+  path.max_window_packets =
+      config_.max_window_packets > 0
+          ? config_.max_window_packets
+          : static_cast<std::uint32_t>(two_bdp_packets > 1 ? two_bdp_packets - 1 : 1);
+  path.max_window_packets = std::max(path.max_window_packets, path.initial_window_packets);
+  // The paper's RTO is ~3 x RTT with 2-BDP buffers: the RTT plus the time to
+  // drain one full buffer. Derived for this path and buffer, and at least 3 RTT.
+  path.rto_ps =
+      config_.rto_ps > 0
+          ? config_.rto_ps
+          : std::max(3 * path.base_rtt_ps,
+                     path.base_rtt_ps + serialization_ps(config_.switch_buffer_bytes,
+                                                         flow.data_route.bottleneck_bps()));
+
+  flow.cwnd = path.initial_window_packets * mtu;
+  flow.max_cwnd = path.max_window_packets * mtu;
+  flow.acked = SegmentTracker(spec.size_bytes, env_.mtu_bytes);
+  flow.received = SegmentTracker(spec.size_bytes, env_.mtu_bytes);
+  flow.outstanding.assign((spec.size_bytes / mtu + 1 + 63) / 64, 0);
+  flow.rto_timer = std::make_unique<Timer>(env_.sim, [this, &flow] { on_timeout(flow); });
+  flow.probe_timer = std::make_unique<Timer>(env_.sim, [this, &flow] { on_probe_timer(flow); });
+
+  if (spec.size_bytes == 0) {  // nothing to move: complete on arrival
+    flow.sender_finished = flow.complete = true;
+    env_.observer.on_flow_complete(flow.spec, env_.sim.now());
+    return;
+  }
+  refresh(flow);
+}
+
+std::uint64_t PFabricTransport::delivered_bytes(std::uint32_t flow_id) const {
+  const Flow* flow = flow_for(flow_id);
+  return flow != nullptr ? flow->received.delivered_bytes() : 0;
+}
+
+FlowCounters PFabricTransport::flow_counters(std::uint32_t flow_id) const {
+  const Flow* flow = flow_for(flow_id);
+  return flow != nullptr ? flow->counters : FlowCounters{};
+}
+
+PFabricTransport::PathInfo PFabricTransport::path_info(std::uint32_t flow_id) const {
+  const Flow* flow = flow_for(flow_id);
+  return flow != nullptr ? flow->path : PathInfo{};
+}
+
+std::uint32_t PFabricTransport::segment_bytes(const Flow& flow, std::uint64_t seq) const {
+  return static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(env_.mtu_bytes, flow.spec.size_bytes - seq));
+}
+
+void PFabricTransport::on_packet(Packet& packet) {
+  if (Flow* flow = flow_for(packet.flow_id)) {
+    switch (packet.kind) {
+      case PacketKind::kData:
+        on_data(*flow, packet);
+        break;
+      case PacketKind::kAck:
+        on_ack(*flow, packet);
+        break;
+      case PacketKind::kControl:  // a probe: answer with the receiver's state
+        send_ack(*flow, packet.seq, true, packet.sent_at_ps);
+        break;
+      default:
+        break;
+    }
+  }
+  env_.pool.release(&packet);
+}
+
+// --- Receiver ---
+
+void PFabricTransport::on_data(Flow& flow, const Packet& data) {
+  if (flow.received.add(data.seq)) {
+    flow.received_end = std::max(flow.received_end, data.seq / env_.mtu_bytes + 1);
+    if (!flow.complete && flow.received.complete()) {
+      flow.complete = true;
+      env_.observer.on_flow_complete(flow.spec, env_.sim.now());
+    }
+  } else {
+    ++stats_.duplicate_packets;
+  }
+  send_ack(flow, data.seq, false, data.sent_at_ps);
+}
+
+void PFabricTransport::send_ack(Flow& flow, std::uint64_t seq, bool probe, TimePs echo_ps) {
+  Packet& ack = *env_.pool.acquire();
+  ack.route = &flow.ack_route;
+  ack.next_hop = 0;  // pushed through the NIC queue, ahead of pulled data
+  ack.kind = PacketKind::kAck;
+  ack.priority = kTopPriority;
+  ack.rank = 0;  // the highest pFabric priority
+  ack.flow_id = flow.spec.id;
+  ack.src_host = static_cast<std::uint32_t>(flow.spec.dst);
+  ack.dst_host = static_cast<std::uint32_t>(flow.spec.src);
+  ack.wire_bytes = env_.header_bytes;
+  ack.ack = flow.received.cumulative_bytes();
+  ack.seq = seq;
+  ack.words[kFlagsWord] = probe ? kProbeFlag : 0;
+  // Selective ACK of the segments received above the cumulative point.
+  const std::uint64_t first_missing = ack.ack / env_.mtu_bytes;
+  const std::uint64_t end = std::min(flow.received_end, first_missing + 1 + kSackSegments);
+  for (std::uint64_t index = first_missing + 1; index < end; ++index) {
+    if (!flow.received.has(index)) continue;
+    const std::uint64_t bit = index - first_missing - 1;
+    ack.words[kSackFirstWord + bit / 64] |= std::uint64_t{1} << (bit % 64);
+  }
+  ack.echo_ps = echo_ps;
+  ack.sent_at_ps = env_.sim.now();
+  ++stats_.control_packets;
+  stats_.control_bytes += ack.wire_bytes;
+  forward(ack);
+}
+
+// --- Sender ---
+
+std::uint64_t PFabricTransport::mark_acked(Flow& flow, std::uint64_t seq) {
+  if (seq >= flow.spec.size_bytes || !flow.acked.add(seq)) return 0;
+  const std::uint64_t index = seq / env_.mtu_bytes;
+  const std::uint64_t length = flow.acked.segment_length(index);
+  if (flow.is_outstanding(index)) {
+    flow.set_outstanding(index, false);
+    flow.in_flight -= length;
+  }
+  return length;
+}
+
+void PFabricTransport::on_ack(Flow& flow, const Packet& ack) {
+  if (flow.sender_finished) return;
+  const std::uint64_t mtu = env_.mtu_bytes;
+  const std::uint64_t old_cumulative = flow.acked.cumulative_bytes();
+  std::uint64_t newly_acked = 0;
+  if ((ack.words[kFlagsWord] & kProbeFlag) == 0) newly_acked += mark_acked(flow, ack.seq);
+  const std::uint64_t cumulative = std::min(ack.ack, flow.spec.size_bytes);
+  while (flow.acked.cumulative_bytes() < cumulative) {
+    newly_acked += mark_acked(flow, flow.acked.cumulative_bytes());
+  }
+  const std::uint64_t sack_base = cumulative / mtu + 1;
+  for (std::size_t w = 0; w < 3; ++w) {
+    for (std::uint64_t bits = ack.words[kSackFirstWord + w]; bits != 0; bits &= bits - 1) {
+      const auto bit = static_cast<std::uint64_t>(std::countr_zero(bits));
+      newly_acked += mark_acked(flow, (sack_base + 64 * w + bit) * mtu);
+    }
+  }
+
+  if (flow.probe_mode) {
+    // Any ACK ends probe mode; the flow re-enters slow start from 1 MTU
+    // (its window was reset by the timeout that started probe mode).
+    flow.probe_mode = false;
+    flow.probe_due = false;
+    flow.probe_timer->cancel();
+    flow.consecutive_timeouts = 0;
+  }
+  if (newly_acked > 0) {
+    flow.consecutive_timeouts = 0;
+    grow_window(flow, newly_acked);
+  }
+  if (flow.acked.complete()) {
+    finish_sender(flow);
+    return;
+  }
+  flow.snd_nxt = std::max(flow.snd_nxt, flow.acked.cumulative_bytes());
+  // The timer restarts when the cumulative point advances (RFC 6298 5.3; the
+  // pFabric ns-2 and YAPS senders alike), not on selective ACKs, so a hole is
+  // repaired one RTO after the cumulative point stalls.
+  if (flow.in_flight == 0) {
+    flow.rto_timer->cancel();  // nothing outstanding: nothing can time out
+  } else if (flow.acked.cumulative_bytes() > old_cumulative) {
+    flow.rto_timer->arm_in(flow.path.rto_ps);
+  }
+  refresh(flow);
+}
+
+void PFabricTransport::grow_window(Flow& flow, std::uint64_t acked_bytes) {
+  if (flow.cwnd < flow.ssthresh) {
+    flow.cwnd += acked_bytes;  // slow start, byte counting
+  } else {
+    flow.ca_acked += acked_bytes;  // one MTU per window of ACKed bytes
+    if (flow.ca_acked >= flow.cwnd) {
+      flow.ca_acked -= flow.cwnd;
+      flow.cwnd += env_.mtu_bytes;
+    }
+  }
+  flow.cwnd = std::min(flow.cwnd, flow.max_cwnd);
+}
+
+void PFabricTransport::on_timeout(Flow& flow) {
+  if (flow.sender_finished || flow.probe_mode) return;
+  ++stats_.timeouts;
+  ++flow.consecutive_timeouts;
+  const std::uint64_t mtu = env_.mtu_bytes;
+  flow.ssthresh = std::max(flow.cwnd / 2, 2 * mtu);  // half the window before the timeout
+  flow.cwnd = mtu;                                   // then slow start
+  flow.ca_acked = 0;
+  // Everything outstanding is presumed lost; resend from the first unACKed
+  // segment, skipping the ones selectively ACKed.
+  const std::uint64_t first = flow.acked.cumulative_bytes() / mtu;
+  const std::uint64_t end = (flow.high_water + mtu - 1) / mtu;
+  for (std::uint64_t index = first; index < end; ++index) flow.set_outstanding(index, false);
+  flow.in_flight = 0;
+  flow.snd_nxt = flow.acked.cumulative_bytes();
+  if (flow.consecutive_timeouts >= config_.probe_after_timeouts) {
+    flow.probe_mode = true;
+    flow.probe_due = true;
+    ++pfabric_stats_.probe_mode_entries;
+  }
+  refresh(flow);
+}
+
+void PFabricTransport::on_probe_timer(Flow& flow) {
+  if (flow.sender_finished || !flow.probe_mode) return;
+  flow.probe_due = true;
+  refresh(flow);
+}
+
+void PFabricTransport::finish_sender(Flow& flow) {
+  flow.sender_finished = true;
+  flow.rto_timer->cancel();
+  flow.probe_timer->cancel();
+  flow.probe_mode = flow.probe_due = false;
+  flow.in_flight = 0;
+  refresh(flow);  // leaves the ready heap
+}
+
+bool PFabricTransport::sendable(Flow& flow) {
+  if (flow.sender_finished) return false;
+  if (flow.probe_mode) return flow.probe_due;
+  const std::uint64_t mtu = env_.mtu_bytes;
+  while (flow.snd_nxt < flow.spec.size_bytes && flow.acked.has(flow.snd_nxt / mtu)) {
+    flow.snd_nxt += segment_bytes(flow, flow.snd_nxt);
+  }
+  if (flow.snd_nxt >= flow.spec.size_bytes) return false;
+  return flow.in_flight + segment_bytes(flow, flow.snd_nxt) <= flow.cwnd;
+}
+
+void PFabricTransport::refresh(Flow& flow) {
+  Host& host = *hosts_[flow.spec.src];
+  const bool ready = sendable(flow);
+  if (flow.ready_pos == kAbsent) {
+    if (!ready) return;
+    host.ready.push(flow.spec.id);
+    env_.net.nic(host.id()).wake();
+  } else if (!ready) {
+    host.ready.erase(flow.spec.id);
+  } else {
+    host.ready.update(flow.spec.id);  // remaining size may have shrunk
+  }
+}
+
+// The NIC is free: the ready flow with the least remaining sends one packet.
+Packet* PFabricTransport::next_packet(Host& host) {
+  while (!host.ready.empty()) {
+    Flow& flow = *flows_by_id_[host.ready.top()];
+    if (!sendable(flow)) {
+      host.ready.erase(flow.spec.id);
+      continue;
+    }
+    Packet* packet = flow.probe_mode ? build_probe(flow) : build_segment(flow);
+    refresh(flow);
+    return packet;
+  }
+  return nullptr;
+}
+
+Packet* PFabricTransport::build_segment(Flow& flow) {
+  const std::uint64_t seq = flow.snd_nxt;
+  const std::uint32_t length = segment_bytes(flow, seq);
+  if (seq < flow.high_water) ++stats_.retransmissions;
+  flow.snd_nxt += length;
+  flow.high_water = std::max(flow.high_water, flow.snd_nxt);
+  flow.set_outstanding(seq / env_.mtu_bytes, true);
+  flow.in_flight += length;
+
+  Packet& p = *env_.pool.acquire();
+  p.route = &flow.data_route;
+  p.next_hop = 1;  // hop 0 is this NIC
+  p.kind = PacketKind::kData;
+  p.rank = flow.remaining();
+  p.flow_id = flow.spec.id;
+  p.src_host = static_cast<std::uint32_t>(flow.spec.src);
+  p.dst_host = static_cast<std::uint32_t>(flow.spec.dst);
+  p.seq = seq;
+  p.payload_bytes = length;
+  p.wire_bytes = length + env_.header_bytes;
+  p.sent_at_ps = env_.sim.now();
+  ++stats_.data_packets;
+  ++flow.counters.data_packets;
+  if (!flow.rto_timer->armed()) flow.rto_timer->arm_in(flow.path.rto_ps);
+  return &p;
+}
+
+// A minimum-size packet (header and one byte, as in the paper) that carries no
+// data; the receiver answers it with an ACK of its state. One per RTT.
+Packet* PFabricTransport::build_probe(Flow& flow) {
+  flow.probe_due = false;
+  Packet& p = *env_.pool.acquire();
+  p.route = &flow.data_route;
+  p.next_hop = 1;
+  p.kind = PacketKind::kControl;
+  p.rank = flow.remaining();
+  p.flow_id = flow.spec.id;
+  p.src_host = static_cast<std::uint32_t>(flow.spec.src);
+  p.dst_host = static_cast<std::uint32_t>(flow.spec.dst);
+  p.seq = flow.acked.cumulative_bytes();
+  p.payload_bytes = 0;  // the byte is padding: delivery counts whole segments only
+  p.wire_bytes = env_.header_bytes + 1;
+  p.words[kFlagsWord] = kProbeFlag;
+  p.sent_at_ps = env_.sim.now();
+  ++stats_.control_packets;
+  stats_.control_bytes += p.wire_bytes;
+  ++pfabric_stats_.probes;
+  flow.probe_timer->arm_in(flow.path.base_rtt_ps);
+  return &p;
+}
+
+// --- Registry hooks ---
+
+std::vector<ParamSpec> pfabric_params() {
+  return {
+      {"buffer_bytes", "bytes", 234000, 0, 1e12, true,
+       "Buffer of every switch port, replacing network.port_buffer_bytes (0 keeps that). About "
+       "2 x BDP (pFabric paper: 36 KB at 10 Gbit/s): 2 x 100 Gbit/s x 9.36 us, the unloaded RTT "
+       "of a 4096-B packet and its ACK across a leaf-spine with 1 us links (4 hops each way). "
+       "On a single switch (RTT 4.7 us) 2 x BDP is 117000."},
+      {"initial_window_packets", "packets", 0, 0, 1e6, true,
+       "Initial window; flows start at line rate. 0 = one BDP of the flow's path (bottleneck "
+       "rate x unloaded RTT, rounded up to whole packets), as the paper's IW = BDP (12 packets "
+       "at 10 Gbit/s)."},
+      {"max_window_packets", "packets", 0, 0, 1e6, true,
+       "Cap on the window. 0 = two path BDPs less one packet: the pFabric ns-2 scripts cap "
+       "maxcwnd_ at the queue size (2 x BDP) less one packet."},
+      {"rto_us", "us", 0, 0, 1e7, false,
+       "Retransmission timeout, fixed (no backoff). 0 = the flow's unloaded path RTT plus the "
+       "time to drain one full switch buffer (buffer_bytes) at the path's bottleneck rate, at "
+       "least 3 x the RTT: with 2-BDP buffers that is the paper's ~3 x RTT (45 us at 10 Gbit/s). "
+       "With the default buffer at 100 Gbit/s and 1 us links: 23 us within one switch, 27 us "
+       "across a leaf-spine (1500-B MTU)."},
+      {"probe_after_timeouts", "timeouts", 5, 1, 1000, true,
+       "Consecutive timeouts after which a flow enters probe mode: one minimum-size probe per "
+       "RTT until an ACK arrives (paper; ns-2 prob_cap_ = 5)."},
+  };
+}
+
+std::unique_ptr<Transport> make_pfabric_transport(TransportEnv& env,
+                                                  const TransportParams& params) {
+  PFabricConfig config;
+  config.initial_window_packets = static_cast<std::uint32_t>(params.get("initial_window_packets"));
+  config.max_window_packets = static_cast<std::uint32_t>(params.get("max_window_packets"));
+  config.rto_ps = us_to_ps(params.get("rto_us"));
+  config.probe_after_timeouts = static_cast<std::uint32_t>(params.get("probe_after_timeouts"));
+  config.switch_buffer_bytes = static_cast<std::uint64_t>(params.get("buffer_bytes"));
+  return std::make_unique<PFabricTransport>(env, config);
+}
+
+std::unique_ptr<QueueDiscipline> make_pfabric_queue(const QueueSite& site,
+                                                    const TransportParams& params) {
+  if (site.at_host) return make_strict_priority_queue(site);
+  BufferLimits limits;
+  const auto buffer = static_cast<std::uint64_t>(params.get("buffer_bytes"));
+  limits.port_bytes = buffer > 0 ? buffer : site.config->port_buffer_bytes;
+  limits.shared = site.shared;
+  return std::make_unique<PFabricQueue>(limits);
+}
+
+}  // namespace safs

@@ -1,0 +1,122 @@
+// pFabric end hosts (Alizadeh et al., "pFabric: Minimal Near-Optimal
+// Datacenter Transport", SIGCOMM 2013, §4.2), paired with the PFabricQueue
+// switch discipline. See src/transport/pfabric/README.md.
+//
+// Every packet carries its flow's remaining size (bytes not yet acknowledged,
+// cumulatively or selectively) as Packet::rank; ACKs carry rank 0 and leave
+// the host NIC at the top priority. A flow starts at line rate with a window
+// of one bandwidth-delay product of its path, grows it like TCP (slow start,
+// then one MTU per window) up to a cap, and recovers from loss by timeouts
+// only: no fast retransmit, a small fixed RTO, and after a run of consecutive
+// timeouts a probe mode that sends one minimum-size probe per RTT until an ACK
+// arrives. The receiver acknowledges every packet with the cumulative point,
+// the segment it answers and a selective-ACK bitmap of the segments above the
+// cumulative point, so a retransmission never repeats a segment the sender
+// knows has arrived. Each host NIC serves its flows shortest remaining first.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "engine/timer.h"
+#include "net/network.h"
+#include "transport/common/segment_tracker.h"
+#include "transport/params.h"
+#include "transport/pfabric/index_heap.h"
+#include "transport/transport.h"
+
+namespace safs {
+
+struct PFabricConfig {
+  std::uint32_t initial_window_packets = 0;  // 0: one BDP of the flow's path
+  std::uint32_t max_window_packets = 0;      // 0: two path BDPs less one packet
+  TimePs rto_ps = 0;                         // 0: derived from the path (see rto_us)
+  std::uint32_t probe_after_timeouts = 5;    // consecutive timeouts before probe mode
+  // The switch port buffer, for the derived RTO (0: unknown, RTO = 3 x RTT).
+  std::uint64_t switch_buffer_bytes = 0;
+};
+
+// Counters beyond TransportStats, for tests and reports.
+struct PFabricStats {
+  std::uint64_t probes = 0;              // probe packets sent (also in control_packets)
+  std::uint64_t probe_mode_entries = 0;  // times a flow entered probe mode
+};
+
+class PFabricTransport final : public Transport {
+ public:
+  PFabricTransport(TransportEnv& env, const PFabricConfig& config);
+  ~PFabricTransport() override;
+
+  void start_flow(const FlowSpec& flow) override;
+  TransportStats stats() const override { return stats_; }
+  std::uint64_t delivered_bytes(std::uint32_t flow_id) const override;
+  FlowCounters flow_counters(std::uint32_t flow_id) const override;
+  void update_deadline(std::uint32_t /*flow_id*/, TimePs /*deadline_ps*/) override {}
+
+  const PFabricStats& pfabric_stats() const { return pfabric_stats_; }
+
+  // What a started flow derived from its path (for tests and reports).
+  struct PathInfo {
+    TimePs base_rtt_ps = 0;  // a full packet there and its ACK back, unloaded
+    std::uint64_t bdp_bytes = 0;
+    std::uint32_t initial_window_packets = 0;
+    std::uint32_t max_window_packets = 0;
+    TimePs rto_ps = 0;
+  };
+  PathInfo path_info(std::uint32_t flow_id) const;
+
+ private:
+  struct Flow;
+  class Host;
+  struct ReadyBefore {
+    const PFabricTransport* t;
+    bool operator()(std::uint32_t a, std::uint32_t b) const;
+  };
+  struct ReadyPosition {
+    PFabricTransport* t;
+    std::uint32_t& operator()(std::uint32_t id) const;
+  };
+  using ReadyHeap = IndexHeap<ReadyBefore, ReadyPosition>;
+
+  Flow* flow_for(std::uint32_t id) const {
+    return id < flows_by_id_.size() ? flows_by_id_[id] : nullptr;
+  }
+  void on_packet(Packet& packet);
+  // Receiver.
+  void on_data(Flow& flow, const Packet& data);
+  void send_ack(Flow& flow, std::uint64_t seq, bool probe, TimePs echo_ps);
+  // Sender.
+  void on_ack(Flow& flow, const Packet& ack);
+  std::uint64_t mark_acked(Flow& flow, std::uint64_t seq);
+  void grow_window(Flow& flow, std::uint64_t acked_bytes);
+  void on_timeout(Flow& flow);
+  void on_probe_timer(Flow& flow);
+  void finish_sender(Flow& flow);
+  bool sendable(Flow& flow);
+  void refresh(Flow& flow);  // the flow's place in its host's ready heap
+  Packet* next_packet(Host& host);
+  Packet* build_segment(Flow& flow);
+  Packet* build_probe(Flow& flow);
+  std::uint32_t segment_bytes(const Flow& flow, std::uint64_t seq) const;
+
+  TransportEnv env_;
+  PFabricConfig config_;
+  std::vector<std::unique_ptr<Host>> hosts_;
+  std::deque<Flow> flows_;  // stable addresses: packets point at their routes
+  std::vector<Flow*> flows_by_id_;
+  TransportStats stats_;
+  PFabricStats pfabric_stats_;
+};
+
+// The registry's hooks (src/transport/registry.cc).
+std::vector<ParamSpec> pfabric_params();
+std::unique_ptr<Transport> make_pfabric_transport(TransportEnv& env, const TransportParams& params);
+// Switch ports get a PFabricQueue with the `buffer_bytes` budget; host NICs
+// keep the default unlimited strict-priority queue (the host transport orders
+// its own data; ACKs are pushed at the top level).
+std::unique_ptr<QueueDiscipline> make_pfabric_queue(const QueueSite& site,
+                                                    const TransportParams& params);
+
+}  // namespace safs
