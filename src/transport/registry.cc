@@ -1,5 +1,6 @@
 #include "transport/registry.h"
 
+#include "transport/homa/homa_transport.h"
 #include "transport/pfabric/pfabric_transport.h"
 #include "transport/safs/safs_transport.h"
 #include "transport/window/window_transport.h"
@@ -168,6 +169,10 @@ std::vector<TransportInfo> make_registry() {
          return std::make_unique<WindowTransport>(env, dctcp_window_config(params),
                                                   std::move(control));
        }});
+  list.push_back({"homa",
+                  "Homa: receiver-driven SRPT grants after a blind first RTTbytes, over 8 switch "
+                  "priority levels (docs/transports.md).",
+                  homa_params(), make_homa_transport});
   list.push_back({"pfabric",
                   "pFabric: switches serve the smallest remaining size and drop the largest; hosts "
                   "start at line rate and recover by timeouts only.",

@@ -34,7 +34,7 @@ TEST_P(LossyDelivery, EveryByteArrivesExactlyOnceUnderOnePercentLoss) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllWindowTransports, LossyDelivery,
-                         ::testing::Values("dctcp", "d2tcp", "pfabric", "reno", "safs"));
+                         ::testing::Values("dctcp", "d2tcp", "homa", "pfabric", "reno", "safs"));
 
 }  // namespace
 }  // namespace safs

@@ -65,5 +65,18 @@ TEST(PfabricWorkload, ShortFlowsStayNearIdealAtSixtyPercentWebSearch) {
   EXPECT_LT(small.mean_slowdown * 1.3, slowdowns(dctcp, 0, 100'000).mean_slowdown);
 }
 
+TEST(HomaWorkload, SmallMessagesBeatDctcpByAWideMarginOnW4AtHalfLoad) {
+  Experiment homa(leaf_spine_workload("homa", "homa-w4.csv", 0.5, 2 * kPsPerMs));
+  homa.run();
+  Experiment dctcp(leaf_spine_workload("dctcp", "homa-w4.csv", 0.5, 2 * kPsPerMs));
+  dctcp.run();
+  ASSERT_TRUE(homa.recorder().all_complete());
+  const SizeClassStats homa_small = slowdowns(homa, 0, 10'000);
+  const SizeClassStats dctcp_small = slowdowns(dctcp, 0, 10'000);
+  ASSERT_GT(homa_small.flows, 1000u);
+  EXPECT_LT(homa_small.p99_slowdown, 1.5);
+  EXPECT_LT(2.5 * homa_small.p99_slowdown, dctcp_small.p99_slowdown);
+}
+
 }  // namespace
 }  // namespace safs

@@ -1,0 +1,780 @@
+#include "transport/homa/homa_transport.h"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
+
+#include "engine/timer.h"
+#include "transport/common/segment_tracker.h"
+
+namespace safs {
+
+namespace {
+
+// Subtypes of PacketKind::kControl, in words[3].
+enum ControlType : std::uint64_t {
+  kBusy = 1,     // sender -> receiver: alive, deliberately sending other messages
+  kNeedAck = 2,  // sender -> receiver: I may send nothing more; where are we?
+  kUnknown = 3,  // receiver -> sender: no packet of this message ever arrived
+};
+
+// Every control packet travels at the top level (module protocol.md).
+constexpr std::uint8_t kControlPriority = kTopPriority;
+
+// Sender SRPT order: bytes left to transmit, then the older message.
+using ReadyKey = std::pair<std::uint64_t, std::uint32_t>;
+// Receiver SRPT order: bytes left to receive, then the older message
+// (module homa_grant_outranks), then the id for a total order.
+using GrantKey = std::tuple<std::uint64_t, TimePs, std::uint32_t>;
+
+struct Retransmit {
+  std::uint32_t id;
+  std::uint64_t offset;
+};
+
+}  // namespace
+
+struct HomaTransport::Message {
+  FlowSpec spec;
+  Route data_route;  // sender -> receiver
+  Route ctrl_route;  // receiver -> sender
+  FlowCounters counters;
+
+  // Sender state.
+  std::uint64_t unsched = 0;      // bytes it may send before any grant
+  std::uint64_t next_offset = 0;  // first byte never transmitted
+  std::uint64_t tx_granted = 0;   // may transmit bytes below this
+  std::uint8_t unsched_priority = 0;
+  std::uint8_t sched_priority = 0;  // from the last GRANT (or RESEND)
+  bool acked = false;
+  bool in_ready = false;
+  ReadyKey ready_key{};
+  std::vector<std::uint64_t> retx_queued;  // one bit per segment, sized on first use
+  std::unique_ptr<Timer> probe_timer;
+
+  // Receiver state: only what DATA headers told it.
+  bool rx_known = false;  // some packet has arrived
+  bool complete = false;
+  std::uint64_t length = 0;
+  SegmentTracker received;
+  std::uint64_t rx_granted = 0;   // grant offset sent (or unscheduled bytes)
+  std::uint64_t rx_incoming = 0;  // this message's share of Host::total_incoming
+  std::uint64_t recv_end = 0;     // end of the highest byte received
+  TimePs recv_end_sent_ps = 0;    // when the packet that ends there was sent
+  TimePs birth_ps = 0;
+  std::uint8_t rx_priority = 0;  // scheduled level at its last ranking
+  // The level each granted range was assigned: (end offset, level), in
+  // offset order; ranges below the first missing byte are dropped.
+  std::deque<std::pair<std::uint64_t, std::uint8_t>> rx_levels;
+  TimePs rx_last_progress = 0;  // last packet of it (DATA, BUSY) or grant sent
+  std::array<std::uint64_t, kNumPriorities> max_end_at_level{};  // highest byte received per level
+  bool in_grantable = false;
+  GrantKey grant_key{};
+  std::unique_ptr<Timer> resend_timer;
+
+  std::uint64_t remaining_to_send() const { return spec.size_bytes - next_offset; }
+};
+
+class HomaTransport::Host final : public PacketSink, public PacketSource {
+ public:
+  Host(HomaTransport& transport, int id) : transport_(transport), id_(id) {}
+  void receive(Packet& packet) override { transport_.on_packet(*this, packet); }
+  Packet* pull_packet() override { return transport_.next_packet(*this); }
+  int id() const { return id_; }
+
+  // Sender: messages with bytes they may transmit now, fewest left first, and
+  // segments a RESEND or UNKNOWN asked for again (sent first, in order).
+  std::set<ReadyKey> ready;
+  std::deque<Retransmit> retransmits;
+
+  // Receiver: messages that still need grants, fewest bytes remaining first.
+  std::set<GrantKey> grantable;
+  std::uint64_t total_incoming = 0;                   // granted or unscheduled, not yet received
+  std::array<TimePs, kNumPriorities> last_data_ps{};  // last DATA arrival per level
+  std::array<TimePs, kNumPriorities> max_sent_data_ps{};  // latest send time of DATA received
+  std::int64_t nonfifo_left = 0;  // SRPT bytes to grant before the next FIFO grant
+
+ private:
+  HomaTransport& transport_;
+  int id_;
+};
+
+HomaTransport::HomaTransport(TransportEnv& env, const HomaConfig& config)
+    : env_(env), config_(config) {
+  if (config_.overcommitment == 0) throw std::invalid_argument("homa: overcommitment must be >= 1");
+  if (config_.unsched_levels < 1 || config_.unsched_levels > 4) {
+    throw std::invalid_argument("homa: unsched_levels must be 1..4");
+  }
+  for (int h = 0; h < env_.net.num_hosts(); ++h) {
+    hosts_.push_back(std::make_unique<Host>(*this, h));
+    env_.net.attach_host(h, hosts_.back().get(), hosts_.back().get());
+  }
+
+  // RTTbytes: what the sender can transmit while a full data packet crosses
+  // the longest path and a grant returns (module: "the time it takes to send a
+  // full-size data packet and receive back a grant"), in whole packets. Host 0
+  // to the last host is the longest path in every topology builder here.
+  rtt_bytes_ = config_.rtt_bytes;
+  if (rtt_bytes_ == 0) {
+    const int last = env_.net.num_hosts() - 1;
+    std::uint64_t packets = 1;
+    if (last > 0) {
+      const Route out = env_.net.route(0, last, 0);
+      const Route back = env_.net.route(last, 0, 0);
+      const std::uint64_t full = std::uint64_t{env_.mtu_bytes} + env_.header_bytes;
+      const TimePs rtt = out.packet_latency_ps(full) + back.packet_latency_ps(env_.header_bytes);
+      const TimePs per_packet = serialization_ps(full, out.rate_bps.front());
+      packets = static_cast<std::uint64_t>((rtt + per_packet - 1) / per_packet);
+    }
+    rtt_bytes_ = packets * env_.mtu_bytes;
+  }
+  unsched_bytes_ =
+      round_to_packets(config_.unsched_bytes != 0 ? config_.unsched_bytes : rtt_bytes_);
+  grant_window_ = config_.grant_window_bytes != 0 ? config_.grant_window_bytes : rtt_bytes_;
+  max_incoming_ = config_.max_incoming_bytes != 0 ? config_.max_incoming_bytes
+                                                  : config_.overcommitment * rtt_bytes_;
+  max_sched_prio_ = kTopPriority - config_.unsched_levels;
+  // Module homa_incoming_sysctl_changed: grant_nonfifo = increment / fraction - increment.
+  const double fraction = std::min(config_.grant_fifo_fraction, 0.5);
+  if (fraction > 0 && config_.fifo_grant_increment > 0) {
+    const double inc = static_cast<double>(config_.fifo_grant_increment);
+    grant_nonfifo_ = static_cast<std::int64_t>(inc / fraction - inc);
+    grant_nonfifo_ = std::max<std::int64_t>(grant_nonfifo_, 1);
+  }
+  for (const auto& host : hosts_) host->nonfifo_left = grant_nonfifo_;
+}
+
+HomaTransport::~HomaTransport() = default;
+
+std::uint64_t HomaTransport::round_to_packets(std::uint64_t bytes) const {
+  const std::uint64_t mtu = env_.mtu_bytes;
+  return (bytes + mtu - 1) / mtu * mtu;
+}
+
+std::uint8_t HomaTransport::unsched_priority(std::uint64_t length) const {
+  for (int i = 0; i + 1 < config_.unsched_levels; ++i) {
+    if (length <= config_.unsched_cutoffs[static_cast<std::size_t>(i)]) {
+      return static_cast<std::uint8_t>(kTopPriority - i);
+    }
+  }
+  return static_cast<std::uint8_t>(kNumPriorities - config_.unsched_levels);
+}
+
+void HomaTransport::start_flow(const FlowSpec& spec) {
+  Message& m = messages_.emplace_back();
+  m.spec = spec;
+  if (by_id_.size() <= spec.id) by_id_.resize(spec.id + 1, nullptr);
+  by_id_[spec.id] = &m;
+  if (spec.size_bytes == 0) {  // nothing to carry: complete on arrival of the request
+    m.complete = m.acked = true;
+    env_.observer.on_flow_complete(m.spec, env_.sim.now());
+    return;
+  }
+  m.data_route = env_.net.route(spec.src, spec.dst, spec.id);
+  m.ctrl_route = env_.net.route(spec.dst, spec.src, spec.id);
+  m.unsched = std::min(spec.size_bytes, unsched_bytes_);
+  m.tx_granted = m.unsched;
+  m.unsched_priority = unsched_priority(spec.size_bytes);
+  m.sched_priority = 0;
+  m.probe_timer = std::make_unique<Timer>(env_.sim, [this, &m] { on_probe_timer(m); });
+  m.resend_timer = std::make_unique<Timer>(env_.sim, [this, &m] { on_resend_timer(m); });
+  note_sender_activity(m);
+  update_ready(m);
+}
+
+std::uint64_t HomaTransport::delivered_bytes(std::uint32_t flow_id) const {
+  const Message* m = message(flow_id);
+  if (m == nullptr) return 0;
+  if (m->spec.size_bytes == 0) return 0;
+  return m->rx_known ? m->received.delivered_bytes() : 0;
+}
+
+FlowCounters HomaTransport::flow_counters(std::uint32_t flow_id) const {
+  const Message* m = message(flow_id);
+  return m != nullptr ? m->counters : FlowCounters{};
+}
+
+std::uint64_t HomaTransport::receiver_granted_bytes(std::uint32_t flow_id) const {
+  const Message* m = message(flow_id);
+  return m != nullptr && m->rx_known ? m->rx_granted : 0;
+}
+
+// ---------------------------------------------------------------- sender --
+
+bool HomaTransport::sendable(const Message& m) const {
+  return !m.acked && m.next_offset < m.tx_granted;
+}
+
+// Keeps the message in its host's SRPT set exactly when it may transmit, under
+// its current key; wakes the NIC when it joins.
+void HomaTransport::update_ready(Message& m) {
+  Host& host = *hosts_[static_cast<std::size_t>(m.spec.src)];
+  const bool should = sendable(m);
+  const ReadyKey key{m.remaining_to_send(), m.spec.id};
+  if (m.in_ready && (!should || key != m.ready_key)) {
+    host.ready.erase(m.ready_key);
+    m.in_ready = false;
+  }
+  if (should && !m.in_ready) {
+    host.ready.insert(key);
+    m.ready_key = key;
+    m.in_ready = true;
+    env_.net.nic(host.id()).wake();
+  }
+}
+
+// The NIC is free: retransmissions first (the module sends them at once),
+// then the sendable message with the fewest bytes left to transmit.
+Packet* HomaTransport::next_packet(Host& host) {
+  while (!host.retransmits.empty()) {
+    const Retransmit r = host.retransmits.front();
+    host.retransmits.pop_front();
+    Message& m = *by_id_[r.id];
+    const std::uint64_t index = r.offset / env_.mtu_bytes;
+    m.retx_queued[index / 64] &= ~(std::uint64_t{1} << (index % 64));
+    if (m.acked) continue;
+    ++stats_.retransmissions;
+    return build_data(m, r.offset);
+  }
+  if (host.ready.empty()) return nullptr;
+  Message& m = *by_id_[host.ready.begin()->second];
+  const std::uint64_t offset = m.next_offset;
+  m.next_offset += std::min<std::uint64_t>(env_.mtu_bytes, m.spec.size_bytes - offset);
+  Packet* packet = build_data(m, offset);
+  update_ready(m);
+  note_sender_activity(m);
+  return packet;
+}
+
+Packet* HomaTransport::build_data(Message& m, std::uint64_t offset) {
+  Packet& p = *env_.pool.acquire();
+  p.route = &m.data_route;
+  p.next_hop = 1;  // hop 0 is this NIC
+  p.kind = PacketKind::kData;
+  p.priority = offset < m.unsched ? m.unsched_priority : m.sched_priority;
+  p.ecn_capable = false;
+  p.flow_id = m.spec.id;
+  p.src_host = static_cast<std::uint32_t>(m.spec.src);
+  p.dst_host = static_cast<std::uint32_t>(m.spec.dst);
+  p.seq = offset;
+  p.payload_bytes = static_cast<std::uint32_t>(
+      std::min<std::uint64_t>(env_.mtu_bytes, m.spec.size_bytes - offset));
+  p.wire_bytes = p.payload_bytes + env_.header_bytes;
+  p.sent_at_ps = env_.sim.now();
+  p.words[0] = m.spec.size_bytes;  // message length
+  p.words[1] = m.unsched;          // bytes sent without grants
+  ++stats_.data_packets;
+  ++m.counters.data_packets;
+  return &p;
+}
+
+void HomaTransport::queue_retransmit(Message& m, std::uint64_t begin, std::uint64_t end) {
+  if (begin >= end || m.acked) return;
+  const std::uint64_t mtu = env_.mtu_bytes;
+  const std::uint64_t segments = (m.spec.size_bytes + mtu - 1) / mtu;
+  if (m.retx_queued.empty()) m.retx_queued.assign((segments + 63) / 64, 0);
+  Host& host = *hosts_[static_cast<std::size_t>(m.spec.src)];
+  bool queued = false;
+  for (std::uint64_t i = begin / mtu; i < segments && i * mtu < end; ++i) {
+    std::uint64_t& word = m.retx_queued[i / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (i % 64);
+    if ((word & bit) != 0) continue;
+    word |= bit;
+    host.retransmits.push_back({m.spec.id, i * mtu});
+    queued = true;
+  }
+  if (queued) env_.net.nic(host.id()).wake();
+}
+
+void HomaTransport::apply_grant(Message& m, std::uint64_t offset, std::uint8_t priority) {
+  if (m.acked) return;
+  m.tx_granted = std::max(m.tx_granted, std::min(offset, m.spec.size_bytes));
+  m.sched_priority = priority;
+  update_ready(m);
+}
+
+// Sender silence is measured from its last transmission or last packet heard
+// for the message. Re-arming later costs nothing (engine/timer.h).
+void HomaTransport::note_sender_activity(Message& m) {
+  if (!m.acked) m.probe_timer->arm_at(env_.sim.now() + config_.sender_probe_ps);
+}
+
+void HomaTransport::on_probe_timer(Message& m) {
+  if (m.acked) return;
+  if (sendable(m)) {  // it is this sender that is busy (with shorter messages)
+    m.probe_timer->arm_in(config_.sender_probe_ps);
+    return;
+  }
+  ++stats_.timeouts;
+  ++probes_;
+  Packet& p = new_control(m, PacketKind::kControl, false);
+  p.words[3] = kNeedAck;
+  send_control(m, p);
+  m.probe_timer->arm_in(config_.sender_probe_ps);
+}
+
+// -------------------------------------------------------------- receiver --
+
+bool HomaTransport::expecting(const Message& m) const {
+  return m.rx_known && !m.complete && m.received.delivered_bytes() < m.rx_granted;
+}
+
+// The receiver times out only while it expects granted (or unscheduled) data
+// (module homa_timer / protocol.md); any packet of the message restarts it.
+void HomaTransport::arm_resend(Message& m) {
+  if (expecting(m)) {
+    m.resend_timer->arm_at(env_.sim.now() + config_.resend_after_ps);
+  } else {
+    m.resend_timer->cancel();
+  }
+}
+
+// The level the receiver granted the byte at `offset` at.
+int HomaTransport::granted_level(const Message& m, std::uint64_t offset) const {
+  for (const auto& [end, level] : m.rx_levels) {
+    if (offset < end) return level;
+  }
+  return m.rx_levels.empty() ? 0 : m.rx_levels.back().second;
+}
+
+// Whether bytes of a silent message, granted at `level`, should be asked for
+// again now. Module rule: the message has been silent for resend_after. Ours,
+// for microsecond timers: strict priority can hold such bytes in a switch
+// queue for as long as the receiver keeps getting DATA at higher levels (SRPT
+// starvation, routine in an incast), so that silence is not taken for loss,
+// up to resend_max_wait. Bytes of a gap (a later byte of the message has
+// arrived, so they were sent before it) are certainly lost, though, when a
+// packet at the same or a lower level has arrived that was sent after them:
+// a later byte of the message itself, or any packet sent more than
+// resend_after after that later byte (FIFO within a level; the margin covers
+// differences between paths).
+bool HomaTransport::overdue(const Host& host, const Message& m, int level, std::uint64_t end,
+                            bool gap) const {
+  const TimePs now = env_.sim.now();
+  if (now - m.rx_last_progress < config_.resend_after_ps) return false;
+  if (gap) {
+    for (int l = 0; l <= level; ++l) {
+      const auto i = static_cast<std::size_t>(l);
+      if (m.max_end_at_level[i] > end) return true;
+      if (host.max_sent_data_ps[i] > m.recv_end_sent_ps + config_.resend_after_ps) return true;
+    }
+  }
+  if (now - m.rx_last_progress >= config_.resend_max_wait_ps) return true;
+  TimePs higher = 0;
+  for (int l = level + 1; l < kNumPriorities; ++l) {
+    higher = std::max(higher, host.last_data_ps[static_cast<std::size_t>(l)]);
+  }
+  return now - higher >= config_.resend_after_ps;
+}
+
+void HomaTransport::on_resend_timer(Message& m) {
+  if (!expecting(m)) return;
+  const TimePs quiet_until = m.rx_last_progress + config_.resend_after_ps;
+  if (env_.sim.now() < quiet_until) {
+    m.resend_timer->arm_at(quiet_until);
+    return;
+  }
+  if (request_retransmission(*hosts_[static_cast<std::size_t>(m.spec.dst)], m) > 0) {
+    ++stats_.timeouts;
+    ++resend_rounds_;
+  }
+  m.resend_timer->arm_in(config_.resend_interval_ps);
+}
+
+// Module homa_request_retrans: one RESEND per gap below the highest byte
+// received, and one for the granted bytes beyond it; here only for the ranges
+// that are overdue. Returns the number of RESENDs sent.
+int HomaTransport::request_retransmission(const Host& host, Message& m) {
+  const std::uint64_t mtu = env_.mtu_bytes;
+  const std::uint64_t first_missing = m.received.cumulative_bytes();
+  int sent = 0;
+  const std::uint64_t end_index = (m.recv_end + mtu - 1) / mtu;
+  std::uint64_t i = first_missing / mtu;
+  while (i < end_index) {
+    if (m.received.has(i)) {
+      ++i;
+      continue;
+    }
+    const std::uint64_t gap_begin = i;
+    while (i < end_index && !m.received.has(i)) ++i;
+    const std::uint64_t begin = gap_begin * mtu;
+    const std::uint64_t end = std::min(i * mtu, m.length);
+    // A gap granted at several levels is judged by its lowest.
+    int level = kTopPriority;
+    for (std::uint64_t b = begin; b < end; b += mtu) level = std::min(level, granted_level(m, b));
+    if (overdue(host, m, level, end, true)) {
+      send_resend(m, begin, end - begin);
+      ++sent;
+    }
+  }
+  if (m.recv_end < m.rx_granted) {
+    int level = kTopPriority;
+    for (const auto& [range_end, range_level] : m.rx_levels) {
+      if (range_end > m.recv_end) level = std::min<int>(level, range_level);
+    }
+    if (overdue(host, m, level, m.rx_granted, false)) {
+      send_resend(m, m.recv_end, m.rx_granted - m.recv_end);
+      ++sent;
+    }
+  }
+  return sent;
+}
+
+void HomaTransport::on_data(Host& host, Message& m, const Packet& p) {
+  if (!m.rx_known) {
+    m.rx_known = true;
+    m.birth_ps = env_.sim.now();
+    m.length = p.words[0];
+    m.received = SegmentTracker(m.length, env_.mtu_bytes);
+    m.rx_granted = std::min(m.length, p.words[1]);
+    m.rx_levels.emplace_back(m.rx_granted, unsched_priority(m.length));
+  }
+  const std::size_t level = p.priority & (kNumPriorities - 1);
+  host.last_data_ps[level] = env_.sim.now();
+  host.max_sent_data_ps[level] = std::max(host.max_sent_data_ps[level], p.sent_at_ps);
+  m.max_end_at_level[level] = std::max(m.max_end_at_level[level], p.seq + p.payload_bytes);
+  m.rx_last_progress = env_.sim.now();
+  if (m.complete) {
+    ++stats_.duplicate_packets;
+    return;
+  }
+  if (m.received.add(p.seq)) {
+    if (p.seq + p.payload_bytes > m.recv_end) {
+      m.recv_end = p.seq + p.payload_bytes;
+      m.recv_end_sent_ps = p.sent_at_ps;
+    }
+    const std::uint64_t first_missing = m.received.cumulative_bytes();
+    while (m.rx_levels.size() > 1 && m.rx_levels.front().first <= first_missing) {
+      m.rx_levels.pop_front();
+    }
+  } else {
+    ++stats_.duplicate_packets;
+  }
+  if (m.received.complete()) {
+    m.complete = true;
+    env_.observer.on_flow_complete(m.spec, env_.sim.now());
+    m.resend_timer->cancel();
+    update_incoming(host, m);
+    update_grantable(host, m);
+    send_control(m, new_control(m, PacketKind::kAck, true));
+  } else {
+    update_incoming(host, m);
+    update_grantable(host, m);
+    arm_resend(m);
+  }
+  schedule_grants(host);  // SRPT is recomputed on every DATA arrival
+}
+
+void HomaTransport::update_incoming(Host& host, Message& m) {
+  const std::uint64_t received = m.received.delivered_bytes();
+  const std::uint64_t incoming =
+      m.complete || m.rx_granted <= received ? 0 : m.rx_granted - received;
+  host.total_incoming = host.total_incoming + incoming - m.rx_incoming;
+  m.rx_incoming = incoming;
+}
+
+void HomaTransport::update_grantable(Host& host, Message& m) {
+  const bool should = m.rx_known && !m.complete && m.rx_granted < m.length;
+  const GrantKey key{m.length - m.received.delivered_bytes(), m.birth_ps, m.spec.id};
+  if (m.in_grantable && (!should || key != m.grant_key)) {
+    host.grantable.erase(m.grant_key);
+    m.in_grantable = false;
+  }
+  if (should && !m.in_grantable) {
+    host.grantable.insert(key);
+    m.grant_key = key;
+    m.in_grantable = true;
+  }
+}
+
+// Module homa_grant_recalc / homa_grant_pick_rpcs / homa_grant_send, with the
+// paper's window: the top `overcommitment` grantable messages, at most one per
+// sender, each granted up to `window` bytes beyond what has arrived, within
+// the `max_incoming` budget. Repeats when a message became fully granted (a
+// slot opened). Then, every grant_nonfifo SRPT bytes, one FIFO grant.
+void HomaTransport::schedule_grants(Host& host) {
+  std::size_t num_active = 0;
+  for (int pass = 0; pass < 64; ++pass) {
+    active_.clear();
+    active_senders_.clear();
+    for (const GrantKey& key : host.grantable) {
+      Message& m = *by_id_[std::get<2>(key)];
+      if (std::find(active_senders_.begin(), active_senders_.end(), m.spec.src) !=
+          active_senders_.end()) {
+        continue;  // never two messages of one sender (module max_rpcs_per_peer = 1)
+      }
+      active_senders_.push_back(m.spec.src);
+      active_.push_back(&m);
+      if (active_.size() == config_.overcommitment) break;
+    }
+    num_active = active_.size();
+    const int n = static_cast<int>(num_active);
+    const int extra = std::max(0, max_sched_prio_ + 1 - n);
+    const std::uint64_t window =
+        config_.dynamic_window ? max_incoming_ / (num_active + 1) : grant_window_;
+    bool slot_opened = false;
+    for (int rank = 0; rank < n; ++rank) {
+      Message& m = *active_[static_cast<std::size_t>(rank)];
+      m.rx_priority = static_cast<std::uint8_t>(std::max(0, max_sched_prio_ - rank - extra));
+      const std::uint64_t received = m.received.delivered_bytes();
+      const std::uint64_t target = std::min(m.length, round_to_packets(received + window));
+      if (target <= m.rx_granted) continue;
+      if (host.total_incoming >= max_incoming_) continue;
+      const std::uint64_t available = max_incoming_ - host.total_incoming;
+      const std::uint64_t increment = std::min(target - m.rx_granted, available);
+      const std::uint64_t granted = std::min(m.length, round_to_packets(m.rx_granted + increment));
+      host.nonfifo_left -= static_cast<std::int64_t>(granted - m.rx_granted);
+      m.rx_granted = granted;
+      update_incoming(host, m);
+      send_grant(m, m.rx_priority);
+      arm_resend(m);
+      if (m.rx_granted >= m.length) {
+        update_grantable(host, m);
+        slot_opened = true;
+      }
+    }
+    if (!slot_opened) break;
+  }
+  if (grant_nonfifo_ > 0 && host.nonfifo_left <= 0) {
+    host.nonfifo_left += grant_nonfifo_;
+    // Only when some grantable message is left out of the active set: then
+    // SRPT could starve it (module: more grantable peers than max_overcommit).
+    if (host.grantable.size() > num_active) fifo_grant(host);
+  }
+}
+
+// Module homa_grant_fifo: a "pity" grant of fifo_grant_increment bytes, at the
+// highest scheduled level, to the oldest grantable message that has no
+// outstanding pity grant (at most unsched_bytes granted but not received).
+bool HomaTransport::fifo_grant(Host& host) {
+  Message* oldest = nullptr;
+  for (const GrantKey& key : host.grantable) {
+    Message& m = *by_id_[std::get<2>(key)];
+    if (m.rx_granted - std::min(m.rx_granted, m.received.delivered_bytes()) > unsched_bytes_) {
+      continue;
+    }
+    if (oldest == nullptr ||
+        std::tie(m.birth_ps, m.spec.id) < std::tie(oldest->birth_ps, oldest->spec.id)) {
+      oldest = &m;
+    }
+  }
+  if (oldest == nullptr) return false;
+  Message& m = *oldest;
+  m.rx_granted = std::min(m.length, round_to_packets(m.rx_granted + config_.fifo_grant_increment));
+  update_incoming(host, m);
+  update_grantable(host, m);
+  ++fifo_grants_;
+  send_grant(m, static_cast<std::uint8_t>(max_sched_prio_));
+  arm_resend(m);
+  return true;
+}
+
+// ----------------------------------------------------------------- both --
+
+Packet& HomaTransport::new_control(Message& m, PacketKind kind, bool to_sender) {
+  Packet& p = *env_.pool.acquire();
+  p.route = to_sender ? &m.ctrl_route : &m.data_route;
+  p.next_hop = 0;
+  p.kind = kind;
+  p.priority = kControlPriority;
+  p.ecn_capable = false;
+  p.flow_id = m.spec.id;
+  p.src_host = static_cast<std::uint32_t>(to_sender ? m.spec.dst : m.spec.src);
+  p.dst_host = static_cast<std::uint32_t>(to_sender ? m.spec.src : m.spec.dst);
+  p.wire_bytes = env_.header_bytes;
+  p.sent_at_ps = env_.sim.now();
+  return p;
+}
+
+void HomaTransport::send_control(Message& m, Packet& p) {
+  ++stats_.control_packets;
+  stats_.control_bytes += p.wire_bytes;
+  if (p.kind != PacketKind::kAck) {
+    ++stats_.scheduling_packets;
+    ++m.counters.control_packets;
+  }
+  forward(p);
+}
+
+void HomaTransport::send_grant(Message& m, std::uint8_t priority) {
+  if (!m.rx_levels.empty() && m.rx_levels.back().second == priority) {
+    m.rx_levels.back().first = m.rx_granted;
+  } else {
+    m.rx_levels.emplace_back(m.rx_granted, priority);
+  }
+  m.rx_last_progress = env_.sim.now();  // module: a grant resets silent_ticks
+  Packet& p = new_control(m, PacketKind::kGrant, true);
+  p.words[0] = m.rx_granted;
+  p.words[1] = priority;
+  send_control(m, p);
+}
+
+// A RESEND names a byte range and also repeats the current grant (offset and
+// scheduled level), so a lost GRANT is repaired by the next RESEND.
+void HomaTransport::send_resend(Message& m, std::uint64_t offset, std::uint64_t length) {
+  Packet& p = new_control(m, PacketKind::kResend, true);
+  p.seq = offset;
+  p.words[0] = length;
+  p.words[1] = m.rx_granted;
+  p.words[2] = m.rx_priority;
+  if (length > 0) ++resends_;
+  send_control(m, p);
+}
+
+void HomaTransport::on_packet(Host& host, Packet& p) {
+  Message* found = message(p.flow_id);
+  if (found != nullptr && found->spec.size_bytes > 0) {
+    Message& m = *found;
+    switch (p.kind) {
+      case PacketKind::kData:  // receiver
+        on_data(host, m, p);
+        break;
+      case PacketKind::kGrant:  // sender
+        note_sender_activity(m);
+        apply_grant(m, p.words[0], static_cast<std::uint8_t>(p.words[1]));
+        break;
+      case PacketKind::kResend: {  // sender
+        note_sender_activity(m);
+        if (m.acked) break;
+        apply_grant(m, p.words[1], static_cast<std::uint8_t>(p.words[2]));
+        const std::uint64_t length = p.words[0];
+        if (length == 0) break;  // only "still here, keep waiting"
+        // Module homa_resend_pkt: retransmit what of the range was sent; if
+        // none of it was, the sender is choosing to send other messages: BUSY.
+        if (p.seq < m.next_offset) {
+          queue_retransmit(m, p.seq, std::min(p.seq + length, m.next_offset));
+        } else {
+          Packet& busy = new_control(m, PacketKind::kControl, false);
+          busy.words[3] = kBusy;
+          send_control(m, busy);
+        }
+        break;
+      }
+      case PacketKind::kAck:  // sender: the receiver has the whole message
+        if (!m.acked) {
+          m.acked = true;
+          update_ready(m);
+          m.probe_timer->cancel();
+        }
+        break;
+      case PacketKind::kControl:
+        if (p.words[3] == kBusy) {  // receiver: the sender is alive
+          m.rx_last_progress = env_.sim.now();
+          arm_resend(m);
+        } else if (p.words[3] == kNeedAck) {  // receiver
+          if (!m.rx_known) {
+            Packet& unknown = new_control(m, PacketKind::kControl, true);
+            unknown.words[3] = kUnknown;
+            ++unknowns_;
+            send_control(m, unknown);
+          } else if (m.complete) {
+            send_control(m, new_control(m, PacketKind::kAck, true));
+          } else if (!expecting(m) || request_retransmission(host, m) == 0) {
+            send_resend(m, m.recv_end, 0);  // known, nothing overdue: keep waiting
+          }
+        } else if (p.words[3] == kUnknown) {  // sender: everything sent was lost
+          note_sender_activity(m);
+          queue_retransmit(m, 0, m.next_offset);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  env_.pool.release(&p);
+}
+
+// ------------------------------------------------------------ parameters --
+
+std::vector<ParamSpec> homa_params() {
+  return {
+      {"rtt_bytes", "bytes", 0, 0, 1e9, true,
+       "RTTbytes: unscheduled bytes, per-message grant window and unit of max_incoming. 0 = "
+       "derived: what the host link carries while a full data packet crosses the longest "
+       "host-to-host path and a grant comes back (the module's definition), in whole packets: "
+       "61 440 B on a 100 Gbit/s star with 1 us links and 4096-B packets. The module fixes "
+       "10 000 B (2019) to 40 000 B (now) at 25 Gbit/s including software delay; HomaSimulation "
+       "9 700 B at 10 Gbit/s."},
+      {"unsched_bytes", "bytes", 0, 0, 1e9, true,
+       "Bytes sent before any grant, rounded up to whole packets. 0 = rtt_bytes (paper; newer "
+       "modules set unsched_bytes separately)."},
+      {"overcommitment", "messages", 8, 1, 1024, true,
+       "Degree of overcommitment: messages granted at once, at most one per sender (module "
+       "max_overcommit = 8; the RFC draft suggests 4-8)."},
+      {"grant_window_bytes", "bytes", 0, 0, 1e9, true,
+       "Granted-but-not-received bytes each active message may have. 0 = rtt_bytes (paper and "
+       "module protocol.md: keep rtt_bytes outstanding per message); the module's fixed "
+       "window_param was 100 000 B in some versions."},
+      {"dynamic_window", "", 0, 0, 1, true,
+       "1: window = max_incoming / (active messages + 1) instead (module homa_grant.c, "
+       "window_param = 0)."},
+      {"max_incoming_bytes", "bytes", 0, 0, 1e10, true,
+       "Budget of granted plus unscheduled bytes not yet received per receiver; no grant is sent "
+       "beyond it. 0 = overcommitment x rtt_bytes (module protocol.md; homa_utils.c sets 400 000 "
+       "B in newer versions)."},
+      {"unsched_levels", "levels", 4, 1, 4, true,
+       "Priority levels for unscheduled data, from 7 down; scheduled data uses the rest, 0 .. 7 - "
+       "unsched_levels (module: max_sched_prio = 3)."},
+      {"unsched_cutoff_7_bytes", "bytes", 200, 0, 1e12, true,
+       "Messages up to this length send their unscheduled bytes at level 7 (module "
+       "unsched_cutoffs[7] = 200). Cutoffs are message lengths, independent of the MTU."},
+      {"unsched_cutoff_6_bytes", "bytes", 2800, 0, 1e12, true,
+       "Level 6 up to this length (module unsched_cutoffs[6] = 2800)."},
+      {"unsched_cutoff_5_bytes", "bytes", 15000, 0, 1e12, true,
+       "Level 5 up to this length (module unsched_cutoffs[5] = 15 000); longer messages use the "
+       "lowest unscheduled level (4)."},
+      {"grant_fifo_fraction", "", 0.05, 0, 0.5, false,
+       "Fraction of granted bytes given to the oldest message against SRPT starvation (module "
+       "grant_fifo_fraction = 50 per mille, capped at 500)."},
+      {"fifo_grant_increment_bytes", "bytes", 10000, 1, 1e9, true,
+       "Bytes per FIFO (\"pity\") grant (module fifo_grant_increment = 10 000)."},
+      {"resend_after_us", "us", 500, 0.1, 1e7, false,
+       "Silence (no packet of the message) after which a receiver expecting data sends RESENDs. "
+       "Module: resend_ticks = 5 ticks of 1 ms, a kernel-timer granularity hundreds of RTTs long. "
+       "Scaled here to the criterion behind it, that a RESEND means loss rather than queueing: "
+       "longer than the worst queueing on the longest path here, 5 switch ports (fat-tree) x "
+       "80 us (a full 1 MB port buffer at 100 Gbit/s) = 400 us. 100 us sent spurious RESENDs "
+       "under fabric queueing (1% duplicate traffic, which itself caused drops)."},
+      {"resend_interval_us", "us", 500, 0.1, 1e7, false,
+       "Between further RESENDs while the message stays silent (module resend_interval = 5 "
+       "ticks, the same as resend_ticks; scaled as resend_after_us)."},
+      {"resend_max_wait_us", "us", 5000, 0.1, 1e8, false,
+       "Longest silence a receiver attributes to strict-priority queueing (it keeps getting DATA "
+       "at higher levels than the missing bytes were granted at) before it asks anyway. Such "
+       "silence is treated as the module treats all silence: resend_ticks = 5 ticks of 1 ms "
+       "(ours: the split between explained and unexplained silence)."},
+      {"sender_probe_us", "us", 1000, 0.1, 1e7, false,
+       "Silence after which a sender that may send nothing more asks the receiver (the module "
+       "server's NEED_ACK); an unknown message is then resent from byte 0 (module UNKNOWN). Twice "
+       "resend_after_us, so the receiver, which knows the gaps, normally acts first (ours)."},
+  };
+}
+
+HomaConfig homa_config(const TransportParams& params) {
+  HomaConfig c;
+  auto bytes = [&](std::string_view key) { return static_cast<std::uint64_t>(params.get(key)); };
+  c.rtt_bytes = bytes("rtt_bytes");
+  c.unsched_bytes = bytes("unsched_bytes");
+  c.overcommitment = static_cast<std::uint32_t>(params.get("overcommitment"));
+  c.grant_window_bytes = bytes("grant_window_bytes");
+  c.dynamic_window = params.get("dynamic_window") != 0;
+  c.max_incoming_bytes = bytes("max_incoming_bytes");
+  c.unsched_levels = static_cast<int>(params.get("unsched_levels"));
+  c.unsched_cutoffs = {bytes("unsched_cutoff_7_bytes"), bytes("unsched_cutoff_6_bytes"),
+                       bytes("unsched_cutoff_5_bytes")};
+  c.grant_fifo_fraction = params.get("grant_fifo_fraction");
+  c.fifo_grant_increment = bytes("fifo_grant_increment_bytes");
+  c.resend_after_ps = us_to_ps(params.get("resend_after_us"));
+  c.resend_interval_ps = us_to_ps(params.get("resend_interval_us"));
+  c.resend_max_wait_ps = us_to_ps(params.get("resend_max_wait_us"));
+  c.sender_probe_ps = us_to_ps(params.get("sender_probe_us"));
+  return c;
+}
+
+std::unique_ptr<Transport> make_homa_transport(TransportEnv& env, const TransportParams& params) {
+  return std::make_unique<HomaTransport>(env, homa_config(params));
+}
+
+}  // namespace safs
