@@ -46,7 +46,10 @@ delivered flows included) over the run; utilisation is the receiver link's
 busy time over the run; control packets are SAFS's grants, metadata and
 reports (not ACKs). \`safs-urgent-first\` is SAFS with
 \`transport.safs.urgent_first = 1\` (EDF at line rate instead of just in
-time; docs/safs.md). D2TCP, Homa and pFabric rows come with their issue.
+time; docs/safs.md). Homa and pFabric serve the shortest remaining message
+first, so the 8 MiB background flows, renewed back to back, starve the 64 MiB
+urgent flows for the whole run (it stops at its 1 s limit, hence the
+lateness); D2TCP's deadline awareness shortens their lateness but meets none.
 
 $incast_table
 

@@ -73,19 +73,23 @@ void write_flows_csv(const Experiment& experiment, const std::string& path) {
 namespace {
 
 nlohmann::ordered_json flow_json(const FlowSummary& s) {
-  nlohmann::ordered_json j = {{"total", s.flows},
-                              {"completed", s.completed},
-                              {"fct_mean_s", s.fct_mean_s},
-                              {"fct_p50_s", s.fct_p50_s},
-                              {"fct_p99_s", s.fct_p99_s},
-                              {"fct_max_s", s.fct_max_s},
-                              {"slowdown_mean", s.slowdown_mean},
-                              {"slowdown_p50", s.slowdown_p50},
-                              {"slowdown_p99", s.slowdown_p99},
-                              {"last_finish_s", s.last_finish_s},
-                              {"goodput_gbps", s.goodput_gbps},
-                              {"delivered_bytes", s.delivered_bytes},
-                              {"delivered_gbps", s.delivered_gbps}};
+  nlohmann::ordered_json j = {{"total", s.flows}, {"completed", s.completed}};
+  if (s.completed == 0) {  // no FCT statistics to report
+    j["delivered_bytes"] = s.delivered_bytes;
+    j["delivered_gbps"] = s.delivered_gbps;
+  } else {
+    j.update(nlohmann::ordered_json{{"fct_mean_s", s.fct_mean_s},
+                                    {"fct_p50_s", s.fct_p50_s},
+                                    {"fct_p99_s", s.fct_p99_s},
+                                    {"fct_max_s", s.fct_max_s},
+                                    {"slowdown_mean", s.slowdown_mean},
+                                    {"slowdown_p50", s.slowdown_p50},
+                                    {"slowdown_p99", s.slowdown_p99},
+                                    {"last_finish_s", s.last_finish_s},
+                                    {"goodput_gbps", s.goodput_gbps},
+                                    {"delivered_bytes", s.delivered_bytes},
+                                    {"delivered_gbps", s.delivered_gbps}});
+  }
   if (s.with_deadline > 0) {
     j["with_deadline"] = s.with_deadline;
     j["met_deadline"] = s.met_deadline;
