@@ -15,6 +15,7 @@ class Experiment::CompletionWatcher final : public FlowObserver {
  public:
   CompletionWatcher(Simulator& sim, FlowRecorder& recorder) : sim_(sim), recorder_(recorder) {}
   void set_bulk(BulkChains* bulk) { bulk_ = bulk; }
+  void set_compute(ComputeEngine* compute) { compute_ = compute; }
   void expect_flow(std::uint32_t id) {
     if (measured_.size() <= id) measured_.resize(id + 1, false);
     measured_[id] = true;
@@ -33,6 +34,7 @@ class Experiment::CompletionWatcher final : public FlowObserver {
     if (recorder_.records()[flow.id].complete()) return;
     recorder_.on_flow_complete(flow, at);
     if (bulk_ != nullptr) bulk_->on_flow_complete(flow);
+    if (compute_ != nullptr) compute_->on_flow_complete(flow.id);
     if (flow.id < measured_.size() && measured_[flow.id]) {
       --outstanding_;
       stop_if_done();
@@ -48,6 +50,7 @@ class Experiment::CompletionWatcher final : public FlowObserver {
   Simulator& sim_;
   FlowRecorder& recorder_;
   BulkChains* bulk_ = nullptr;
+  ComputeEngine* compute_ = nullptr;
   std::vector<bool> measured_;
   std::size_t outstanding_ = 0;
   std::size_t generators_ = 0;
@@ -87,6 +90,18 @@ Experiment::Experiment(ExperimentConfig config) : config_(std::move(config)) {
   bulk_ = std::make_unique<BulkChains>(
       sim_, config_.bulk, [this](const FlowSpec& flow) { return launch(flow, false, 0); });
   watcher_->set_bulk(bulk_.get());
+  if (config_.compute) {
+    watcher_->expect_generator();  // the run lasts until the last op ends
+    ComputeHooks hooks;
+    hooks.launch = [this](const FlowSpec& flow) { return launch(flow, true, 0); };
+    hooks.update_deadline = [this](std::uint32_t id, TimePs deadline) {
+      recorder_->record(id).spec.deadline_ps = deadline;
+      transport_->update_deadline(id, deadline);
+    };
+    hooks.on_finished = [this] { watcher_->generator_finished(); };
+    compute_ = std::make_unique<ComputeEngine>(sim_, *config_.compute, std::move(hooks));
+    watcher_->set_compute(compute_.get());
+  }
   const double host_link_bps = static_cast<double>(config_.topology.host_link.rate_bps);
   for (std::size_t i = 0; i < config_.poisson.size(); ++i) {
     const PoissonSpec& spec = config_.poisson[i];
@@ -134,8 +149,12 @@ void Experiment::run_until(TimePs t) {
     schedule_->arm();
     bulk_->arm();
     for (auto& generator : poisson_) generator->arm();
+    if (compute_) compute_->start();
   }
-  if (config_.flows.empty() && config_.bulk.empty() && config_.poisson.empty()) return;
+  if (config_.flows.empty() && config_.bulk.empty() && config_.poisson.empty() &&
+      !config_.compute) {
+    return;
+  }
   if (!watcher_->done()) sim_.run_until(t);
   network_->settle_stats();
   finalize_records();

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "transport/params.h"
 #include "transport/transport.h"
 #include "workload/bulk_chain.h"
+#include "workload/compute/compute_engine.h"
 #include "workload/flow_schedule.h"
 #include "workload/poisson_flows.h"
 
@@ -29,9 +31,10 @@ struct ExperimentConfig {
   std::uint32_t header_bytes = 78;
   std::string transport = "dctcp";
   std::map<std::string, double> transport_params;
-  std::vector<FlowSpec> flows;       // ids 0..n-1 in order
-  std::vector<BulkSpec> bulk;        // closed-loop chains; never keep a run alive
-  std::vector<PoissonSpec> poisson;  // open-loop flows from size distributions
+  std::vector<FlowSpec> flows;          // ids 0..n-1 in order
+  std::vector<BulkSpec> bulk;           // closed-loop chains; never keep a run alive
+  std::vector<PoissonSpec> poisson;     // open-loop flows from size distributions
+  std::optional<ComputeGraph> compute;  // GPUs running ops linked by transfers
   // Generated flows get ids n, n+1, ... in the order they start.
 };
 
@@ -59,6 +62,8 @@ class Experiment {
   Network& network() { return *network_; }
   const FlowRecorder& recorder() const { return *recorder_; }
   Transport& mutable_transport() { return *transport_; }
+  // The computation, if the configuration has one.
+  const ComputeEngine* compute() const { return compute_.get(); }
   const Transport& transport() const { return *transport_; }
   const PacketPool& pool() const { return pool_; }
   NetworkTotals network_totals() const;
@@ -82,6 +87,7 @@ class Experiment {
   std::unique_ptr<FlowSchedule> schedule_;
   std::unique_ptr<BulkChains> bulk_;
   std::vector<std::unique_ptr<PoissonFlows>> poisson_;
+  std::unique_ptr<ComputeEngine> compute_;
   bool started_ = false;
 };
 

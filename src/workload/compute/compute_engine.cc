@@ -1,0 +1,159 @@
+#include "workload/compute/compute_engine.h"
+
+#include <algorithm>
+
+namespace safs {
+
+ComputeEngine::ComputeEngine(Simulator& sim, ComputeGraph graph, ComputeHooks hooks,
+                             TimePs update_threshold_ps)
+    : sim_(sim),
+      graph_(std::move(graph)),
+      hooks_(std::move(hooks)),
+      update_threshold_ps_(update_threshold_ps) {
+  graph_.validate();
+  const std::vector<TimePs> plan = planned_starts(graph_);
+  ops_.resize(graph_.ops.size());
+  inputs_missing_.resize(graph_.ops.size());
+  for (std::size_t i = 0; i < graph_.ops.size(); ++i) {
+    ops_[i].planned_start_ps = plan[i];
+    inputs_missing_[i] = static_cast<int>(graph_.ops[i].inputs.size());
+  }
+  projected_start_ps_ = plan;
+  produces_.resize(graph_.ops.size());
+  for (std::size_t t = 0; t < graph_.transfers.size(); ++t) {
+    produces_[graph_.transfers[t].producer].push_back(static_cast<int>(t));
+  }
+  transfers_.resize(graph_.transfers.size());
+  gpus_.resize(graph_.gpu_order.size());
+  for (std::size_t g = 0; g < gpus_.size(); ++g) {
+    gpus_[g].op_end = std::make_unique<Timer>(sim_, [this, g] { on_op_end(static_cast<int>(g)); });
+  }
+}
+
+void ComputeEngine::start() {
+  started_ps_ = sim_.now();
+  for (std::size_t i = 0; i < ops_.size(); ++i) {
+    ops_[i].planned_start_ps += started_ps_;
+    projected_start_ps_[i] += started_ps_;
+  }
+  for (std::size_t g = 0; g < gpus_.size(); ++g) {
+    gpus_[g].free_since_ps = started_ps_;
+    try_start(static_cast<int>(g));
+  }
+  if (finished() && hooks_.on_finished) hooks_.on_finished();
+}
+
+void ComputeEngine::try_start(int gpu) {
+  Gpu& g = gpus_[gpu];
+  const std::vector<int>& order = graph_.gpu_order[gpu];
+  if (g.busy || g.next >= order.size()) return;
+  const int op = order[g.next];
+  if (inputs_missing_[op] > 0) return;
+  const TimePs now = sim_.now();
+  OpRecord& record = ops_[op];
+  record.start_ps = now;
+  record.wait_ps = now - g.free_since_ps;
+  g.busy = true;
+  ++g.next;
+  g.op_end->arm_at(now + graph_.ops[op].duration_ps);
+  refresh_deadlines(gpu);
+}
+
+void ComputeEngine::on_op_end(int gpu) {
+  Gpu& g = gpus_[gpu];
+  const int op = graph_.gpu_order[gpu][g.next - 1];
+  const TimePs now = sim_.now();
+  ops_[op].end_ps = now;
+  g.busy = false;
+  g.free_since_ps = now;
+  ++ops_done_;
+  // Launch the transfers this op produces.
+  for (const int t : produces_[op]) {
+    const Transfer& transfer = graph_.transfers[t];
+    FlowSpec flow;
+    flow.src = transfer.src;
+    flow.dst = transfer.dst;
+    flow.size_bytes = transfer.size_bytes;
+    flow.start_ps = now;
+    flow.flow_class = FlowClass::kUrgent;
+    flow.dependency = static_cast<std::uint64_t>(transfer.consumer) + 1;
+    flow.deadline_ps = no_bubble_ps(transfer.consumer);
+    TransferRecord& record = transfers_[t];
+    record.launched_ps = now;
+    record.first_deadline_ps = record.deadline_ps = flow.deadline_ps;
+    record.flow_id = hooks_.launch(flow);
+    if (!any_flow_) {
+      first_flow_id_ = record.flow_id;
+      any_flow_ = true;
+    }
+    const std::size_t slot = record.flow_id - first_flow_id_;
+    if (transfer_of_flow_.size() <= slot) transfer_of_flow_.resize(slot + 1, -1);
+    transfer_of_flow_[slot] = static_cast<int>(t);
+  }
+  try_start(gpu);
+  refresh_deadlines(gpu);
+  if (finished() && hooks_.on_finished) hooks_.on_finished();
+}
+
+void ComputeEngine::on_flow_complete(std::uint32_t flow_id) {
+  if (!any_flow_ || flow_id < first_flow_id_ ||
+      flow_id - first_flow_id_ >= transfer_of_flow_.size()) {
+    return;
+  }
+  const int t = transfer_of_flow_[flow_id - first_flow_id_];
+  if (t < 0) return;
+  transfers_[t].arrived_ps = sim_.now();
+  const int consumer = graph_.transfers[t].consumer;
+  --inputs_missing_[consumer];
+  try_start(graph_.ops[consumer].gpu);
+}
+
+TimePs ComputeEngine::no_bubble_ps(int op) const { return projected_start_ps_[op]; }
+
+// Where would each pending op of this GPU start if its inputs arrived in
+// time? Queue the remaining ops behind the current one, none before its plan.
+void ComputeEngine::refresh_deadlines(int gpu) {
+  const Gpu& g = gpus_[gpu];
+  const std::vector<int>& order = graph_.gpu_order[gpu];
+  TimePs cursor = g.busy ? g.op_end->deadline() : sim_.now();
+  for (std::size_t k = g.next; k < order.size(); ++k) {
+    const int op = order[k];
+    const TimePs start = std::max(ops_[op].planned_start_ps, cursor);
+    projected_start_ps_[op] = start;
+    cursor = start + graph_.ops[op].duration_ps;
+    for (const int t : graph_.ops[op].inputs) {
+      TransferRecord& record = transfers_[t];
+      if (record.launched_ps < 0 || record.arrived_ps >= 0) continue;
+      const TimePs moved = start - record.deadline_ps;
+      if (moved > update_threshold_ps_ || moved < -update_threshold_ps_) {
+        record.deadline_ps = start;
+        ++record.deadline_updates;
+        hooks_.update_deadline(record.flow_id, start);
+      }
+    }
+  }
+}
+
+TimePs ComputeEngine::makespan_ps() const {
+  TimePs last = started_ps_;
+  for (const OpRecord& r : ops_) last = std::max(last, r.end_ps);
+  return last - started_ps_;
+}
+
+TimePs ComputeEngine::planned_makespan_ps() const {
+  TimePs last = started_ps_;
+  for (std::size_t i = 0; i < ops_.size(); ++i) {
+    last = std::max(last, ops_[i].planned_start_ps + graph_.ops[i].duration_ps);
+  }
+  return last - started_ps_;
+}
+
+TimePs ComputeEngine::busy_ps(int gpu) const {
+  TimePs busy = 0;
+  for (const int op : graph_.gpu_order[gpu]) {
+    if (ops_[op].end_ps >= 0) busy += ops_[op].end_ps - ops_[op].start_ps;
+  }
+  return busy;
+}
+
+}  // namespace safs

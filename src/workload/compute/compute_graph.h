@@ -1,0 +1,48 @@
+// A distributed computation as the network sees it: GPUs (hosts) each run
+// their ops in a planned order; ops on different GPUs are linked by
+// transfers. An op starts when the previous op on its GPU is done and all of
+// its input transfers have arrived; a transfer starts when its producer op
+// ends. Pipeline training and attention-FFN inference both build one.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/time.h"
+
+namespace safs {
+
+struct ComputeOp {
+  int gpu = 0;  // host index
+  TimePs duration_ps = 0;
+  std::string label;        // for traces and tests ("F s1 mb3")
+  std::vector<int> inputs;  // transfer indices that must arrive first
+};
+
+struct Transfer {
+  int producer = -1;  // op whose end starts it (-1: starts at time 0)
+  int consumer = 0;   // op that needs it
+  int src = 0;
+  int dst = 0;
+  std::uint64_t size_bytes = 0;
+};
+
+struct ComputeGraph {
+  std::vector<ComputeOp> ops;
+  std::vector<std::vector<int>> gpu_order;  // per GPU: op indices in execution order
+  std::vector<Transfer> transfers;
+
+  int add_op(int gpu, TimePs duration_ps, std::string label);  // appends to the GPU's order
+  int add_transfer(int producer, int consumer, std::uint64_t size_bytes);
+  // Throws std::invalid_argument if an index is out of range, a transfer
+  // stays on one GPU, or an op is missing from its GPU's order.
+  void validate() const;
+};
+
+// Start times if every transfer took `transfer_ps` (0: free communication):
+// the plan the no-bubble timestamps come from. Throws std::logic_error if the
+// orders deadlock.
+std::vector<TimePs> planned_starts(const ComputeGraph& graph, TimePs transfer_ps = 0);
+
+}  // namespace safs

@@ -1,0 +1,92 @@
+// The compute model: ops wait for their GPU and their inputs; transfers carry
+// no-bubble timestamps that follow the consumer's GPU.
+#include <gtest/gtest.h>
+
+#include "experiment/experiment.h"
+#include "workload/compute/compute_graph.h"
+
+namespace safs {
+namespace {
+
+ExperimentConfig star_with(ComputeGraph graph, int hosts, const char* transport = "dctcp") {
+  ExperimentConfig config;
+  config.topology.hosts = hosts;
+  config.transport = transport;
+  config.compute = std::move(graph);
+  return config;
+}
+
+TEST(ComputeGraph, PlanWithFreeAndPricedCommunication) {
+  ComputeGraph g;
+  const int a = g.add_op(0, kPsPerMs, "A");
+  const int x = g.add_op(1, 2 * kPsPerMs, "X");
+  const int b = g.add_op(1, kPsPerMs, "B");
+  g.add_transfer(a, b, 1000);
+  const std::vector<TimePs> free = planned_starts(g);
+  EXPECT_EQ(free[a], 0);
+  EXPECT_EQ(free[x], 0);
+  EXPECT_EQ(free[b], 2 * kPsPerMs);  // behind X, not behind the transfer
+  const std::vector<TimePs> slow = planned_starts(g, 3 * kPsPerMs);
+  EXPECT_EQ(slow[b], 4 * kPsPerMs);  // A ends at 1, +3 in flight
+}
+
+TEST(ComputeGraph, DeadlockAndBadGraphsAreReported) {
+  ComputeGraph g;
+  const int a = g.add_op(0, kPsPerMs, "A");
+  const int b = g.add_op(1, kPsPerMs, "B");
+  g.add_transfer(a, b, 10);
+  g.add_transfer(b, a, 10);  // each waits for the other
+  EXPECT_THROW(planned_starts(g), std::logic_error);
+  ComputeGraph same;
+  const int c = same.add_op(0, 1, "C");
+  const int d = same.add_op(0, 1, "D");
+  same.add_transfer(c, d, 10);
+  EXPECT_THROW(same.validate(), std::invalid_argument);
+}
+
+TEST(ComputeEngine, ConsumerStartsWhenItsTransferArrives) {
+  ComputeGraph g;
+  const int a = g.add_op(0, kPsPerMs, "A");
+  const int b = g.add_op(1, kPsPerMs, "B");
+  g.add_transfer(a, b, 10'000'000);
+  Experiment e(star_with(g, 2));
+  e.run();
+  const ComputeEngine& c = *e.compute();
+  ASSERT_TRUE(c.finished());
+  const FlowRecord& flow = e.recorder().records()[0];
+  ASSERT_TRUE(flow.complete());
+  EXPECT_EQ(flow.spec.start_ps, kPsPerMs);  // when A ended
+  EXPECT_EQ(c.ops()[b].start_ps, flow.finish_ps);
+  EXPECT_EQ(c.ops()[b].wait_ps, flow.finish_ps);  // GPU 1 idled from 0
+  EXPECT_EQ(c.makespan_ps(), flow.finish_ps + kPsPerMs);
+  EXPECT_EQ(c.planned_makespan_ps(), 2 * kPsPerMs);
+  EXPECT_EQ(c.transfers()[0].first_deadline_ps, kPsPerMs);  // B's planned start
+  EXPECT_EQ(c.bubble_ps(1), c.makespan_ps() - kPsPerMs);
+  EXPECT_EQ(flow.spec.flow_class, FlowClass::kUrgent);
+}
+
+TEST(ComputeEngine, TimestampsMoveLaterWhenTheConsumerFallsBehind) {
+  // GPU 1 runs X then B. X needs a large transfer from GPU 2, so GPU 1 falls
+  // behind its plan, and the timestamp of B's input (from GPU 0) moves later.
+  ComputeGraph g;
+  const int z = g.add_op(2, 10 * kPsPerUs, "Z");
+  const int a = g.add_op(0, 10 * kPsPerUs, "A");
+  const int x = g.add_op(1, 100 * kPsPerUs, "X");
+  const int b = g.add_op(1, 100 * kPsPerUs, "B");
+  g.add_transfer(z, x, 20'000'000);  // about 1.6 ms at 100 Gbit/s
+  const int late_input = g.add_transfer(a, b, 50'000'000);
+  Experiment e(star_with(g, 3, "safs"));
+  e.run();
+  const ComputeEngine& c = *e.compute();
+  ASSERT_TRUE(c.finished());
+  const TransferRecord& t = c.transfers()[late_input];
+  EXPECT_EQ(t.first_deadline_ps, c.ops()[b].planned_start_ps);
+  EXPECT_GT(t.deadline_updates, 0u);
+  EXPECT_GT(t.deadline_ps, t.first_deadline_ps + kPsPerMs);
+  // The flow record follows the last timestamp too.
+  EXPECT_EQ(e.recorder().records()[t.flow_id].spec.deadline_ps, t.deadline_ps);
+  EXPECT_GE(c.ops()[b].start_ps, c.ops()[x].end_ps);
+}
+
+}  // namespace
+}  // namespace safs
