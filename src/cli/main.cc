@@ -53,6 +53,7 @@ int run(const RunOptions& o) {
   safs::Experiment experiment(std::move(config));
   const double wall_s = experiment.run();
   safs::write_flows_csv(experiment, out_dir + "/flows.csv");
+  safs::write_ops_csv(experiment, out_dir + "/ops.csv");
   safs::write_summary_json(experiment, {o.file, read_file(o.file), wall_s},
                            out_dir + "/summary.json");
 

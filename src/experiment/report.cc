@@ -119,6 +119,64 @@ double busiest_downlink_utilisation(Experiment& experiment) {
   return best;
 }
 
+void write_ops_csv(const Experiment& experiment, const std::string& path) {
+  const ComputeEngine* compute = experiment.compute();
+  if (compute == nullptr) return;
+  std::ostringstream csv;
+  csv << "op,label,gpu,duration_s,planned_start_s,start_s,end_s,wait_s\n";
+  for (std::size_t i = 0; i < compute->ops().size(); ++i) {
+    const ComputeOp& op = compute->graph().ops[i];
+    const OpRecord& r = compute->ops()[i];
+    csv << i << ',' << op.label << ',' << op.gpu << ',' << seconds(op.duration_ps) << ','
+        << seconds(r.planned_start_ps) << ',' << (r.start_ps >= 0 ? seconds(r.start_ps) : "") << ','
+        << (r.end_ps >= 0 ? seconds(r.end_ps) : "") << ',' << seconds(r.wait_ps) << '\n';
+  }
+  write_file_atomically(path, csv.str());
+}
+
+namespace {
+
+nlohmann::ordered_json compute_json(const ComputeEngine& c) {
+  nlohmann::ordered_json j;
+  j["finished"] = c.finished();
+  j["iteration_time_s"] = ps_to_sec(c.makespan_ps());
+  j["planned_iteration_time_s"] = ps_to_sec(c.planned_makespan_ps());
+  j["exposed_communication_s"] = ps_to_sec(c.makespan_ps() - c.planned_makespan_ps());
+  nlohmann::ordered_json bubbles = nlohmann::ordered_json::array();
+  for (std::size_t g = 0; g < c.graph().gpu_order.size(); ++g) {
+    if (c.graph().gpu_order[g].empty()) continue;
+    bubbles.push_back(
+        {{"gpu", g},
+         {"bubble_s", ps_to_sec(c.bubble_ps(static_cast<int>(g)))},
+         {"bubble_fraction", c.makespan_ps() > 0
+                                 ? static_cast<double>(c.bubble_ps(static_cast<int>(g))) /
+                                       static_cast<double>(c.makespan_ps())
+                                 : 0.0}});
+  }
+  j["gpus"] = bubbles;
+  std::size_t late = 0, updates = 0;
+  double lateness_sum = 0, max_lateness = 0;
+  for (const TransferRecord& t : c.transfers()) {
+    updates += t.deadline_updates;
+    if (t.arrived_ps < 0) continue;
+    const double lateness = ps_to_sec(t.arrived_ps - t.deadline_ps);
+    if (lateness > 0) {
+      ++late;
+      lateness_sum += lateness;
+      max_lateness = std::max(max_lateness, lateness);
+    }
+  }
+  j["transfers"] = {
+      {"total", c.transfers().size()},
+      {"late", late},
+      {"mean_lateness_of_late_s", late > 0 ? lateness_sum / static_cast<double>(late) : 0.0},
+      {"max_lateness_s", max_lateness},
+      {"timestamp_updates", updates}};
+  return j;
+}
+
+}  // namespace
+
 void write_summary_json(Experiment& experiment, const RunInfo& info, const std::string& path) {
   const ExperimentConfig& config = experiment.config();
   const TimePs now = experiment.sim().now();
@@ -152,6 +210,7 @@ void write_summary_json(Experiment& experiment, const RunInfo& info, const std::
         data > 0 ? 100.0 * static_cast<double>(control) / static_cast<double>(data) : 0.0;
     j[std::string(to_string(c))] = cj;
   }
+  if (experiment.compute() != nullptr) j["compute"] = compute_json(*experiment.compute());
   j["network"] = {{"packet_hops", net.packet_hops},
                   {"queue_drops", net.queue_drops},
                   {"wire_losses", net.wire_losses},

@@ -18,6 +18,10 @@ struct RunInfo {
 void write_flows_csv(const Experiment& experiment, const std::string& path);
 void write_summary_json(Experiment& experiment, const RunInfo& info, const std::string& path);
 
+// ops.csv: one row per op of the computation (label, GPU, planned and actual
+// start, end, and the wait before it). Only for runs with a computation.
+void write_ops_csv(const Experiment& experiment, const std::string& path);
+
 // The busiest switch-to-host link's busy time over [first flow start, now].
 double busiest_downlink_utilisation(Experiment& experiment);
 

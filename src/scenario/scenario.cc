@@ -11,6 +11,7 @@
 #include "scenario/schema.h"
 #include "transport/registry.h"
 #include "workload/flow_size_cdf.h"
+#include "workload/pipeline/pipeline_workload.h"
 
 namespace safs {
 
@@ -41,6 +42,7 @@ class Loader {
   void build_flows(ExperimentConfig& config) const;
   void build_bulk(ExperimentConfig& config) const;
   void build_poisson(ExperimentConfig& config) const;
+  void build_pipeline(ExperimentConfig& config) const;
   void check_hosts(const toml::table& t, const std::string& shown, int hosts) const;
   std::string resolve_path(const std::string& path) const;
 
@@ -426,6 +428,46 @@ void Loader::build_poisson(ExperimentConfig& config) const {
   }
 }
 
+void Loader::build_pipeline(ExperimentConfig& config) const {
+  const toml::table* t = root_["pipeline"].as_table();
+  if (t == nullptr) return;
+  auto num = [&](const char* key) { return number(*t, key, std::string("pipeline.") + key); };
+  auto count = [&](const char* key) { return integer(*t, key, std::string("pipeline.") + key); };
+  PipelineWorkload w;
+  w.pipeline.schedule = pipeline::parse_schedule(text(*t, "schedule", "pipeline.schedule"));
+  w.pipeline.stages = static_cast<int>(count("stages"));
+  w.pipeline.microbatches = static_cast<int>(count("microbatches"));
+  w.pipeline.t_f = ms_to_ps(num("forward_ms"));
+  w.pipeline.t_b = ms_to_ps(num("backward_ms"));
+  w.pipeline.t_w = ms_to_ps(num("weight_ms"));
+  w.hidden = static_cast<std::uint64_t>(count("hidden"));
+  w.sequence = static_cast<std::uint64_t>(count("sequence"));
+  w.microbatch_size = static_cast<std::uint64_t>(count("microbatch_size"));
+  w.bytes_per_element = static_cast<std::uint64_t>(count("bytes_per_element"));
+  w.background_flows_per_stage = static_cast<int>(count("background_flows_per_stage"));
+  w.background_flow_bytes = static_cast<std::uint64_t>(count("background_flow_bytes"));
+  const Value hosts = value(*t, "stage_hosts", "pipeline.stage_hosts");
+  for (const std::int64_t h : std::get<std::vector<std::int64_t>>(hosts)) {
+    w.stage_hosts.push_back(static_cast<int>(h));
+  }
+  if (!w.stage_hosts.empty() && static_cast<int>(w.stage_hosts.size()) != w.pipeline.stages) {
+    fail(t->get("stage_hosts"), "pipeline.stage_hosts", "needs one host per stage");
+  }
+  if (w.pipeline.microbatches < w.pipeline.stages) {
+    fail(t->get("microbatches"), "pipeline.microbatches", "must be at least the number of stages");
+  }
+  if (w.hosts_needed() > config.topology.num_hosts()) {
+    fail(t, "pipeline",
+         "needs " + std::to_string(w.hosts_needed()) +
+             " hosts (stages and background senders); the "
+             "topology has " +
+             std::to_string(config.topology.num_hosts()));
+  }
+  config.compute = build_pipeline_graph(w);
+  const std::vector<BulkSpec> background = pipeline_background(w);
+  config.bulk.insert(config.bulk.end(), background.begin(), background.end());
+}
+
 std::string Loader::resolve_path(const std::string& path) const {
   namespace fs = std::filesystem;
   if (fs::path(path).is_absolute()) return path;
@@ -472,6 +514,7 @@ ExperimentConfig Loader::build() {
   build_flows(config);
   build_bulk(config);
   build_poisson(config);
+  build_pipeline(config);
   return config;
 }
 

@@ -139,6 +139,35 @@ std::vector<KeySpec> build_keys() {
        kInf,
        {"urgent", "background"}},
 
+      // [pipeline]
+      {"pipeline.schedule", VT::kString, "", std::string("zb-h1"),
+       "Pipeline schedule; the section's presence adds the training workload. GPipe and 1F1B "
+       "run B and W fused; ZB-H1/H2 split them (ZeroBubble, arXiv 2401.10241).", false, -kInf,
+       kInf, {"gpipe", "1f1b", "zb-h1", "zb-h2"}},
+      {"pipeline.stages", VT::kInteger, "stages", std::int64_t{4}, "Pipeline stages, one GPU host each.",
+       false, 2, 1024},
+      {"pipeline.microbatches", VT::kInteger, "microbatches", std::int64_t{8},
+       "Microbatches per iteration.", false, 1, 100000},
+      {"pipeline.forward_ms", VT::kFloat, "ms", 6.0, "T_F, one forward op.", false, 0, 1e6},
+      {"pipeline.backward_ms", VT::kFloat, "ms", 6.0, "T_B, one input-gradient op.", false, 0, 1e6},
+      {"pipeline.weight_ms", VT::kFloat, "ms", 6.0, "T_W, one weight-gradient op.", false, 0, 1e6},
+      {"pipeline.hidden", VT::kInteger, "", std::int64_t{8192}, "Hidden size.", false, 1, 1e9},
+      {"pipeline.sequence", VT::kInteger, "tokens", std::int64_t{4096}, "Sequence length.", false, 1,
+       1e9},
+      {"pipeline.microbatch_size", VT::kInteger, "sequences", std::int64_t{1}, "Microbatch size.",
+       false, 1, 1e9},
+      {"pipeline.bytes_per_element", VT::kInteger, "bytes", std::int64_t{2},
+       "Activation element size (2: bf16). Transfer = microbatch x sequence x hidden x this "
+       "(64 MiB with the defaults).", false, 1, 16},
+      {"pipeline.stage_hosts", VT::kHostList, "host indices", std::vector<std::int64_t>{},
+       "Host of each stage; empty = hosts 0..stages-1.", false, 0, 65535},
+      {"pipeline.background_flows_per_stage", VT::kInteger, "flows", std::int64_t{0},
+       "k long-lived bulk flows into every stage host, each from its own host (the hosts after "
+       "the stage hosts, stage by stage).", false, 0, 1000},
+      {"pipeline.background_flow_bytes", VT::kInteger, "bytes", std::int64_t{1073741824},
+       "Size of each background flow; each is renewed back to back until the run ends.", false, 1,
+       1e15},
+
       // [[poisson]]
       {"poisson[].cdf", VT::kString, "", std::monostate{},
        "Flow-size CDF file (data/cdf/ has web search, data mining and Homa W1-W5). A relative "
