@@ -33,14 +33,15 @@ bool GrantIssuer::differs(const FlowState& state, const GrantTarget& target) con
 
 std::vector<Grant> GrantIssuer::update(const std::vector<GrantTarget>& targets, TimePs now,
                                        double capacity_bps) {
-  std::map<FlowId, FlowState> next;
+  // Keep the state of listed flows (allocating only for new ones), forget
+  // the others.
+  for (auto& [id, state] : flows_) state.listed = false;
   for (const GrantTarget& target : targets) {
-    auto it = flows_.find(target.flow);
-    FlowState state = it != flows_.end() ? it->second : FlowState{};
+    FlowState& state = flows_[target.flow];
     state.pending = false;
-    next[target.flow] = state;
+    state.listed = true;
   }
-  flows_ = std::move(next);
+  std::erase_if(flows_, [](const auto& entry) { return !entry.second.listed; });
 
   // A decrease below the re-send threshold leaves its sender at the old rate.
   // If increases land meanwhile, the rates in effect can exceed the capacity:

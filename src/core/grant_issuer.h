@@ -55,6 +55,7 @@ class GrantIssuer {
     std::uint8_t sent_priority = 0;
     TimePs lease_end_ps = 0;  // as the receiver estimates it
     bool pending = false;     // an increase is held back
+    bool listed = false;      // in the current allocation
     GrantTarget pending_target;
   };
 
