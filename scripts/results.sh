@@ -26,6 +26,7 @@ window_table=$("$sim" compare $window_rows \
   --metric "network.ecn_marks:ECN marks")
 
 fct_tables=$(SAFS_SIM="$sim" scripts/workload-fct.sh)
+zb_table=$(SAFS_SIM="$sim" scripts/zb-training.sh)
 
 cat >"$tmp" <<MD
 # Results
@@ -52,6 +53,18 @@ urgent flows for the whole run (it stops at its 1 s limit, hence the
 lateness); D2TCP's deadline awareness shortens their lateness but meets none.
 
 $incast_table
+
+## ZeroBubble pipeline training
+
+\`scripts/zb-training.sh\` (scenario \`scenarios/paper/zb-training.toml\`):
+4 stages on 4 GPU hosts at 100 Gbit/s, ZB-H1 with 8 microbatches,
+T_F = T_B = T_W = 6 ms, 64 MiB activation and gradient transfers, and k
+long-lived bulk flows (1 GiB each, renewed back to back) into every stage
+host from separate hosts. Iteration time in ms (every transfer of the
+warm-up and cool-down chains is on the critical path, so even an idle
+network adds its transfer times to the free-communication plan).
+
+$zb_table
 
 ## Receiver-incast sweep
 
