@@ -36,11 +36,7 @@ std::vector<Grant> GrantIssuer::update(const std::vector<GrantTarget>& targets, 
   // Keep the state of listed flows (allocating only for new ones), forget
   // the others.
   for (auto& [id, state] : flows_) state.listed = false;
-  for (const GrantTarget& target : targets) {
-    FlowState& state = flows_[target.flow];
-    state.pending = false;
-    state.listed = true;
-  }
+  for (const GrantTarget& target : targets) flows_[target.flow].listed = true;
   std::erase_if(flows_, [](const auto& entry) { return !entry.second.listed; });
 
   // A decrease below the re-send threshold leaves its sender at the old rate.
@@ -67,15 +63,23 @@ std::vector<Grant> GrantIssuer::update(const std::vector<GrantTarget>& targets, 
     FlowState& state = flows_[target.flow];
     if (is_increase(target)) {
       increases.push_back(&target);
-    } else if (differs(state, target) ||
-               (send_small_decreases && target.rate_bps < state.sent_rate_bps)) {
+      continue;
+    }
+    state.pending = false;  // no longer an increase
+    if (differs(state, target) || (send_small_decreases && target.rate_bps < state.sent_rate_bps)) {
       out.push_back(issue(state, target, now));  // decrease (or new priority): at once
       increases_allowed_ps_ = now + config_.control_delay_ps;
     }
   }
+  // Each held-back increase keeps the release time it got when it was first
+  // held, as long as it asks for no more: later decreases make room for later
+  // increases, not for it, so they must not postpone it (else a stream of
+  // arrivals could hold it back forever).
   for (const GrantTarget* target : increases) {
     FlowState& state = flows_[target->flow];
-    if (now >= increases_allowed_ps_) {
+    const bool keeps_release = state.pending && target->rate_bps <= state.pending_target.rate_bps;
+    if (!keeps_release) state.release_ps = increases_allowed_ps_;
+    if (now >= state.release_ps) {
       out.push_back(issue(state, *target, now));
     } else {
       state.pending = true;
@@ -90,7 +94,7 @@ std::vector<Grant> GrantIssuer::update(const std::vector<GrantTarget>& targets, 
 std::vector<Grant> GrantIssuer::due(TimePs now) {
   std::vector<Grant> out;
   for (auto& [id, state] : flows_) {
-    if (state.pending && now >= increases_allowed_ps_) {
+    if (state.pending && now >= state.release_ps) {
       out.push_back(issue(state, state.pending_target, now));
     } else if (!state.pending && state.sent_rate_bps >= 0 &&
                now >= state.lease_end_ps - config_.refresh_margin_ps) {
@@ -104,7 +108,7 @@ TimePs GrantIssuer::next_due_ps() const {
   TimePs next = kNever;
   for (const auto& [id, state] : flows_) {
     if (state.pending) {
-      next = std::min(next, increases_allowed_ps_);
+      next = std::min(next, state.release_ps);
     } else if (state.sent_rate_bps >= 0) {
       next = std::min(next, state.lease_end_ps - config_.refresh_margin_ps);
     }

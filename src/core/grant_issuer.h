@@ -7,6 +7,7 @@
 // goes out at once.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -32,7 +33,10 @@ struct GrantTarget {
 
 class GrantIssuer {
  public:
-  explicit GrantIssuer(const GrantConfig& config) : config_(config) {}
+  explicit GrantIssuer(const GrantConfig& config) : config_(config) {
+    // A lease must outlive its refresh margin, or every poll would re-grant.
+    config_.refresh_margin_ps = std::min(config_.refresh_margin_ps, config_.validity_ps / 2);
+  }
 
   // A new allocation for every flow at this receiver (flows not listed are
   // gone). Returns the grants to send now; held-back increases come out of
@@ -57,6 +61,7 @@ class GrantIssuer {
     bool pending = false;     // an increase is held back
     bool listed = false;      // in the current allocation
     GrantTarget pending_target;
+    TimePs release_ps = 0;  // when the held-back increase may go
   };
 
   Grant issue(FlowState& state, const GrantTarget& target, TimePs now);

@@ -174,3 +174,32 @@ TEST(SafsSenderContention, SenderReportsLetTheOtherReceiverReallocate) {
 
 }  // namespace
 }  // namespace safs
+
+namespace safs {
+namespace {
+
+// Regression: paced flows keep small windows, so under loss three duplicate
+// ACKs rarely come; without early retransmit nearly every loss cost a 1 ms
+// timeout and SAFS took 60% longer than DCTCP here (16.1 ms against 10.1).
+// With it, about 23% longer (pacing below the link leaves less slack to
+// absorb retransmissions), and no more timeouts than DCTCP's twice.
+TEST(SafsUnderLoss, RecoversLikeDctcpWithoutWaitingForTimeouts) {
+  auto run = [](const char* transport) {
+    ExperimentConfig config = testing::star(5);
+    config.transport = transport;
+    config.network.link_loss_rate = 0.01;
+    for (int s = 1; s <= 4; ++s) testing::add_flow(config, s, 0, 20'000'000);
+    testing::add_flow(config, 0, 1, 20'000'000);
+    Experiment e(config);
+    e.run();
+    EXPECT_TRUE(e.recorder().all_complete()) << transport;
+    return std::pair{e.sim().now(), e.transport().stats().timeouts};
+  };
+  const auto [safs_end, safs_timeouts] = run("safs");
+  const auto [dctcp_end, dctcp_timeouts] = run("dctcp");
+  EXPECT_LT(static_cast<double>(safs_end), 1.3 * static_cast<double>(dctcp_end));
+  EXPECT_LE(safs_timeouts, 2 * dctcp_timeouts + 2);
+}
+
+}  // namespace
+}  // namespace safs

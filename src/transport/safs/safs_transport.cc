@@ -68,9 +68,12 @@ core::SemanticFlow SafsTransport::semantic_flow(const Flow& flow,
   f.sender = static_cast<std::uint32_t>(spec_of(flow).src);
   f.size_bytes = wire_bytes(s.size_bytes);
   f.remaining_bytes = wire_bytes(s.size_bytes - bytes_received(flow));
-  f.no_bubble_ps = s.urgent ? s.no_bubble_ps : core::kNever;
+  // Urgency is a deadline: an "urgent" flow without one has nothing for the
+  // receiver to plan against, so it is scheduled as background.
+  const bool urgent = s.urgent && s.no_bubble_ps != kTimeNever;
+  f.no_bubble_ps = urgent ? s.no_bubble_ps : core::kNever;
   f.dependency = s.dependency;
-  f.urgency = s.urgent ? core::Urgency::kUrgent : core::Urgency::kBackground;
+  f.urgency = urgent ? core::Urgency::kUrgent : core::Urgency::kBackground;
   f.criticality = s.criticality;
   return f;
 }

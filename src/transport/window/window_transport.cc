@@ -295,7 +295,16 @@ void WindowTransport::on_duplicate_ack(Flow& flow) {
     flow.cc.cwnd_bytes += env_.mtu_bytes;  // each dup ACK: a segment has left the network
     return;
   }
-  if (flow.dupacks == config_.dupack_threshold && flow.snd_una >= flow.recover) {
+  // Early retransmit (RFC 5827): with fewer than four segments in flight, as
+  // for a paced flow whose window is small, three duplicate ACKs may never
+  // come, so one fewer than the segments in flight is enough.
+  const std::uint64_t flight_segments = (flow.in_flight() + env_.mtu_bytes - 1) / env_.mtu_bytes;
+  const std::uint32_t threshold =
+      flight_segments < 4
+          ? std::min(config_.dupack_threshold,
+                     static_cast<std::uint32_t>(std::max<std::uint64_t>(1, flight_segments - 1)))
+          : config_.dupack_threshold;
+  if (flow.dupacks == threshold && flow.snd_una >= flow.recover) {
     const std::uint64_t mtu = env_.mtu_bytes;
     flow.cc.ssthresh_bytes = std::max(flow.in_flight() / 2, 2 * mtu);
     flow.cc.cwnd_bytes = flow.cc.ssthresh_bytes + config_.dupack_threshold * mtu;
