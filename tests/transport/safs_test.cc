@@ -203,3 +203,68 @@ TEST(SafsUnderLoss, RecoversLikeDctcpWithoutWaitingForTimeouts) {
 
 }  // namespace
 }  // namespace safs
+
+namespace safs {
+namespace {
+
+// Drops the first `count` META packets it sees, otherwise a normal switch queue.
+class MetaDropper final : public QueueDiscipline {
+ public:
+  MetaDropper(std::unique_ptr<QueueDiscipline> inner, int* dropped, int count)
+      : inner_(std::move(inner)), dropped_(dropped), count_(count) {}
+  Packet* enqueue(Packet& packet) override {
+    if (packet.kind == PacketKind::kMeta && *dropped_ < count_) {
+      ++*dropped_;
+      return &packet;
+    }
+    Packet* refused = inner_->enqueue(packet);
+    sync();
+    return refused;
+  }
+  Packet* dequeue() override {
+    Packet* p = inner_->dequeue();
+    sync();
+    return p;
+  }
+
+ private:
+  void sync() {
+    bytes_ = inner_->bytes();
+    packets_ = inner_->packets();
+  }
+  std::unique_ptr<QueueDiscipline> inner_;
+  int* dropped_;
+  int count_;
+};
+
+// A paused urgent flow (its receiver gives the link to an earlier deadline)
+// learns nothing from data, so when its consumer moves earlier and the META
+// is lost, only the grant's echo of the receiver's timestamp version repairs
+// it: the sender sees the receiver is behind and sends the META again.
+TEST(SafsMetadata, ALostMetaIsRepairedByTheNextGrant) {
+  int dropped = 0;
+  ExperimentConfig config = testing::star(3);
+  config.transport = "safs";
+  config.network.queue_factory =
+      [&dropped](const QueueSite& site) -> std::unique_ptr<QueueDiscipline> {
+    return std::make_unique<MetaDropper>(make_strict_priority_queue(site), &dropped, 1);
+  };
+  testing::add_flow(config, 1, 0, 40'000'000);  // A: takes the whole link
+  config.flows.back().flow_class = FlowClass::kUrgent;
+  config.flows.back().deadline_ps = 3500 * kPsPerUs;
+  testing::add_flow(config, 2, 0, 10'000'000);  // B: paused behind A at first
+  config.flows.back().flow_class = FlowClass::kUrgent;
+  config.flows.back().deadline_ps = 30 * kPsPerMs;
+  Experiment e(config);
+  e.run_until(500 * kPsPerUs);
+  ASSERT_LT(e.transport().delivered_bytes(1), 1'000'000u) << "B should be paused";
+  e.mutable_transport().update_deadline(1, 2500 * kPsPerUs);  // B's consumer moves earlier
+  e.run_until(config.stop_ps);
+  EXPECT_EQ(dropped, 1);
+  const FlowRecord& b = e.recorder().records()[1];
+  ASSERT_TRUE(b.complete());
+  EXPECT_LE(b.finish_ps, 2500 * kPsPerUs) << "B finished at " << ps_to_us(b.finish_ps) << " us";
+}
+
+}  // namespace
+}  // namespace safs

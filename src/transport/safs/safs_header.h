@@ -5,10 +5,14 @@
 //   words[0] no-bubble timestamp (ps, kTimeNever for none)
 //   words[1] flow size (bytes)
 //   words[2] dependency (consumer op)
-//   words[3] bit 0 urgent, bit 1 sent unscheduled, bits 8..39 criticality
+//   words[3] bit 0 urgent, bit 1 sent unscheduled, bits 8..39 criticality,
+//            bits 40..63 version of the timestamp (raised when it moves, so
+//            an older packet overtaken by a META cannot restore it)
 // GRANT:
 //   words[0] rate (bit/s), words[1] lease (ps), words[2] byte cap,
-//   words[3] bits 0..31 epoch, bits 32..39 priority
+//   words[3] bits 0..31 epoch, bits 32..39 priority, bits 40..63 the
+//            timestamp version the receiver holds (a sender with a newer one
+//            re-sends its META: a lost META is repaired by the next grant)
 // REPORT (sender to receiver: what the sender's uplink can give this flow):
 //   words[0] achievable rate (bit/s; UINT64_MAX = no limit)
 #pragma once
@@ -29,14 +33,18 @@ struct Semantics {
   bool urgent = false;
   bool unscheduled = false;
   std::uint32_t criticality = 0;
+  std::uint32_t version = 0;  // 24 bits
 };
+
+inline constexpr std::uint32_t kVersionMask = (1u << 24) - 1;
 
 inline void put_semantics(Packet& p, const Semantics& s) {
   p.words[0] = static_cast<std::uint64_t>(s.no_bubble_ps);
   p.words[1] = s.size_bytes;
   p.words[2] = s.dependency;
   p.words[3] = (s.urgent ? 1u : 0u) | (s.unscheduled ? 2u : 0u) |
-               (static_cast<std::uint64_t>(s.criticality) << 8);
+               ((static_cast<std::uint64_t>(s.criticality) & 0xffffffffu) << 8) |
+               (static_cast<std::uint64_t>(s.version & kVersionMask) << 40);
 }
 
 inline Semantics get_semantics(const Packet& p) {
@@ -47,14 +55,20 @@ inline Semantics get_semantics(const Packet& p) {
   s.urgent = (p.words[3] & 1u) != 0;
   s.unscheduled = (p.words[3] & 2u) != 0;
   s.criticality = static_cast<std::uint32_t>(p.words[3] >> 8);
+  s.version = static_cast<std::uint32_t>(p.words[3] >> 40) & kVersionMask;
   return s;
 }
 
-inline void put_grant(Packet& p, const core::Grant& g) {
+inline void put_grant(Packet& p, const core::Grant& g, std::uint32_t known_version) {
   p.words[0] = static_cast<std::uint64_t>(g.rate_bps);
   p.words[1] = static_cast<std::uint64_t>(g.valid_for_ps);
   p.words[2] = g.byte_cap;
-  p.words[3] = g.epoch | (static_cast<std::uint64_t>(g.priority) << 32);
+  p.words[3] = g.epoch | (static_cast<std::uint64_t>(g.priority) << 32) |
+               (static_cast<std::uint64_t>(known_version & kVersionMask) << 40);
+}
+
+inline std::uint32_t grant_known_version(const Packet& p) {
+  return static_cast<std::uint32_t>(p.words[3] >> 40) & kVersionMask;
 }
 
 inline core::Grant get_grant(const Packet& p) {
@@ -64,7 +78,7 @@ inline core::Grant get_grant(const Packet& p) {
   g.valid_for_ps = static_cast<core::TimePs>(p.words[1]);
   g.byte_cap = p.words[2];
   g.epoch = static_cast<std::uint32_t>(p.words[3]);
-  g.priority = static_cast<std::uint8_t>(p.words[3] >> 32);
+  g.priority = static_cast<std::uint8_t>((p.words[3] >> 32) & 0xff);
   return g;
 }
 

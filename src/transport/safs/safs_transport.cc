@@ -21,6 +21,7 @@ struct SafsTransport::SenderState {
   double uplink_available_bps = kNoLimit;  // what this host's uplink can give the flow
   double reported_bps = kNoLimit;          // last achievable rate reported to the receiver
   bool on_uplink_list = false;
+  std::uint32_t version = 0;  // of the flow's timestamp; raised at every move
 };
 
 class SafsTransport::ReceiverHost {
@@ -133,6 +134,12 @@ void SafsTransport::on_segment_sent(Flow& flow, Packet& packet) {
 
 void SafsTransport::on_deadline_changed(Flow& flow) {
   if (flow.sender_done()) return;
+  SenderState& s = sender(flow);
+  s.version = (s.version + 1) & safs_header::kVersionMask;
+  send_meta(flow);
+}
+
+void SafsTransport::send_meta(Flow& flow) {
   Packet& meta = new_control(flow, PacketKind::kMeta, false, config_.control_priority);
   safs_header::put_semantics(meta, semantics(flow, false));
   send_control(meta);
@@ -203,13 +210,26 @@ void SafsTransport::on_segment_received(Flow& flow, const Packet& packet, bool f
   if (sem.unscheduled && first_copy) scheduler.note_unscheduled(packet.wire_bytes, env().sim.now());
   if (remaining == 0) return;  // on_receiver_complete follows
   if (!scheduler.knows(id)) {
+    newer_timestamp(id, sem.version);
     scheduler.add_flow(semantic_flow(flow, sem));
   } else {
     scheduler.update_remaining(id, wire_bytes(remaining));
-    // Every packet carries the timestamp, so a lost META costs nothing.
-    scheduler.update_no_bubble(id, sem.urgent ? sem.no_bubble_ps : core::kNever);
+    // Every packet carries the timestamp, so a lost META costs nothing while
+    // data flows; the version keeps an older packet from undoing a META.
+    if (newer_timestamp(id, sem.version)) {
+      scheduler.update_no_bubble(id, sem.urgent ? sem.no_bubble_ps : core::kNever);
+    }
   }
   if (scheduler.next_poll_ps() == 0) poll_receiver(host);  // something changed
+}
+
+bool SafsTransport::newer_timestamp(core::FlowId id, std::uint32_t version) {
+  if (known_version_.size() <= id) known_version_.resize(id + 1, 0);
+  // Versions are 24-bit counters; "newer" is modulo 2^24 (half the range).
+  const std::uint32_t ahead = (version - known_version_[id]) & safs_header::kVersionMask;
+  if (ahead >= (1u << 23)) return false;
+  known_version_[id] = version;
+  return true;
 }
 
 void SafsTransport::on_receiver_complete(Flow& flow) {
@@ -224,6 +244,16 @@ void SafsTransport::on_control(Flow& flow, const Packet& packet) {
     case PacketKind::kGrant: {  // at the sender
       SenderState& s = sender(flow);
       if (flow.sender_done() || !s.grant.accept(safs_header::get_grant(packet), now)) return;
+      // The receiver holds an older timestamp: the META was lost. Again.
+      if (safs_header::grant_known_version(packet) != s.version) send_meta(flow);
+      // The receiver grants more than this sender said it can give: the
+      // report was lost. Again.
+      if (s.reported_bps != kNoLimit &&
+          s.grant.grant().rate_bps > (1 + config_.report_threshold) * s.reported_bps) {
+        Packet& report = new_control(flow, PacketKind::kControl, false, config_.control_priority);
+        safs_header::put_report(report, s.reported_bps);
+        send_control(report);
+      }
       // A new rate acts now: do not keep a gap computed for a lower one.
       const double rate = std::max(1.0, s.grant.grant().rate_bps);
       // The grant is an explicit signal of receiver capacity: let the window
@@ -250,8 +280,10 @@ void SafsTransport::on_control(Flow& flow, const Packet& packet) {
       if (flow.complete) return;
       ReceiverHost& host = *receivers_[spec_of(flow).dst];
       const safs_header::Semantics sem = safs_header::get_semantics(packet);
-      if (!host.scheduler.update_no_bubble(spec_of(flow).id,
-                                           sem.urgent ? sem.no_bubble_ps : core::kNever)) {
+      const core::FlowId id = spec_of(flow).id;
+      if (!newer_timestamp(id, sem.version)) return;  // overtaken by a newer one
+      const TimePs no_bubble = sem.urgent ? sem.no_bubble_ps : core::kNever;
+      if (!host.scheduler.update_no_bubble(id, no_bubble)) {
         host.scheduler.add_flow(semantic_flow(flow, sem));
       }
       poll_receiver(host);
@@ -284,7 +316,8 @@ void SafsTransport::send_grants(ReceiverHost& /*host*/, const std::vector<core::
     Flow* flow = flow_for(static_cast<std::uint32_t>(grant.flow));
     if (flow == nullptr || flow->complete) continue;
     Packet& packet = new_control(*flow, PacketKind::kGrant, true, config_.control_priority);
-    safs_header::put_grant(packet, grant);
+    const std::uint32_t id = static_cast<std::uint32_t>(grant.flow);
+    safs_header::put_grant(packet, grant, id < known_version_.size() ? known_version_[id] : 0);
     send_control(packet);
   }
 }

@@ -50,6 +50,9 @@ class SafsTransport final : public WindowTransport {
   void on_control(Flow& flow, const Packet& packet) override;
   void on_deadline_changed(Flow& flow) override;
   void on_sender_complete(Flow& flow) override;
+  void send_meta(Flow& flow);
+  // Receiver side: applies a timestamp unless an older version than known.
+  bool newer_timestamp(core::FlowId id, std::uint32_t version);
 
  private:
   struct SenderState;
@@ -68,6 +71,7 @@ class SafsTransport final : public WindowTransport {
   std::vector<std::unique_ptr<SenderState>> senders_;      // by flow id
   std::vector<std::unique_ptr<ReceiverHost>> receivers_;   // by host
   std::vector<std::vector<std::uint32_t>> sending_flows_;  // by host: flows with a grant
+  std::vector<std::uint32_t> known_version_;  // by flow id: timestamp version at the receiver
 };
 
 }  // namespace safs
