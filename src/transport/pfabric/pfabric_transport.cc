@@ -83,13 +83,13 @@ class PFabricTransport::Host final : public PacketSink, public PacketSource {
 };
 
 bool PFabricTransport::ReadyBefore::operator()(std::uint32_t a, std::uint32_t b) const {
-  const std::uint64_t ra = t->flows_by_id_[a]->remaining();
-  const std::uint64_t rb = t->flows_by_id_[b]->remaining();
+  const std::uint64_t ra = t->flows_.find(a)->remaining();
+  const std::uint64_t rb = t->flows_.find(b)->remaining();
   return ra != rb ? ra < rb : a < b;
 }
 
 std::uint32_t& PFabricTransport::ReadyPosition::operator()(std::uint32_t id) const {
-  return t->flows_by_id_[id]->ready_pos;
+  return t->flows_.find(id)->ready_pos;
 }
 
 PFabricTransport::PFabricTransport(TransportEnv& env, const PFabricConfig& config)
@@ -103,12 +103,7 @@ PFabricTransport::PFabricTransport(TransportEnv& env, const PFabricConfig& confi
 PFabricTransport::~PFabricTransport() = default;
 
 void PFabricTransport::start_flow(const FlowSpec& spec) {
-  Flow& flow = flows_.emplace_back();
-  flow.spec = spec;
-  flow.data_route = env_.net.route(spec.src, spec.dst, spec.id);
-  flow.ack_route = env_.net.route(spec.dst, spec.src, spec.id);
-  if (flows_by_id_.size() <= spec.id) flows_by_id_.resize(spec.id + 1, nullptr);
-  flows_by_id_[spec.id] = &flow;
+  Flow& flow = flows_.add(env_.net, spec);
 
   // The path's bandwidth-delay product: bottleneck rate x the unloaded RTT of
   // a full packet and its ACK.
@@ -376,7 +371,7 @@ void PFabricTransport::refresh(Flow& flow) {
 // The NIC is free: the ready flow with the least remaining sends one packet.
 Packet* PFabricTransport::next_packet(Host& host) {
   while (!host.ready.empty()) {
-    Flow& flow = *flows_by_id_[host.ready.top()];
+    Flow& flow = *flows_.find(host.ready.top());
     if (!sendable(flow)) {
       host.ready.erase(flow.spec.id);
       continue;

@@ -16,12 +16,12 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
 #include "engine/timer.h"
 #include "net/network.h"
+#include "transport/common/flow_table.h"
 #include "transport/common/segment_tracker.h"
 #include "transport/params.h"
 #include "transport/pfabric/index_heap.h"
@@ -80,9 +80,7 @@ class PFabricTransport final : public Transport {
   };
   using ReadyHeap = IndexHeap<ReadyBefore, ReadyPosition>;
 
-  Flow* flow_for(std::uint32_t id) const {
-    return id < flows_by_id_.size() ? flows_by_id_[id] : nullptr;
-  }
+  Flow* flow_for(std::uint32_t id) const { return flows_.find(id); }
   void on_packet(Packet& packet);
   // Receiver.
   void on_data(Flow& flow, const Packet& data);
@@ -104,8 +102,7 @@ class PFabricTransport final : public Transport {
   TransportEnv env_;
   PFabricConfig config_;
   std::vector<std::unique_ptr<Host>> hosts_;
-  std::deque<Flow> flows_;  // stable addresses: packets point at their routes
-  std::vector<Flow*> flows_by_id_;
+  FlowTable<Flow> flows_;
   TransportStats stats_;
   PFabricStats pfabric_stats_;
 };

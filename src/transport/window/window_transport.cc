@@ -33,10 +33,7 @@ WindowTransport::WindowTransport(TransportEnv& env, const WindowConfig& config,
 WindowTransport::~WindowTransport() = default;
 
 void WindowTransport::start_flow(const FlowSpec& spec) {
-  Flow& flow = flows_.emplace_back();
-  flow.spec = spec;
-  flow.data_route = env_.net.route(spec.src, spec.dst, spec.id);
-  flow.ack_route = env_.net.route(spec.dst, spec.src, spec.id);
+  Flow& flow = flows_.add(env_.net, spec);
   flow.cc.cwnd_bytes = std::uint64_t{config_.initial_cwnd_packets} * env_.mtu_bytes;
   flow.cc.ssthresh_bytes = UINT64_MAX;
   flow.cc.alpha = config_.initial_alpha;
@@ -45,22 +42,18 @@ void WindowTransport::start_flow(const FlowSpec& spec) {
   flow.retry_timer = std::make_unique<Timer>(env_.sim, [this, &flow] { make_ready(flow); });
   flow.received = SegmentTracker(spec.size_bytes, env_.mtu_bytes);
   flow.queue_priority = config_.data_priority;
-  if (flows_by_id_.size() <= spec.id) flows_by_id_.resize(spec.id + 1, nullptr);
-  flows_by_id_[spec.id] = &flow;
   on_flow_start(flow);
   make_ready(flow);
 }
 
 std::uint64_t WindowTransport::delivered_bytes(std::uint32_t flow_id) const {
-  return flow_id < flows_by_id_.size() && flows_by_id_[flow_id] != nullptr
-             ? flows_by_id_[flow_id]->received.delivered_bytes()
-             : 0;
+  const Flow* flow = flows_.find(flow_id);
+  return flow != nullptr ? flow->received.delivered_bytes() : 0;
 }
 
 FlowCounters WindowTransport::flow_counters(std::uint32_t flow_id) const {
-  return flow_id < flows_by_id_.size() && flows_by_id_[flow_id] != nullptr
-             ? flows_by_id_[flow_id]->counters
-             : FlowCounters{};
+  const Flow* flow = flows_.find(flow_id);
+  return flow != nullptr ? flow->counters : FlowCounters{};
 }
 
 void WindowTransport::update_deadline(std::uint32_t flow_id, TimePs deadline_ps) {

@@ -18,12 +18,12 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
 #include "engine/ring_queue.h"
 #include "engine/timer.h"
+#include "transport/common/flow_table.h"
 #include "transport/common/segment_tracker.h"
 #include "transport/transport.h"
 #include "transport/window/congestion_control.h"
@@ -85,7 +85,7 @@ class WindowTransport : public Transport {
   // with header-only size; the caller fills it and passes it to send_control().
   Packet& new_control(Flow& flow, PacketKind kind, bool to_sender, std::uint8_t priority);
   void send_control(Packet& packet);
-  Flow* flow_for(std::uint32_t id) { return id < flows_by_id_.size() ? flows_by_id_[id] : nullptr; }
+  Flow* flow_for(std::uint32_t id) { return flows_.find(id); }
   const FlowSpec& spec_of(const Flow& flow) const;
   std::uint64_t bytes_received(const Flow& flow) const;
   TransportEnv& env() { return env_; }
@@ -111,8 +111,7 @@ class WindowTransport : public Transport {
   WindowConfig config_;
   std::unique_ptr<CongestionControl> control_;
   std::vector<std::unique_ptr<Host>> hosts_;
-  std::deque<Flow> flows_;  // stable addresses: packets point at their routes
-  std::vector<Flow*> flows_by_id_;
+  FlowTable<Flow> flows_;
   TransportStats stats_;
 };
 
