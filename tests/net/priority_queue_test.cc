@@ -10,6 +10,7 @@
 
 #include "engine/rng.h"
 #include "net/packet_pool.h"
+#include "support/queues.h"
 
 namespace safs {
 namespace {
@@ -28,14 +29,7 @@ class QueueTest : public ::testing::Test {
   // Enqueues and expects admission.
   void admit(StrictPriorityQueue& q, Packet& p) { ASSERT_EQ(q.enqueue(p), nullptr); }
   // Drains the queue, returning sequence numbers in service order.
-  std::vector<std::uint64_t> drain(StrictPriorityQueue& q) {
-    std::vector<std::uint64_t> seqs;
-    while (Packet* p = q.dequeue()) {
-      seqs.push_back(p->seq);
-      pool_.release(p);
-    }
-    return seqs;
-  }
+  std::vector<std::uint64_t> drain(StrictPriorityQueue& q) { return testing::drain_seqs(q, pool_); }
 
   PacketPool pool_;
 };

@@ -9,6 +9,7 @@
 #include "engine/rng.h"
 #include "net/packet_pool.h"
 #include "support/experiments.h"
+#include "support/queues.h"
 #include "transport/pfabric/pfabric_queue.h"
 #include "transport/pfabric/pfabric_transport.h"
 
@@ -39,14 +40,7 @@ class PFabricQueueTest : public ::testing::Test {
     return PFabricQueue(limits);
   }
   void admit(PFabricQueue& q, Packet& p) { ASSERT_EQ(q.enqueue(p), nullptr) << "seq " << p.seq; }
-  std::vector<std::uint64_t> drain(PFabricQueue& q) {
-    std::vector<std::uint64_t> seqs;
-    while (Packet* p = q.dequeue()) {
-      seqs.push_back(p->seq);
-      pool_.release(p);
-    }
-    return seqs;
-  }
+  std::vector<std::uint64_t> drain(PFabricQueue& q) { return testing::drain_seqs(q, pool_); }
 
   PacketPool pool_;
 };
