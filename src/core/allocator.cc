@@ -37,6 +37,38 @@ void water_fill(std::vector<std::size_t>& members, const std::vector<double>& ca
   }
 }
 
+// Flows feeding the same consumer op with the same timestamp form a group
+// whose last arrival binds: serving them one after another finishes the group
+// no sooner than sharing, but costs a grant turnaround at every hand-over.
+bool same_group(const SemanticFlow& a, const SemanticFlow& b) {
+  return a.dependency != 0 && a.dependency == b.dependency && a.no_bubble_ps == b.no_bubble_ps &&
+         a.criticality == b.criticality;
+}
+
+// Gives `budget` to `members` in proportion to their remaining bytes (so a
+// group finishes together), each at most `room[i]` more; what a capped member
+// cannot take goes to the others.
+void share_by_remaining(std::vector<std::size_t> open, const std::vector<SemanticFlow>& flows,
+                        std::vector<double> room, std::vector<double>& rate, double& budget) {
+  while (!open.empty() && budget > 1e-6) {
+    double bytes = 0;
+    for (const std::size_t i : open) bytes += static_cast<double>(flows[i].remaining_bytes);
+    const double round = budget;
+    std::vector<std::size_t> still_open;
+    for (const std::size_t i : open) {
+      const double share = round * static_cast<double>(flows[i].remaining_bytes) / bytes;
+      const double give = std::min(share, room[i]);
+      rate[i] += give;
+      room[i] -= give;
+      budget -= give;
+      if (room[i] > 1e-6) still_open.push_back(i);
+    }
+    if (still_open.size() == open.size()) break;  // nobody capped: the budget is spent
+    open.swap(still_open);
+  }
+  budget = std::max(0.0, budget);
+}
+
 }  // namespace
 
 double Allocation::total_bps() const {
@@ -102,34 +134,45 @@ Allocation allocate(const std::vector<SemanticFlow>& flows, TimePs now, double u
   result.background_floor_bps = background_floor;
   double urgent_budget = result.budget_bps - background_floor;
 
-  // 1. Urgent floors in service order.
+  // Urgent flows in service order, a group (same consumer and timestamp) at
+  // a time: members are served together, in proportion to their bytes.
+  std::vector<std::vector<std::size_t>> runs;
   for (std::size_t r = 0; r < urgent.size(); ++r) {
     const std::size_t i = urgent[r];
     result.flows[i].urgent_rank = static_cast<std::uint32_t>(r);
     if (result.flows[i].demand.overdue) ++result.overdue;
-    // urgent_first: EDF at line rate (each takes all it can, in order).
-    const double want = config.urgent_first ? cap[i] : result.flows[i].demand.rate_bps;
-    const double give = std::min({want, cap[i], urgent_budget});
-    rate[i] = give;
-    urgent_budget -= give;
+    if (runs.empty() || !same_group(flows[runs.back().front()], flows[i])) runs.emplace_back();
+    runs.back().push_back(i);
+  }
+
+  // 1. Urgent floors. urgent_first: EDF at line rate (each takes all it can).
+  std::vector<double> room(n, 0.0);
+  for (const std::vector<std::size_t>& run : runs) {
+    for (const std::size_t i : run) {
+      room[i] = std::min(config.urgent_first ? cap[i] : result.flows[i].demand.rate_bps, cap[i]);
+    }
+    share_by_remaining(run, flows, room, rate, urgent_budget);
   }
   // What the floors left of the urgent budget; background's floor stays apart
   // until step 3b, so no urgent top-up can eat it.
   double spare = urgent_budget;
-  auto top_up = [&](std::size_t i) {
-    const double give = std::max(0.0, std::min(spare, cap[i] - rate[i]));
-    rate[i] += give;
-    spare -= give;
+  auto top_up = [&](const std::vector<std::size_t>& members) {
+    for (const std::size_t i : members) room[i] = std::max(0.0, cap[i] - rate[i]);
+    share_by_remaining(members, flows, room, rate, spare);
   };
 
   // 3a. Low-slack urgent flows first: they have no time to wait for a later
   // reallocation. Low = within two RTTs plus a tenth of their own line-rate
   // transfer time (protocols.md §5.3, sigma_lo).
-  for (const std::size_t i : urgent) {
-    const double line_time =
-        static_cast<double>(transfer_ps(static_cast<double>(flows[i].remaining_bytes), cap[i]));
-    const double low_slack = 2.0 * static_cast<double>(config.rtt_ps) + 0.1 * line_time;
-    if (static_cast<double>(result.flows[i].demand.slack_ps) < low_slack) top_up(i);
+  for (const std::vector<std::size_t>& run : runs) {
+    std::vector<std::size_t> low;
+    for (const std::size_t i : run) {
+      const double line_time =
+          static_cast<double>(transfer_ps(static_cast<double>(flows[i].remaining_bytes), cap[i]));
+      const double low_slack = 2.0 * static_cast<double>(config.rtt_ps) + 0.1 * line_time;
+      if (static_cast<double>(result.flows[i].demand.slack_ps) < low_slack) low.push_back(i);
+    }
+    top_up(low);
   }
   // 3b. Background flows share the rest, with their reserved floor.
   spare += background_floor;
@@ -140,11 +183,11 @@ Allocation allocate(const std::vector<SemanticFlow>& flows, TimePs now, double u
       return flows[a].remaining_bytes < flows[b].remaining_bytes ||
              (flows[a].remaining_bytes == flows[b].remaining_bytes && flows[a].id < flows[b].id);
     });
-    for (const std::size_t i : background) top_up(i);
+    for (const std::size_t i : background) top_up({i});
   }
 
   // 3c. Whatever background could not use goes to urgent flows (work conservation).
-  for (const std::size_t i : urgent) top_up(i);
+  for (const std::vector<std::size_t>& run : runs) top_up(run);
 
   for (std::size_t i = 0; i < n; ++i) result.flows[i].rate_bps = rate[i];
   return result;

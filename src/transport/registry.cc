@@ -75,6 +75,10 @@ std::vector<ParamSpec> safs_params() {
        "Reallocate at least this often while flows are active (demands drift)."},
       {"unscheduled_bytes", "bytes", 0, 0, 1e12, true,
        "Bytes a flow sends before its first grant; 0 = one bandwidth-delay product of its path."},
+      {"batch_changes_us", "us", 0, 0, 1e4, false,
+       "Arrivals, timestamp moves and sender reports at a receiver within this window share one "
+       "reallocation, so a burst of N arrivals costs one round of grants, not N (completions "
+       "reallocate at once)."},
       {"first_grant_wait_us", "us", 200, 0, 1e7, false,
        "How long a flow that never got a grant waits before falling back to its window alone."},
       {"background_srpt", "", 0, 0, 1, true,
@@ -124,6 +128,7 @@ SafsConfig safs_config(const TransportParams& p) {
   r.allocator.urgent_first = p.get("urgent_first") != 0;
   c.unscheduled_bytes = static_cast<std::uint64_t>(p.get("unscheduled_bytes"));
   c.first_grant_wait_ps = us_to_ps(p.get("first_grant_wait_us"));
+  c.batch_changes_ps = us_to_ps(p.get("batch_changes_us"));
   return c;
 }
 

@@ -608,15 +608,20 @@ TEST(AllocatorPropertyTest, UrgentRanksFollowServiceOrder) {
       ASSERT_GE(a.total_bps(), a.budget_bps * (1 - 1e-9)) << "instance " << iter;
     }
     // urgent_first is strict priority: after the first urgent flow below its
-    // cap, later urgent flows get nothing.
+    // cap, later urgent flows get nothing, except members of its group (same
+    // consumer and timestamp), which share with it.
     if (in.config.urgent_first) {
       ++urgent_first_checked;
-      bool below_cap = false;
+      const SemanticFlow* below_cap = nullptr;
       for (const std::size_t i : order) {
-        if (below_cap) {
-          ASSERT_EQ(a.flows[i].rate_bps, 0.0) << "instance " << iter;
-        } else if (a.flows[i].rate_bps < cap_of(in.flows[i], in.config) * (1 - 1e-12)) {
-          below_cap = true;
+        const SemanticFlow& f = in.flows[i];
+        if (below_cap != nullptr) {
+          const bool same_group = f.dependency != 0 && f.dependency == below_cap->dependency &&
+                                  f.no_bubble_ps == below_cap->no_bubble_ps &&
+                                  f.criticality == below_cap->criticality;
+          if (!same_group) ASSERT_LT(a.flows[i].rate_bps, 1.0) << "instance " << iter;
+        } else if (a.flows[i].rate_bps < cap_of(f, in.config) * (1 - 1e-9)) {
+          below_cap = &f;
         }
       }
     }
@@ -993,6 +998,43 @@ TEST(AllocatorFluidTest, BackgroundNotStarvedBySustainedOverload) {
   EXPECT_LE(r.finish[0], bg_arrival + 3 * kMs)
       << "finished " << static_cast<double>(r.finish[0] - bg_arrival) / kMs
       << " ms after arriving; the urgent stream ends 18 ms after it arrives";
+}
+
+}  // namespace
+}  // namespace safs::core
+
+namespace safs::core {
+namespace {
+
+// The 16 dispatches into one FFN op: same consumer, same timestamp, already
+// overdue. Serving them one at a time would finish the group no sooner and
+// hand the link over 15 times; they share it in proportion to their bytes.
+TEST(Allocator, AGroupFeedingOneConsumerSharesTheLink) {
+  AllocatorConfig config;
+  std::vector<SemanticFlow> flows;
+  for (int i = 0; i < 16; ++i) {
+    SemanticFlow f;
+    f.id = static_cast<FlowId>(i + 1);
+    f.urgency = Urgency::kUrgent;
+    f.no_bubble_ps = 5 * kPsPerUs;
+    f.dependency = 42;
+    f.remaining_bytes = i < 8 ? 57'344 : 2 * 57'344;
+    flows.push_back(f);
+  }
+  const Allocation a = allocate(flows, 10 * kPsPerUs, 0, config);
+  double total = 0;
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    total += a.flows[i].rate_bps;
+    // Twice the bytes, twice the rate: every member finishes at the same time.
+    const double expected = (i < 8 ? 1.0 : 2.0) * a.flows[0].rate_bps;
+    EXPECT_NEAR(a.flows[i].rate_bps, expected, 1e-6 * expected);
+  }
+  EXPECT_NEAR(total, a.budget_bps, 1e-6 * a.budget_bps);
+  // Different consumers keep EDF's strict order.
+  flows[15].dependency = 43;
+  flows[15].no_bubble_ps = 4 * kPsPerUs;  // earlier: served first, alone
+  const Allocation b = allocate(flows, 10 * kPsPerUs, 0, config);
+  EXPECT_NEAR(b.flows[15].rate_bps, config.link_bps, 1e-6 * config.link_bps);
 }
 
 }  // namespace

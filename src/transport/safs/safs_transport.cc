@@ -220,7 +220,7 @@ void SafsTransport::on_segment_received(Flow& flow, const Packet& packet, bool f
       scheduler.update_no_bubble(id, sem.urgent ? sem.no_bubble_ps : core::kNever);
     }
   }
-  if (scheduler.next_poll_ps() == 0) poll_receiver(host);  // something changed
+  if (scheduler.next_poll_ps() == 0) request_poll(host);  // something changed
 }
 
 bool SafsTransport::newer_timestamp(core::FlowId id, std::uint32_t version) {
@@ -235,7 +235,7 @@ bool SafsTransport::newer_timestamp(core::FlowId id, std::uint32_t version) {
 void SafsTransport::on_receiver_complete(Flow& flow) {
   ReceiverHost& host = *receivers_[spec_of(flow).dst];
   host.scheduler.remove_flow(spec_of(flow).id);
-  poll_receiver(host);
+  poll_receiver(host);  // at once: the next flow in line should not wait
 }
 
 void SafsTransport::on_control(Flow& flow, const Packet& packet) {
@@ -286,13 +286,13 @@ void SafsTransport::on_control(Flow& flow, const Packet& packet) {
       if (!host.scheduler.update_no_bubble(id, no_bubble)) {
         host.scheduler.add_flow(semantic_flow(flow, sem));
       }
-      poll_receiver(host);
+      request_poll(host);
       return;
     }
     case PacketKind::kControl: {  // the sender's achievable-rate report
       ReceiverHost& host = *receivers_[spec_of(flow).dst];
       host.scheduler.set_sender_cap(spec_of(flow).id, safs_header::get_report(packet));
-      poll_receiver(host);
+      request_poll(host);
       return;
     }
     default:
@@ -308,6 +308,15 @@ void SafsTransport::poll_receiver(ReceiverHost& host) {
     host.timer.arm_at(std::max(next, now + 1));
   } else {
     host.timer.cancel();
+  }
+}
+
+void SafsTransport::request_poll(ReceiverHost& host) {
+  const TimePs at = env().sim.now() + config_.batch_changes_ps;
+  if (config_.batch_changes_ps == 0) {
+    poll_receiver(host);
+  } else if (!host.timer.armed() || host.timer.deadline() > at) {
+    host.timer.arm_at(at);
   }
 }
 

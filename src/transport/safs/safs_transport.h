@@ -33,6 +33,8 @@ struct SafsConfig {
   // How long a flow that never got a grant waits before falling back.
   TimePs first_grant_wait_ps = 200 * kPsPerUs;
   double report_threshold = 0.1;  // re-report an achievable rate when it moves this much
+  // Changes within this window share one reallocation (0: reallocate at once).
+  TimePs batch_changes_ps = kPsPerUs;
 };
 
 class SafsTransport final : public WindowTransport {
@@ -64,6 +66,8 @@ class SafsTransport final : public WindowTransport {
   std::uint64_t wire_bytes(std::uint64_t payload_bytes) const;
   core::SemanticFlow semantic_flow(const Flow& flow, const safs_header::Semantics& s) const;
   void send_grants(ReceiverHost& host, const std::vector<core::Grant>& grants);
+  // Something changed at this receiver: reallocate after the batching window.
+  void request_poll(ReceiverHost& host);
   void poll_receiver(ReceiverHost& host);
   void rebalance_uplink(int host);
 
