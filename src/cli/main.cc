@@ -9,6 +9,7 @@
 
 #include "cli/compare.h"
 #include "cli/fct_table.h"
+#include "experiment/inference_report.h"
 #include "experiment/report.h"
 #include "metrics/summary.h"
 #include "scenario/reference.h"
@@ -54,11 +55,21 @@ int run(const RunOptions& o) {
   const double wall_s = experiment.run();
   safs::write_flows_csv(experiment, out_dir + "/flows.csv");
   safs::write_ops_csv(experiment, out_dir + "/ops.csv");
+  if (const safs::InferenceDriver* inference = experiment.inference()) {
+    safs::write_requests_csv(*inference, out_dir + "/requests.csv");
+    safs::write_steps_csv(*inference, out_dir + "/steps.csv");
+  }
   safs::write_summary_json(experiment, {o.file, read_file(o.file), wall_s},
                            out_dir + "/summary.json");
 
   const safs::FlowSummary s =
       safs::summarize(experiment.recorder().records(), experiment.sim().now());
+  if (!o.quiet && experiment.inference() != nullptr) {
+    const safs::TpotSummary tpot = safs::summarize_tpot(*experiment.inference());
+    std::printf("%s: %zu requests, TPOT p50 %.3f ms, p99 %.3f ms, %zu decode steps\n",
+                experiment.config().transport.c_str(), tpot.requests, tpot.p50_s * 1e3,
+                tpot.p99_s * 1e3, experiment.inference()->steps().size());
+  }
   if (!o.quiet) {
     std::printf("%s: %zu/%zu flows complete, last at %.3f ms, mean FCT %.3f ms, p99 slowdown %.2f",
                 experiment.config().transport.c_str(), s.completed, s.flows, s.last_finish_s * 1e3,

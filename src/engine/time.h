@@ -19,6 +19,7 @@ inline constexpr TimePs kTimeNever = std::numeric_limits<TimePs>::max();
 constexpr TimePs ns_to_ps(double ns) { return static_cast<TimePs>(ns * 1e3 + (ns >= 0 ? 0.5 : -0.5)); }
 constexpr TimePs us_to_ps(double us) { return static_cast<TimePs>(us * 1e6 + (us >= 0 ? 0.5 : -0.5)); }
 constexpr TimePs ms_to_ps(double ms) { return static_cast<TimePs>(ms * 1e9 + (ms >= 0 ? 0.5 : -0.5)); }
+constexpr TimePs sec_to_ps(double s) { return static_cast<TimePs>(s * 1e12 + (s >= 0 ? 0.5 : -0.5)); }
 constexpr double ps_to_sec(TimePs t) { return static_cast<double>(t) / 1e12; }
 constexpr double ps_to_us(TimePs t) { return static_cast<double>(t) / 1e6; }
 

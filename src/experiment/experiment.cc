@@ -1,6 +1,7 @@
 #include "experiment/experiment.h"
 
 #include <chrono>
+#include <functional>
 #include <stdexcept>
 
 #include "transport/registry.h"
@@ -15,7 +16,10 @@ class Experiment::CompletionWatcher final : public FlowObserver {
  public:
   CompletionWatcher(Simulator& sim, FlowRecorder& recorder) : sim_(sim), recorder_(recorder) {}
   void set_bulk(BulkChains* bulk) { bulk_ = bulk; }
-  void set_compute(ComputeEngine* compute) { compute_ = compute; }
+  // A computation that waits for some flows (it ignores ids not its own).
+  void add_flow_listener(std::function<void(std::uint32_t)> listener) {
+    listeners_.push_back(std::move(listener));
+  }
   void expect_flow(std::uint32_t id) {
     if (measured_.size() <= id) measured_.resize(id + 1, false);
     measured_[id] = true;
@@ -34,7 +38,7 @@ class Experiment::CompletionWatcher final : public FlowObserver {
     if (recorder_.records()[flow.id].complete()) return;
     recorder_.on_flow_complete(flow, at);
     if (bulk_ != nullptr) bulk_->on_flow_complete(flow);
-    if (compute_ != nullptr) compute_->on_flow_complete(flow.id);
+    for (const auto& listener : listeners_) listener(flow.id);
     if (flow.id < measured_.size() && measured_[flow.id]) {
       --outstanding_;
       stop_if_done();
@@ -50,7 +54,7 @@ class Experiment::CompletionWatcher final : public FlowObserver {
   Simulator& sim_;
   FlowRecorder& recorder_;
   BulkChains* bulk_ = nullptr;
-  ComputeEngine* compute_ = nullptr;
+  std::vector<std::function<void(std::uint32_t)>> listeners_;
   std::vector<bool> measured_;
   std::size_t outstanding_ = 0;
   std::size_t generators_ = 0;
@@ -92,15 +96,18 @@ Experiment::Experiment(ExperimentConfig config) : config_(std::move(config)) {
   watcher_->set_bulk(bulk_.get());
   if (config_.compute) {
     watcher_->expect_generator();  // the run lasts until the last op ends
-    ComputeHooks hooks;
-    hooks.launch = [this](const FlowSpec& flow) { return launch(flow, true, 0); };
-    hooks.update_deadline = [this](std::uint32_t id, TimePs deadline) {
-      recorder_->record(id).spec.deadline_ps = deadline;
-      transport_->update_deadline(id, deadline);
-    };
-    hooks.on_finished = [this] { watcher_->generator_finished(); };
-    compute_ = std::make_unique<ComputeEngine>(sim_, *config_.compute, std::move(hooks));
-    watcher_->set_compute(compute_.get());
+    compute_ = std::make_unique<ComputeEngine>(sim_, *config_.compute, compute_hooks());
+    watcher_->add_flow_listener(
+        [c = compute_.get()](std::uint32_t id) { c->on_flow_complete(id); });
+  }
+  if (config_.inference) {
+    watcher_->expect_generator();  // the run lasts until the measured requests finish
+    ComputeHooks hooks = compute_hooks();
+    if (config_.inference->free_communication) hooks.launch = nullptr;
+    inference_ =
+        std::make_unique<InferenceDriver>(sim_, *config_.inference, config_.seed, std::move(hooks));
+    watcher_->add_flow_listener(
+        [d = inference_.get()](std::uint32_t id) { d->on_flow_complete(id); });
   }
   const double host_link_bps = static_cast<double>(config_.topology.host_link.rate_bps);
   for (std::size_t i = 0; i < config_.poisson.size(); ++i) {
@@ -114,6 +121,17 @@ Experiment::Experiment(ExperimentConfig config) : config_(std::move(config)) {
           if (measured) watcher_->generator_finished();
         }));
   }
+}
+
+ComputeHooks Experiment::compute_hooks() {
+  ComputeHooks hooks;
+  hooks.launch = [this](const FlowSpec& flow) { return launch(flow, true, 0); };
+  hooks.update_deadline = [this](std::uint32_t id, TimePs deadline) {
+    recorder_->record(id).spec.deadline_ps = deadline;
+    transport_->update_deadline(id, deadline);
+  };
+  hooks.on_finished = [this] { watcher_->generator_finished(); };
+  return hooks;
 }
 
 std::uint32_t Experiment::launch(FlowSpec flow, bool measured, double deadline_factor) {
@@ -150,9 +168,10 @@ void Experiment::run_until(TimePs t) {
     bulk_->arm();
     for (auto& generator : poisson_) generator->arm();
     if (compute_) compute_->start();
+    if (inference_) inference_->start();
   }
   if (config_.flows.empty() && config_.bulk.empty() && config_.poisson.empty() &&
-      !config_.compute) {
+      !config_.compute && !config_.inference) {
     return;
   }
   if (!watcher_->done()) sim_.run_until(t);

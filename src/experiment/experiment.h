@@ -18,6 +18,7 @@
 #include "workload/bulk_chain.h"
 #include "workload/compute/compute_engine.h"
 #include "workload/flow_schedule.h"
+#include "workload/inference/inference_driver.h"
 #include "workload/poisson_flows.h"
 
 namespace safs {
@@ -31,10 +32,11 @@ struct ExperimentConfig {
   std::uint32_t header_bytes = 78;
   std::string transport = "dctcp";
   std::map<std::string, double> transport_params;
-  std::vector<FlowSpec> flows;          // ids 0..n-1 in order
-  std::vector<BulkSpec> bulk;           // closed-loop chains; never keep a run alive
-  std::vector<PoissonSpec> poisson;     // open-loop flows from size distributions
-  std::optional<ComputeGraph> compute;  // GPUs running ops linked by transfers
+  std::vector<FlowSpec> flows;                 // ids 0..n-1 in order
+  std::vector<BulkSpec> bulk;                  // closed-loop chains; never keep a run alive
+  std::vector<PoissonSpec> poisson;            // open-loop flows from size distributions
+  std::optional<ComputeGraph> compute;         // GPUs running ops linked by transfers
+  std::optional<InferenceWorkload> inference;  // AFD decode serving, step by step
   // Generated flows get ids n, n+1, ... in the order they start.
 };
 
@@ -64,6 +66,8 @@ class Experiment {
   Transport& mutable_transport() { return *transport_; }
   // The computation, if the configuration has one.
   const ComputeEngine* compute() const { return compute_.get(); }
+  // The inference workload, if the configuration has one.
+  const InferenceDriver* inference() const { return inference_.get(); }
   const Transport& transport() const { return *transport_; }
   const PacketPool& pool() const { return pool_; }
   NetworkTotals network_totals() const;
@@ -88,6 +92,8 @@ class Experiment {
   std::unique_ptr<BulkChains> bulk_;
   std::vector<std::unique_ptr<PoissonFlows>> poisson_;
   std::unique_ptr<ComputeEngine> compute_;
+  std::unique_ptr<InferenceDriver> inference_;
+  ComputeHooks compute_hooks();  // flows of a computation: measured, deadlines tracked
   bool started_ = false;
 };
 

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "experiment/inference_report.h"
 #include "metrics/summary.h"
 
 namespace safs {
@@ -211,6 +212,7 @@ void write_summary_json(Experiment& experiment, const RunInfo& info, const std::
     j[std::string(to_string(c))] = cj;
   }
   if (experiment.compute() != nullptr) j["compute"] = compute_json(*experiment.compute());
+  if (experiment.inference() != nullptr) j["inference"] = inference_json(*experiment.inference());
   j["network"] = {{"packet_hops", net.packet_hops},
                   {"queue_drops", net.queue_drops},
                   {"wire_losses", net.wire_losses},

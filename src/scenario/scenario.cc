@@ -11,6 +11,7 @@
 #include "scenario/schema.h"
 #include "transport/registry.h"
 #include "workload/flow_size_cdf.h"
+#include "workload/inference/inference_workload.h"
 #include "workload/pipeline/pipeline_workload.h"
 
 namespace safs {
@@ -43,6 +44,7 @@ class Loader {
   void build_bulk(ExperimentConfig& config) const;
   void build_poisson(ExperimentConfig& config) const;
   void build_pipeline(ExperimentConfig& config) const;
+  void build_inference(ExperimentConfig& config) const;
   void check_hosts(const toml::table& t, const std::string& shown, int hosts) const;
   std::string resolve_path(const std::string& path) const;
 
@@ -468,6 +470,82 @@ void Loader::build_pipeline(ExperimentConfig& config) const {
   config.bulk.insert(config.bulk.end(), background.begin(), background.end());
 }
 
+void Loader::build_inference(ExperimentConfig& config) const {
+  const toml::table* t = root_["inference"].as_table();
+  if (t == nullptr) return;
+  auto num = [&](const char* key) { return number(*t, key, std::string("inference.") + key); };
+  auto count = [&](const char* key) { return integer(*t, key, std::string("inference.") + key); };
+  InferenceWorkload w;
+  AfdSpec& afd = w.afd;
+  const int attention = static_cast<int>(count("attention_instances"));
+  const int ffn = static_cast<int>(count("ffn_instances"));
+  const int prefill = static_cast<int>(count("prefill_hosts"));
+  const int bulk = static_cast<int>(count("bulk_hosts"));
+  int host = 0;
+  for (int i = 0; i < attention; ++i) afd.attention_hosts.push_back(host++);
+  for (int i = 0; i < ffn; ++i) afd.ffn_hosts.push_back(host++);
+  for (int i = 0; i < prefill; ++i) w.prefill_hosts.push_back(host++);
+  for (int i = 0; i < bulk; ++i) w.bulk_hosts.push_back(host++);
+  if (host > config.topology.num_hosts()) {
+    fail(t, "inference",
+         "needs " + std::to_string(host) +
+             " hosts (attention, FFN, prefill and bulk hosts); the topology has " +
+             std::to_string(config.topology.num_hosts()));
+  }
+  afd.layers = static_cast<int>(count("layers"));
+  afd.microbatches = static_cast<int>(count("microbatches"));
+  afd.hidden = static_cast<std::uint64_t>(count("hidden"));
+  afd.dispatch_bytes_per_element = static_cast<std::uint64_t>(count("dispatch_bytes_per_element"));
+  afd.combine_bytes_per_element = static_cast<std::uint64_t>(count("combine_bytes_per_element"));
+  afd.routing_fraction = num("routing_fraction");
+  afd.max_tokens_per_microbatch = static_cast<int>(count("tokens_per_microbatch"));
+  afd.compute.attention_fixed_ps = us_to_ps(num("attention_fixed_us"));
+  afd.compute.attention_per_token_ps = us_to_ps(num("attention_per_token_us"));
+  afd.compute.attention_per_context_token_ps = ns_to_ps(num("attention_per_context_token_ns"));
+  afd.compute.ffn_fixed_ps = us_to_ps(num("ffn_fixed_us"));
+  afd.compute.ffn_per_token_ps = us_to_ps(num("ffn_per_token_us"));
+  afd.compute.sample_ps = us_to_ps(num("sample_us"));
+
+  RequestMix& mix = w.requests;
+  mix.output_tokens_min = static_cast<std::uint32_t>(count("output_tokens_min"));
+  mix.output_tokens_max = static_cast<std::uint32_t>(count("output_tokens_max"));
+  mix.context_tokens_min = static_cast<std::uint32_t>(count("context_tokens_min"));
+  mix.context_tokens_max = static_cast<std::uint32_t>(count("context_tokens_max"));
+  if (mix.output_tokens_max < mix.output_tokens_min) {
+    fail(t->get("output_tokens_max"), "inference.output_tokens_max",
+         "must be at least output_tokens_min");
+  }
+  if (mix.context_tokens_max < mix.context_tokens_min) {
+    fail(t->get("context_tokens_max"), "inference.context_tokens_max",
+         "must be at least context_tokens_min");
+  }
+  w.batch_load = num("batch_load");
+  mix.arrivals_per_s = num("arrivals_per_s");
+  if (w.batch_load <= 0 && mix.arrivals_per_s <= 0) {
+    fail(t, "inference", "needs batch_load > 0 or arrivals_per_s > 0");
+  }
+  w.warmup_requests = static_cast<std::uint32_t>(count("warmup_requests"));
+  w.measured_requests = static_cast<std::uint32_t>(count("measured_requests"));
+  w.free_communication = std::get<bool>(value(*t, "free_communication", "inference.free_communication"));
+  w.kv_load = num("kv_load");
+  w.bulk_load = num("bulk_load");
+  for (const auto& [key, target] : {std::pair{"kv_cdf", &w.kv_cdf_path},
+                                    std::pair{"bulk_cdf", &w.bulk_cdf_path}}) {
+    const std::string path = std::string("inference.") + key;
+    *target = resolve_path(text(*t, key, path));
+    try {
+      FlowSizeCdf::load(*target);
+    } catch (const std::exception& e) {
+      fail(t->get(key) != nullptr ? t->get(key) : t, path, e.what());
+    }
+  }
+  if (!w.free_communication) {  // an infinitely fast network has no contention to model
+    const std::vector<PoissonSpec> background = inference_background(w);
+    config.poisson.insert(config.poisson.end(), background.begin(), background.end());
+  }
+  config.inference = std::move(w);
+}
+
 std::string Loader::resolve_path(const std::string& path) const {
   namespace fs = std::filesystem;
   if (fs::path(path).is_absolute()) return path;
@@ -515,6 +593,7 @@ ExperimentConfig Loader::build() {
   build_bulk(config);
   build_poisson(config);
   build_pipeline(config);
+  build_inference(config);
   return config;
 }
 

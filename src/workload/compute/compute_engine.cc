@@ -70,6 +70,15 @@ void ComputeEngine::on_op_end(int gpu) {
   // Launch the transfers this op produces.
   for (const int t : produces_[op]) {
     const Transfer& transfer = graph_.transfers[t];
+    if (!hooks_.launch) {  // free communication: it arrives as it leaves
+      TransferRecord& record = transfers_[t];
+      record.launched_ps = record.arrived_ps = now;
+      record.first_deadline_ps = record.deadline_ps = no_bubble_ps(transfer.consumer);
+      --inputs_missing_[transfer.consumer];
+      const int consumer_gpu = graph_.ops[transfer.consumer].gpu;
+      if (consumer_gpu != gpu) try_start(consumer_gpu);
+      continue;
+    }
     FlowSpec flow;
     flow.src = transfer.src;
     flow.dst = transfer.dst;

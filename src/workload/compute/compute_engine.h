@@ -19,7 +19,8 @@
 namespace safs {
 
 struct ComputeHooks {
-  // Starts a flow now and returns its id.
+  // Starts a flow now and returns its id. Empty: free communication (an
+  // infinitely fast network; every transfer arrives when it is launched).
   std::function<std::uint32_t(const FlowSpec&)> launch;
   std::function<void(std::uint32_t flow_id, TimePs deadline_ps)> update_deadline;
   std::function<void()> on_finished;  // the last op has ended

@@ -1,0 +1,110 @@
+#include "workload/inference/inference_driver.h"
+
+#include <algorithm>
+
+namespace safs {
+
+namespace {
+
+InferenceWorkload with_arrival_rate(InferenceWorkload w) {
+  if (w.batch_load > 0) w.requests.arrivals_per_s = arrivals_per_s_for_load(w);
+  return w;
+}
+
+}  // namespace
+
+InferenceDriver::InferenceDriver(Simulator& sim, InferenceWorkload workload, std::uint64_t seed,
+                                 ComputeHooks hooks)
+    : sim_(sim),
+      workload_(with_arrival_rate(std::move(workload))),
+      hooks_(std::move(hooks)),
+      stream_(workload_.requests, seed),
+      batcher_(workload_.afd.attention_instances(), workload_.afd.microbatches,
+               workload_.afd.max_tokens_per_microbatch),
+      step_timer_(sim, [this] { begin_step(); }),
+      measured_left_(workload_.measured_requests) {
+  next_arrival_ = stream_.next();
+}
+
+bool InferenceDriver::measured(const Request& r) const {
+  return r.index >= workload_.warmup_requests &&
+         r.index < workload_.warmup_requests + workload_.measured_requests;
+}
+
+void InferenceDriver::start() {
+  step_timer_.arm_at(std::max(sim_.now(), next_arrival_.arrival_ps));
+}
+
+void InferenceDriver::on_flow_complete(std::uint32_t flow_id) {
+  if (engine_) engine_->on_flow_complete(flow_id);
+}
+
+void InferenceDriver::take_arrivals(TimePs now) {
+  while (next_arrival_.arrival_ps <= now) {
+    requests_.push_back(next_arrival_);
+    waiting_.push_back(&requests_.back());
+    next_arrival_ = stream_.next();
+  }
+}
+
+// The step that just ended: its tokens, its timing, its late transfers.
+void InferenceDriver::record_step() {
+  const ComputeEngine& e = *engine_;
+  StepRecord& s = steps_.back();
+  s.end_ps = e.started_ps() + e.makespan_ps();
+  s.compute_only_ps = e.planned_makespan_ps();
+  for (int i = 0; i < static_cast<int>(sample_op_.size()); ++i) {
+    for (int j = 0; j < static_cast<int>(sample_op_[i].size()); ++j) {
+      if (sample_op_[i][j] >= 0) batcher_.emit_tokens(i, j, e.ops()[sample_op_[i][j]].end_ps);
+    }
+  }
+  for (const TransferRecord& t : e.transfers()) {
+    ++s.transfers;
+    const TimePs late = t.arrived_ps - t.deadline_ps;
+    if (late > 0) {
+      ++s.late_transfers;
+      s.max_lateness_ps = std::max(s.max_lateness_ps, late);
+    }
+  }
+  const std::vector<int>& a_hosts = workload_.afd.attention_hosts;
+  for (std::size_t op = 0; op < e.ops().size(); ++op) {
+    const int gpu = e.graph().ops[op].gpu;
+    const bool attention = std::find(a_hosts.begin(), a_hosts.end(), gpu) != a_hosts.end();
+    (attention ? s.attention_wait_ps : s.ffn_wait_ps) += e.ops()[op].wait_ps;
+  }
+  for (const Request* r : batcher_.retire_finished()) {
+    if (measured(*r)) --measured_left_;
+  }
+}
+
+void InferenceDriver::begin_step() {
+  if (engine_) record_step();
+  if (finished()) {
+    engine_.reset();
+    if (hooks_.on_finished) hooks_.on_finished();
+    return;
+  }
+  const TimePs now = sim_.now();
+  take_arrivals(now);
+  batcher_.admit(waiting_, now);
+  if (batcher_.active() == 0) {  // idle until the next request arrives
+    engine_.reset();
+    step_timer_.arm_at(next_arrival_.arrival_ps);
+    return;
+  }
+  DecodeStep step = build_decode_step(workload_.afd, batcher_.load());
+  sample_op_ = std::move(step.sample_op);
+  StepRecord record;
+  record.start_ps = now;
+  record.tokens = static_cast<std::uint32_t>(batcher_.active());
+  steps_.push_back(record);
+
+  ComputeHooks hooks = hooks_;
+  // The engine reports its end from inside its own event; the next step
+  // starts in a fresh event at the same time, after the engine has returned.
+  hooks.on_finished = [this] { step_timer_.arm_at(sim_.now()); };
+  engine_ = std::make_unique<ComputeEngine>(sim_, std::move(step.graph), std::move(hooks));
+  engine_->start();
+}
+
+}  // namespace safs

@@ -1,0 +1,72 @@
+// Runs AFD decode serving on the simulator, one decode step at a time: at
+// each step boundary finished requests leave, arrived ones join (continuous
+// batching), and the step's ComputeGraph is built from the batch and run by a
+// ComputeEngine, whose transfers carry their consumers' no-bubble timestamps
+// like any other computation's. A step ends when its last op does; the next
+// one starts at once (or at the next arrival if no request is left).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "engine/timer.h"
+#include "workload/compute/compute_engine.h"
+#include "workload/inference/continuous_batcher.h"
+#include "workload/inference/inference_workload.h"
+
+namespace safs {
+
+struct StepRecord {
+  TimePs start_ps = 0;
+  TimePs end_ps = 0;
+  TimePs compute_only_ps = 0;  // the same step with free communication
+  std::uint32_t tokens = 0;    // requests in the batch
+  std::uint32_t transfers = 0;
+  std::uint32_t late_transfers = 0;  // arrived after their no-bubble timestamp
+  TimePs max_lateness_ps = 0;
+  TimePs attention_wait_ps = 0;  // summed over attention instances: bubbles
+  TimePs ffn_wait_ps = 0;        // summed over FFN instances
+};
+
+class InferenceDriver {
+ public:
+  // `hooks.on_finished` fires once every measured request has finished. An
+  // empty `hooks.launch` means free communication.
+  InferenceDriver(Simulator& sim, InferenceWorkload workload, std::uint64_t seed,
+                  ComputeHooks hooks);
+  InferenceDriver(const InferenceDriver&) = delete;
+  InferenceDriver& operator=(const InferenceDriver&) = delete;
+
+  void start();
+  void on_flow_complete(std::uint32_t flow_id);
+
+  const InferenceWorkload& workload() const { return workload_; }
+  double arrivals_per_s() const { return workload_.requests.arrivals_per_s; }
+  const std::deque<Request>& requests() const { return requests_; }  // arrived so far
+  const std::vector<StepRecord>& steps() const { return steps_; }
+  bool measured(const Request& r) const;
+  bool finished() const { return measured_left_ == 0; }
+
+ private:
+  void begin_step();
+  void record_step();
+  void take_arrivals(TimePs now);
+
+  Simulator& sim_;
+  InferenceWorkload workload_;
+  ComputeHooks hooks_;
+  RequestStream stream_;
+  Request next_arrival_;
+  std::deque<Request> requests_;
+  std::deque<Request*> waiting_;
+  ContinuousBatcher batcher_;
+  std::unique_ptr<ComputeEngine> engine_;  // the step running (or just ended)
+  std::vector<std::vector<int>> sample_op_;
+  std::vector<StepRecord> steps_;
+  Timer step_timer_;
+  std::uint32_t measured_left_;
+};
+
+}  // namespace safs
