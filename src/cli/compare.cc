@@ -148,6 +148,20 @@ std::string ratio(const nlohmann::ordered_json* v, const nlohmann::ordered_json*
   return buf;
 }
 
+// A metric that no run has is most likely a typo: say so, with the closest path.
+void warn_about_unknown_metrics(const std::vector<Metric>& metrics, const std::vector<Run>& runs) {
+  for (const Metric& m : metrics) {
+    const bool anywhere = std::any_of(runs.begin(), runs.end(), [&](const Run& r) {
+      return lookup(r.summary, m.path) != nullptr;
+    });
+    if (anywhere || runs.empty()) continue;
+    std::vector<std::string> known;
+    for (const auto& [path, value] : numeric_leaves(runs.front().summary)) known.push_back(path);
+    std::fprintf(stderr, "warning: --metric %s: in no summary.json%s\n", m.path.c_str(),
+                 did_you_mean(m.path, known).c_str());
+  }
+}
+
 }  // namespace
 
 int compare(const CompareOptions& options) {
@@ -157,6 +171,7 @@ int compare(const CompareOptions& options) {
   }
   const std::vector<Run> runs = load_runs(options.dirs);
   const std::vector<int> base = baselines(runs, options.baseline);
+  warn_about_unknown_metrics(metrics, runs);
 
   std::printf("| run | transport |");
   for (const Metric& m : metrics) std::printf(" %s |", m.label.c_str());

@@ -190,9 +190,10 @@ int sweep(const SweepOptions& o) {
   if (o.verbosity != Verbosity::kQuiet) {
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::string on_ranks =
+        ranks.size > 1 ? " on " + std::to_string(ranks.size) + " ranks" : "";
     std::printf("sweep: %zu points (%zu run, %zu done before, %zu failed)%s in %s -> %s\n",
-                plan.points.size(), total.ran, total.skipped, total.failed.size(),
-                ranks.size > 1 ? (" on " + std::to_string(ranks.size) + " ranks").c_str() : "",
+                plan.points.size(), total.ran, total.skipped, total.failed.size(), on_ranks.c_str(),
                 duration_text(wall).c_str(), csv_path.c_str());
   }
   return total.failed.empty() ? 0 : 1;

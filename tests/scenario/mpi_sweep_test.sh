@@ -7,7 +7,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # mpirun refuses root unless told, and a 2-core CI machine may have fewer slots.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-grid=(--grid transport.name=dctcp,reno,safs --grid topology.link_delay_us=1,2)
+grid=(--grid "transport.name=dctcp,reno,safs" --grid "topology.link_delay_us=1,2")
 scenario=$source_dir/scenarios/examples/incast.toml
 
 "$sim" sweep "$scenario" "${grid[@]}" --quiet -j 2 --out "$work/single"
