@@ -9,6 +9,8 @@ packages=(
   libtomlplusplus-dev                           # scenario files (TOML, with line numbers)
   libcli11-dev                                  # command-line parsing
   nlohmann-json3-dev                            # summary.json output
+  openmpi-bin libopenmpi-dev                    # optional: sweeps split across MPI ranks
+  python3-matplotlib                            # tools/plot: figures from run outputs
 )
 
 missing=()

@@ -1,17 +1,15 @@
-// safs-sim: run, validate and document scenario files.
+// safs-sim: run, sweep, validate and document scenario files.
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include <CLI/CLI.hpp>
 
+#include "cli/bad_input.h"
 #include "cli/compare.h"
 #include "cli/fct_table.h"
-#include "experiment/inference_report.h"
-#include "experiment/report.h"
-#include "metrics/summary.h"
+#include "cli/option_suggestions.h"
+#include "cli/run_command.h"
+#include "cli/sweep.h"
 #include "scenario/reference.h"
 #include "scenario/scenario.h"
 #include "transport/registry.h"
@@ -20,76 +18,19 @@ namespace {
 
 constexpr int kExitBadInput = 2;
 
-struct RunOptions {
-  std::string file;
-  std::string transport;
-  std::int64_t seed = -1;
-  std::vector<std::string> overrides;
-  std::string out_dir;
+// --quiet / --verbose on a subcommand, resolved after parsing.
+struct VerbosityFlags {
   bool quiet = false;
+  bool verbose = false;
+  void add_to(CLI::App* cmd) {
+    cmd->add_flag("--quiet,-q", quiet, "Print nothing on success");
+    cmd->add_flag("--verbose,-v", verbose, "Print the configuration and more detail");
+  }
+  safs::cli::Verbosity level() const {
+    if (quiet) return safs::cli::Verbosity::kQuiet;
+    return verbose ? safs::cli::Verbosity::kVerbose : safs::cli::Verbosity::kNormal;
+  }
 };
-
-std::vector<std::string> all_overrides(const RunOptions& o) {
-  std::vector<std::string> result = o.overrides;
-  if (!o.transport.empty()) result.push_back("transport.name=\"" + o.transport + "\"");
-  if (o.seed >= 0) result.push_back("simulation.seed=" + std::to_string(o.seed));
-  return result;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-int run(const RunOptions& o) {
-  safs::ExperimentConfig config = safs::load_scenario(o.file, all_overrides(o));
-  std::string out_dir = o.out_dir;
-  if (out_dir.empty()) {
-    out_dir = "out/" + std::filesystem::path(o.file).stem().string() + "-" + config.transport;
-  }
-  std::filesystem::create_directories(out_dir);
-
-  safs::Experiment experiment(std::move(config));
-  const double wall_s = experiment.run();
-  safs::write_flows_csv(experiment, out_dir + "/flows.csv");
-  safs::write_ops_csv(experiment, out_dir + "/ops.csv");
-  if (const safs::InferenceDriver* inference = experiment.inference()) {
-    safs::write_requests_csv(*inference, out_dir + "/requests.csv");
-    safs::write_steps_csv(*inference, out_dir + "/steps.csv");
-  }
-  safs::write_summary_json(experiment, {o.file, read_file(o.file), wall_s},
-                           out_dir + "/summary.json");
-
-  const safs::FlowSummary s =
-      safs::summarize(experiment.recorder().records(), experiment.sim().now());
-  if (!o.quiet && experiment.inference() != nullptr) {
-    const safs::TpotSummary tpot = safs::summarize_tpot(*experiment.inference());
-    std::printf("%s: %zu requests, TPOT p50 %.3f ms, p99 %.3f ms, %zu decode steps\n",
-                experiment.config().transport.c_str(), tpot.requests, tpot.p50_s * 1e3,
-                tpot.p99_s * 1e3, experiment.inference()->steps().size());
-  }
-  if (!o.quiet) {
-    std::printf("%s: %zu/%zu flows complete, last at %.3f ms, mean FCT %.3f ms, p99 slowdown %.2f",
-                experiment.config().transport.c_str(), s.completed, s.flows, s.last_finish_s * 1e3,
-                s.fct_mean_s * 1e3, s.slowdown_p99);
-    if (s.with_deadline > 0)
-      std::printf(", deadlines met %zu/%zu", s.met_deadline, s.with_deadline);
-    std::printf("\n  %.2f s wall, %.2f M events/s -> %s\n", wall_s,
-                static_cast<double>(experiment.sim().events_processed()) / wall_s / 1e6,
-                out_dir.c_str());
-  }
-  std::size_t unfinished_listed = 0;
-  for (const safs::FlowRecord& r : experiment.recorder().records()) {
-    if (r.spec.id < experiment.config().flows.size() && !r.complete()) ++unfinished_listed;
-  }
-  if (unfinished_listed > 0) {
-    std::fprintf(stderr, "warning: %zu flows did not complete by simulation.stop_ms\n",
-                 unfinished_listed);
-  }
-  return 0;
-}
 
 }  // namespace
 
@@ -97,7 +38,8 @@ int main(int argc, char** argv) {
   CLI::App app{"safs-sim: packet-level simulator for slack-aware flow scheduling"};
   app.require_subcommand(1);
 
-  RunOptions run_options;
+  safs::cli::RunOptions run_options;
+  VerbosityFlags run_verbosity;
   CLI::App* run_cmd =
       app.add_subcommand("run", "Run a scenario and write flows.csv and summary.json");
   run_cmd->add_option("file", run_options.file, "Scenario file (TOML)")->required();
@@ -108,7 +50,40 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   run_cmd->add_option("--out", run_options.out_dir,
                       "Output directory (default out/STEM-TRANSPORT)");
-  run_cmd->add_flag("--quiet,-q", run_options.quiet, "Print nothing on success");
+  run_cmd
+      ->add_option("--queue-sample-us", run_options.queue_sample_us,
+                   "Also write queues.csv: switch queue depths every this many simulated us")
+      ->check(CLI::PositiveNumber);
+  run_verbosity.add_to(run_cmd);
+
+  safs::cli::SweepOptions sweep_options;
+  std::string sweep_transport;
+  std::int64_t sweep_seed = -1;
+  VerbosityFlags sweep_verbosity;
+  CLI::App* sweep_cmd = app.add_subcommand(
+      "sweep", "Run a grid of points in parallel; skip finished ones; write one CSV");
+  sweep_cmd->add_option("file", sweep_options.file, "Scenario file (TOML), may have [sweep]")
+      ->required();
+  sweep_cmd
+      ->add_option("--grid", sweep_options.grid,
+                   "Grid axis key=v1,v2,... (repeatable; replaces the file's axis of that key)")
+      ->allow_extra_args(false);
+  sweep_cmd->add_option("--set", sweep_options.overrides, "Override a key in every point")
+      ->allow_extra_args(false);
+  sweep_cmd->add_option("--transport", sweep_transport, "Override transport.name");
+  sweep_cmd->add_option("--seed", sweep_seed, "Override simulation.seed")
+      ->check(CLI::NonNegativeNumber);
+  sweep_cmd
+      ->add_option("--metric", sweep_options.metrics,
+                   "summary.json path for the CSV (repeatable; replaces sweep.metrics)")
+      ->allow_extra_args(false);
+  sweep_cmd->add_option("--out", sweep_options.out_dir,
+                        "Output directory (default out/sweep-STEM)");
+  sweep_cmd
+      ->add_option("--jobs,-j", sweep_options.jobs,
+                   "Points run at once (default: the cores, shared among MPI ranks on a host)")
+      ->check(CLI::PositiveNumber);
+  sweep_verbosity.add_to(sweep_cmd);
 
   std::string validate_file;
   std::vector<std::string> validate_overrides;
@@ -130,24 +105,37 @@ int main(int argc, char** argv) {
   fct_cmd->add_option("--buckets", fct_edges,
                       "Bucket edges in bytes (default 100000 1000000 10000000)");
 
-  std::vector<std::string> compare_dirs, compare_metrics;
+  safs::cli::CompareOptions compare_options;
   CLI::App* compare_cmd =
       app.add_subcommand("compare", "Tabulate the summary.json of several runs (markdown)");
-  compare_cmd->add_option("dirs", compare_dirs, "Run output directories")->required();
+  compare_cmd->add_option("dirs", compare_options.dirs, "Run or sweep output directories")
+      ->required();
   compare_cmd
-      ->add_option("--metric", compare_metrics,
+      ->add_option("--metric", compare_options.metrics,
                    "path.in.summary[:label[:scale]] (repeatable; default: incast metrics)")
       ->allow_extra_args(false);
+  compare_cmd->add_option("--baseline", compare_options.baseline,
+                          "Run directory or transport: show each value's ratio to it");
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
+    if (code != 0) safs::cli::suggest_options(app, argc, argv);
     return code == 0 ? 0 : kExitBadInput;
   }
 
   try {
-    if (*run_cmd) return run(run_options);
+    if (*run_cmd) {
+      run_options.verbosity = run_verbosity.level();
+      return safs::cli::run(run_options);
+    }
+    if (*sweep_cmd) {
+      sweep_options.overrides =
+          safs::cli::all_overrides(sweep_options.overrides, sweep_transport, sweep_seed);
+      sweep_options.verbosity = sweep_verbosity.level();
+      return safs::cli::sweep(sweep_options);
+    }
     if (*validate_cmd) {
       const safs::ExperimentConfig config = safs::load_scenario(validate_file, validate_overrides);
       std::printf("%s: ok (%d hosts, %zu flows, transport %s)\n", validate_file.c_str(),
@@ -158,7 +146,7 @@ int main(int argc, char** argv) {
       std::cout << safs::scenario_reference_markdown();
       return 0;
     }
-    if (*compare_cmd) return safs::cli::compare(compare_dirs, compare_metrics);
+    if (*compare_cmd) return safs::cli::compare(compare_options);
     if (*fct_cmd) return safs::cli::fct_table(fct_dirs, fct_edges);
     if (*transports_cmd) {
       for (const safs::TransportInfo& t : safs::all_transports()) {
@@ -167,6 +155,9 @@ int main(int argc, char** argv) {
       return 0;
     }
   } catch (const safs::ScenarioError& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const safs::cli::BadInput& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitBadInput;
   } catch (const std::exception& e) {

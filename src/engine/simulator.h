@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <limits>
 
 #include "engine/event_queue.h"
 #include "engine/time.h"
@@ -38,6 +40,14 @@ class Simulator {
   void run() { run_until(kTimeNever); }
   void stop() { stop_requested_ = true; }
 
+  // Observers, for progress displays and samplers: called from the run loop,
+  // not as events, so the event order and results are the same with or
+  // without them. `hook` runs after every `every_events` events.
+  void set_progress_hook(std::uint64_t every_events, std::function<void()> hook);
+  // `sample(t)` runs for t = period, 2 period, ... once the next event lies
+  // beyond t: it sees the state at simulated time t.
+  void set_sampler(TimePs period, std::function<void(TimePs)> sample);
+
   bool idle() const { return queue_.empty(); }
   std::uint64_t events_processed() const { return events_processed_; }
   std::size_t pending_events() const { return queue_.size(); }
@@ -48,6 +58,14 @@ class Simulator {
   EventId last_id_ = 0;
   std::uint64_t events_processed_ = 0;
   bool stop_requested_ = false;
+
+  static constexpr std::uint64_t kNoProgress = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t progress_every_ = 0;
+  std::uint64_t next_progress_at_ = kNoProgress;  // events_processed_ value
+  std::function<void()> progress_hook_;
+  TimePs sample_period_ = 0;
+  TimePs next_sample_at_ = kTimeNever;
+  std::function<void(TimePs)> sample_;
 };
 
 }  // namespace safs

@@ -9,6 +9,7 @@
 #include <toml++/toml.h>
 
 #include "scenario/schema.h"
+#include "scenario/suggest.h"
 #include "transport/registry.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/inference/inference_workload.h"
@@ -57,6 +58,21 @@ std::string join(const std::string& prefix, const std::string& key) {
   return prefix.empty() ? key : prefix + "." + key;
 }
 
+// "flows[2].src" -> "flows[].src": the schema names array entries without an index.
+std::string schema_path(const std::string& key) {
+  std::string path;
+  bool in_index = false;
+  for (const char c : key) {
+    if (c == '[') path += "[]";
+    if (c == '[' || c == ']') {
+      in_index = c == '[';
+      continue;
+    }
+    if (!in_index) path += c;
+  }
+  return path;
+}
+
 const toml::table& empty_table() {
   static const toml::table empty;
   return empty;
@@ -84,6 +100,11 @@ void Loader::apply_override(const std::string& text) {
   }
   const std::string key = text.substr(0, eq);
   const std::string raw = text.substr(eq + 1);
+  if (find_key(schema_path(key)) == nullptr) {
+    const std::string suggestion = closest_key(schema_path(key));
+    throw ScenarioError("--set " + text + ": unknown key" +
+                        (suggestion.empty() ? "" : "; did you mean '" + suggestion + "'?"));
+  }
   // Read the value as TOML; a bare word (dctcp) is taken as a string.
   toml::table parsed;
   try {
@@ -177,7 +198,7 @@ void Loader::validate_leaf(const toml::node& node, const KeySpec& spec, const st
           std::find(spec.choices.begin(), spec.choices.end(), s) == spec.choices.end()) {
         std::string list;
         for (const std::string& c : spec.choices) list += (list.empty() ? "" : ", ") + c;
-        fail(&node, shown, "'" + s + "' is not one of: " + list);
+        fail(&node, shown, "'" + s + "' is not one of: " + list + did_you_mean(s, spec.choices));
       }
       return;
     }
@@ -194,6 +215,14 @@ void Loader::validate_leaf(const toml::node& node, const KeySpec& spec, const st
           fail(&item, shown,
                "host index " + std::to_string(static_cast<long long>(v)) + " out of range");
         }
+      }
+      return;
+    }
+    case ValueType::kStringList: {
+      const toml::array* list = node.as_array();
+      if (list == nullptr) fail(&node, shown, expected + ", e.g. [\"a\", \"b\"]");
+      for (const toml::node& item : *list) {
+        if (!item.is_string()) fail(&item, shown, expected);
       }
       return;
     }
@@ -224,6 +253,11 @@ Value Loader::value(const toml::table& table, const std::string& key,
       std::vector<std::int64_t> hosts;
       for (const toml::node& item : *node->as_array()) hosts.push_back(item.as_integer()->get());
       return hosts;
+    }
+    case ValueType::kStringList: {
+      std::vector<std::string> texts;
+      for (const toml::node& item : *node->as_array()) texts.push_back(item.as_string()->get());
+      return texts;
     }
   }
   return {};

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "scenario/suggest.h"
+#include "scenario/sweep_spec.h"
 #include "transport/registry.h"
 
 namespace safs {
@@ -307,22 +309,9 @@ std::vector<KeySpec> build_keys() {
                    {}});
     }
   }
+  // Last, so the reference lists them after the scenario itself.
+  for (KeySpec& spec : sweep_keys()) k.push_back(std::move(spec));
   return k;
-}
-
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
 }
 
 std::vector<std::string> known_tables() {
@@ -358,18 +347,10 @@ bool is_known_table(const std::string& path) {
 }
 
 std::string closest_key(const std::string& path) {
-  std::string best;
-  std::size_t best_distance = 4;  // farther than this is no suggestion
-  auto consider = [&](const std::string& candidate) {
-    const std::size_t d = edit_distance(path, candidate);
-    if (d < best_distance) {
-      best_distance = d;
-      best = candidate;
-    }
-  };
-  for (const KeySpec& spec : scenario_keys()) consider(spec.path);
-  for (const std::string& table : known_tables()) consider(table);
-  return best;
+  std::vector<std::string> candidates;
+  for (const KeySpec& spec : scenario_keys()) candidates.push_back(spec.path);
+  for (const std::string& table : known_tables()) candidates.push_back(table);
+  return closest_match(path, candidates);
 }
 
 std::string type_name(ValueType type) {
@@ -384,6 +365,8 @@ std::string type_name(ValueType type) {
       return "boolean";
     case ValueType::kHostList:
       return "list of integers";
+    case ValueType::kStringList:
+      return "list of strings";
   }
   return "?";
 }
@@ -397,6 +380,13 @@ std::string value_text(const Value& value) {
   if (const auto* list = std::get_if<std::vector<std::int64_t>>(&value)) {
     out << '[';
     for (std::size_t i = 0; i < list->size(); ++i) out << (i ? ", " : "") << (*list)[i];
+    out << ']';
+  }
+  if (const auto* list = std::get_if<std::vector<std::string>>(&value)) {
+    out << '[';
+    for (std::size_t i = 0; i < list->size(); ++i) {
+      out << (i ? ", " : "") << '"' << (*list)[i] << '"';
+    }
     out << ']';
   }
   return out.str();

@@ -11,10 +11,10 @@
 
 namespace safs {
 
-enum class ValueType { kInteger, kFloat, kString, kBoolean, kHostList };
+enum class ValueType { kInteger, kFloat, kString, kBoolean, kHostList, kStringList };
 
 using Value = std::variant<std::monostate, std::int64_t, double, std::string, bool,
-                           std::vector<std::int64_t>>;
+                           std::vector<std::int64_t>, std::vector<std::string>>;
 
 struct KeySpec {
   std::string path;  // "topology.link_gbps"; array-of-table entries as "flows[].src"

@@ -1,6 +1,7 @@
 // safs-sim as a user meets it: exit codes and the files it writes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -80,6 +81,122 @@ TEST(Cli, ValidateAcceptsAGoodFile) {
   const Result r = run_cli("validate " + scenario.string());
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("ok (3 hosts, 1 flows"), std::string::npos) << r.output;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+TEST(Cli, UnknownSetKeySuggestsTheClosest) {
+  const fs::path scenario = write_temp("safs-cli-set.toml", kSmall);
+  const Result r = run_cli("validate " + scenario.string() + " --set topolgy.link_gbps=10");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.output, "did you mean 'topology.link_gbps'")) << r.output;
+}
+
+TEST(Cli, UnknownTransportSuggestsTheClosest) {
+  const fs::path scenario = write_temp("safs-cli-transport.toml", kSmall);
+  const Result r = run_cli("validate " + scenario.string() + " --set transport.name=dctpc");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.output, "did you mean 'dctcp'")) << r.output;
+}
+
+TEST(Cli, UnknownOptionSuggestsTheClosest) {
+  const Result r = run_cli("run --tranport dctcp x.toml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.output, "did you mean '--transport'")) << r.output;
+  EXPECT_TRUE(contains(run_cli("rnu x.toml").output, "did you mean 'run'"));
+}
+
+// Observers (queue sampling here; the progress bar uses the same kind of hook)
+// watch from the run loop and must not change a single byte of the results.
+TEST(Cli, QueueSamplingLeavesResultsIdentical) {
+  const fs::path scenario = write_temp("safs-cli-queues.toml", kSmall);
+  const fs::path plain = fs::temp_directory_path() / "safs-cli-plain";
+  const fs::path sampled = fs::temp_directory_path() / "safs-cli-sampled";
+  ASSERT_EQ(run_cli("run " + scenario.string() + " --quiet --out " + plain.string()).exit_code, 0);
+  const Result r = run_cli("run " + scenario.string() + " --verbose --queue-sample-us 1 --out " +
+                           sampled.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(read_text(plain / "flows.csv"), read_text(sampled / "flows.csv"));
+  const std::string queues = read_text(sampled / "queues.csv");
+  EXPECT_EQ(queues.rfind("time_s,port,queue_bytes\n", 0), 0u);
+  EXPECT_TRUE(contains(queues, "switch->host0")) << queues.substr(0, 200);
+  EXPECT_TRUE(contains(r.output, "transport dctcp, seed 1")) << r.output;  // --verbose
+}
+
+TEST(Cli, QuietRunPrintsNothing) {
+  const fs::path scenario = write_temp("safs-cli-quiet.toml", kSmall);
+  const fs::path out = fs::temp_directory_path() / "safs-cli-quiet";
+  const Result r = run_cli("run " + scenario.string() + " --quiet --out " + out.string());
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.output, "");
+}
+
+const char* kSweep =
+    "[topology]\nhosts = 3\n[[flows]]\nsrc = 1\ndst = 0\nsize_bytes = 100000\n"
+    "[sweep]\ngrid = [\"transport.name=dctcp,reno\"]\n"
+    "metrics = [\"flows.fct_mean_s\", \"transport_stats.data_packets\"]\n";
+
+TEST(Cli, SweepRunsEveryPointAndResumes) {
+  const fs::path scenario = write_temp("safs-cli-sweep.toml", kSweep);
+  const fs::path out = fs::temp_directory_path() / "safs-cli-sweep";
+  fs::remove_all(out);
+  const std::string command = "sweep " + scenario.string() +
+                              " --grid topology.link_delay_us=1,2 -j 2 --out " + out.string();
+  Result r = run_cli(command);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "4 points (4 run, 0 done before, 0 failed)")) << r.output;
+  for (const char* point : {"transport=dctcp,link_delay_us=1", "transport=dctcp,link_delay_us=2",
+                            "transport=reno,link_delay_us=1", "transport=reno,link_delay_us=2"}) {
+    EXPECT_TRUE(fs::exists(out / point / "summary.json")) << point;
+    EXPECT_TRUE(fs::exists(out / point / "flows.csv")) << point;
+  }
+  const std::string csv = read_text(out / "sweep.csv");
+  EXPECT_EQ(csv.rfind("point,transport.name,topology.link_delay_us,flows.fct_mean_s,"
+                      "transport_stats.data_packets\n\"transport=dctcp,link_delay_us=1\",dctcp,1,",
+                      0),
+            0u)
+      << csv;
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);
+
+  // Finished points are skipped; a point without summary.json is run again.
+  fs::remove(out / "transport=reno,link_delay_us=2" / "summary.json");
+  r = run_cli(command);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "4 points (1 run, 3 done before, 0 failed)")) << r.output;
+  EXPECT_EQ(read_text(out / "sweep.csv"), csv);  // deterministic
+}
+
+TEST(Cli, SweepRejectsAnUnknownGridKeyBeforeRunning) {
+  const fs::path scenario = write_temp("safs-cli-sweep-bad.toml", kSmall);
+  const fs::path out = fs::temp_directory_path() / "safs-cli-sweep-bad";
+  fs::remove_all(out);
+  const Result r = run_cli("sweep " + scenario.string() + " --grid topology.link_delay=1,2 --out " +
+                           out.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.output, "did you mean 'topology.link_delay_us'")) << r.output;
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(Cli, CompareShowsRatiosToABaselineTransport) {
+  const fs::path scenario = write_temp("safs-cli-compare.toml", kSweep);
+  const fs::path out = fs::temp_directory_path() / "safs-cli-compare";
+  fs::remove_all(out);
+  ASSERT_EQ(run_cli("sweep " + scenario.string() + " --quiet --out " + out.string()).exit_code, 0);
+  const Result r =
+      run_cli("compare " + out.string() + " --baseline dctcp --metric flows.fct_mean_s:fct:1000");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "| dctcp | ")) << r.output;
+  EXPECT_TRUE(contains(r.output, "(1.00x) |")) << r.output;
+  EXPECT_EQ(run_cli("compare " + out.string() + " --baseline dctpc").exit_code, 2);
 }
 
 }  // namespace

@@ -1,0 +1,144 @@
+#include "cli/run_command.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "cli/progress_line.h"
+#include "cli/queue_sampler.h"
+#include "experiment/inference_report.h"
+#include "experiment/report.h"
+#include "metrics/summary.h"
+#include "scenario/scenario.h"
+
+namespace safs::cli {
+
+namespace {
+
+// Often enough for a smooth bar at millions of events per second; rarely
+// enough that the check costs nothing measurable.
+constexpr std::uint64_t kEventsPerProgressCheck = 1 << 16;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// Simulated time against the stop_ms limit: a run that ends when its flows
+// are done finishes sooner, so the ETA is an upper bound.
+void install_progress(Experiment& experiment, ProgressLine& line) {
+  const auto start = std::chrono::steady_clock::now();
+  const double stop_s = ps_to_sec(experiment.config().stop_ps);
+  experiment.sim().set_progress_hook(kEventsPerProgressCheck, [&experiment, &line, start, stop_s] {
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double sim_s = ps_to_sec(experiment.sim().now());
+    const double events = static_cast<double>(experiment.sim().events_processed());
+    const double eta = sim_s > 0 ? wall * (stop_s - sim_s) / sim_s : 0;
+    char text[160];
+    std::snprintf(text, sizeof text, "%.3f of %.3f ms simulated, %.2f M events/s, ETA <= %s",
+                  sim_s * 1e3, stop_s * 1e3, wall > 0 ? events / wall / 1e6 : 0.0,
+                  duration_text(eta).c_str());
+    line.show(stop_s > 0 ? sim_s / stop_s : 0, text);
+  });
+}
+
+void print_configuration(const ExperimentConfig& c) {
+  std::fprintf(stderr,
+               "transport %s, seed %llu, %d hosts, %zu listed flows, %zu bulk chains, %zu Poisson "
+               "generators%s, stop at %.3f ms\n",
+               c.transport.c_str(), static_cast<unsigned long long>(c.seed), c.topology.num_hosts(),
+               c.flows.size(), c.bulk.size(), c.poisson.size(), c.compute ? ", a computation" : "",
+               ps_to_sec(c.stop_ps) * 1e3);
+  for (const auto& [key, value] : c.transport_params) {
+    std::fprintf(stderr, "  transport.%s.%s = %g\n", c.transport.c_str(), key.c_str(), value);
+  }
+}
+
+void print_class_summaries(Experiment& experiment) {
+  for (const FlowClass c : {FlowClass::kUrgent, FlowClass::kBackground}) {
+    const FlowSummary s = summarize(experiment.recorder().records(), experiment.sim().now(), &c);
+    if (s.flows == 0) continue;
+    std::printf("  %s: %zu/%zu complete, mean FCT %.3f ms, p99 FCT %.3f ms, p99 slowdown %.2f",
+                std::string(to_string(c)).c_str(), s.completed, s.flows, s.fct_mean_s * 1e3,
+                s.fct_p99_s * 1e3, s.slowdown_p99);
+    if (s.with_deadline > 0)
+      std::printf(", deadlines met %zu/%zu", s.met_deadline, s.with_deadline);
+    std::printf("\n");
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> all_overrides(const std::vector<std::string>& overrides,
+                                       const std::string& transport, std::int64_t seed) {
+  std::vector<std::string> result = overrides;
+  if (!transport.empty()) result.push_back("transport.name=\"" + transport + "\"");
+  if (seed >= 0) result.push_back("simulation.seed=" + std::to_string(seed));
+  return result;
+}
+
+int run(const RunOptions& o) {
+  ExperimentConfig config = load_scenario(o.file, all_overrides(o.overrides, o.transport, o.seed));
+  std::string out_dir = o.out_dir;
+  if (out_dir.empty()) {
+    out_dir = "out/" + std::filesystem::path(o.file).stem().string() + "-" + config.transport;
+  }
+  std::filesystem::create_directories(out_dir);
+  if (o.verbosity == Verbosity::kVerbose) print_configuration(config);
+
+  Experiment experiment(std::move(config));
+  ProgressLine progress(o.verbosity != Verbosity::kQuiet);
+  if (progress.active()) install_progress(experiment, progress);
+  std::unique_ptr<QueueSampler> queues;
+  if (o.queue_sample_us > 0) {
+    queues = std::make_unique<QueueSampler>(experiment, us_to_ps(o.queue_sample_us));
+  }
+  const double wall_s = experiment.run();
+  progress.clear();
+
+  write_flows_csv(experiment, out_dir + "/flows.csv");
+  write_ops_csv(experiment, out_dir + "/ops.csv");
+  if (queues) queues->write_csv(out_dir + "/queues.csv");
+  if (const InferenceDriver* inference = experiment.inference()) {
+    write_requests_csv(*inference, out_dir + "/requests.csv");
+    write_steps_csv(*inference, out_dir + "/steps.csv");
+  }
+  // Last: a directory with summary.json holds a finished run (sweeps rely on it).
+  write_summary_json(experiment, {o.file, read_file(o.file), wall_s}, out_dir + "/summary.json");
+
+  const FlowSummary s = summarize(experiment.recorder().records(), experiment.sim().now());
+  if (o.verbosity != Verbosity::kQuiet && experiment.inference() != nullptr) {
+    const TpotSummary tpot = summarize_tpot(*experiment.inference());
+    std::printf("%s: %zu requests, TPOT p50 %.3f ms, p99 %.3f ms, %zu decode steps\n",
+                experiment.config().transport.c_str(), tpot.requests, tpot.p50_s * 1e3,
+                tpot.p99_s * 1e3, experiment.inference()->steps().size());
+  }
+  if (o.verbosity != Verbosity::kQuiet) {
+    std::printf("%s: %zu/%zu flows complete, last at %.3f ms, mean FCT %.3f ms, p99 slowdown %.2f",
+                experiment.config().transport.c_str(), s.completed, s.flows, s.last_finish_s * 1e3,
+                s.fct_mean_s * 1e3, s.slowdown_p99);
+    if (s.with_deadline > 0)
+      std::printf(", deadlines met %zu/%zu", s.met_deadline, s.with_deadline);
+    std::printf("; %.2f s wall, %.2f M events/s -> %s\n", wall_s,
+                static_cast<double>(experiment.sim().events_processed()) / wall_s / 1e6,
+                out_dir.c_str());
+  }
+  if (o.verbosity == Verbosity::kVerbose) print_class_summaries(experiment);
+  std::size_t unfinished_listed = 0;
+  for (const FlowRecord& r : experiment.recorder().records()) {
+    if (r.spec.id < experiment.config().flows.size() && !r.complete()) ++unfinished_listed;
+  }
+  if (unfinished_listed > 0) {
+    std::fprintf(stderr, "warning: %zu flows did not complete by simulation.stop_ms\n",
+                 unfinished_listed);
+  }
+  return 0;
+}
+
+}  // namespace safs::cli

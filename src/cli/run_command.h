@@ -1,0 +1,30 @@
+// `safs-sim run FILE`: one scenario, its outputs written to a directory. On
+// a terminal a progress bar shows on stderr while it runs; otherwise only a
+// final line is printed (nothing with --quiet).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/verbosity.h"
+
+namespace safs::cli {
+
+struct RunOptions {
+  std::string file;
+  std::string transport;
+  std::int64_t seed = -1;
+  std::vector<std::string> overrides;
+  std::string out_dir;
+  double queue_sample_us = 0;  // > 0: also write queues.csv
+  Verbosity verbosity = Verbosity::kNormal;
+};
+
+// The --transport and --seed shorthands as --set overrides, after the others.
+std::vector<std::string> all_overrides(const std::vector<std::string>& overrides,
+                                       const std::string& transport, std::int64_t seed);
+
+int run(const RunOptions& options);
+
+}  // namespace safs::cli
