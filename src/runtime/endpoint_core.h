@@ -74,7 +74,8 @@ struct IncomingFlow {
   PeerId peer = 0;
   wire::Announce announce;
   int fd = -1;
-  std::vector<std::byte> owned;  // when no posted buffer took it
+  std::unique_ptr<std::byte[]> owned;  // when no posted buffer took it
+  std::uint64_t owned_bytes = 0;
   std::span<std::byte> target;
   ReceiveHandle posted = 0;
   std::uint64_t received_bytes = 0;

@@ -35,6 +35,7 @@ class Pacer {
  private:
   int fd_;
   bool kernel_ = false;
+  bool bucket_paced_ = false;  // the bucket holds the rate (user space, or below the kernel floor)
   double rate_bps_ = kUnpaced;
   TokenBucket bucket_;
 };

@@ -89,8 +89,10 @@ void EndpointCore::on_announce(Peer& peer, const wire::Announce& announce) {
     flow.posted = posted->first;
     flow.target = posted->second.buffer.first(announce.size_bytes);
   } else {
-    flow.owned.resize(announce.size_bytes);
-    flow.target = flow.owned;
+    // Not value-initialised: pages are touched as bytes land, not all at once.
+    flow.owned.reset(new std::byte[announce.size_bytes]);
+    flow.owned_bytes = announce.size_bytes;
+    flow.target = std::span(flow.owned.get(), announce.size_bytes);
     peer.buffer_bytes += announce.size_bytes;
   }
   ++peer.incoming_flows;
@@ -268,7 +270,7 @@ void EndpointCore::complete_incoming(IncomingFlow& flow) {
   if (it == incoming_.end()) return;
   if (const auto p = peers_.find(flow.peer); p != peers_.end()) {
     --p->second.incoming_flows;
-    p->second.buffer_bytes -= flow.owned.size();
+    p->second.buffer_bytes -= flow.owned_bytes;
   }
   scheduler_.remove_flow(flow.id);
   incoming_by_remote_.erase({flow.peer, flow.announce.flow});
@@ -287,7 +289,7 @@ void EndpointCore::drop_incoming(IncomingFlow& flow, const std::string& reason) 
   }
   if (const auto p = peers_.find(flow.peer); p != peers_.end()) {
     --p->second.incoming_flows;
-    p->second.buffer_bytes -= flow.owned.size();
+    p->second.buffer_bytes -= flow.owned_bytes;
   }
   scheduler_.remove_flow(flow.id);
   incoming_by_remote_.erase({flow.peer, flow.announce.flow});
