@@ -8,13 +8,16 @@
 # Needs root and network namespaces (skips without them); uses only
 # 198.18.0.0/15; removes everything it made on exit.
 #
-#   scripts/netns-testbed.sh [RATE_MBIT=400] [BYTES=15000000] [SLACKS_MS="700 1100 1500"]
+#   scripts/netns-testbed.sh [RATE_MBIT=400] [BYTES=15000000] [SLACKS_MS="700 1100 1500"] [BULK=1]
+#
+# BULK=0 leaves the unmanaged flow out.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tool=${SAFS_RT:-$root/build/bin/safs-rt}
 rate_mbit=${1:-400}
 bytes=${2:-15000000}
 read -r -a slacks <<<"${3:-700 1100 1500}"
+bulk_flows=${4:-1}
 
 if [[ $(id -u) -ne 0 ]]; then echo "SKIP: the namespace testbed needs root" >&2; exit 0; fi
 if ! ip netns add safstb-probe 2>/dev/null; then
@@ -25,6 +28,10 @@ ip netns del safstb-probe
 if [[ ! -x $tool ]]; then echo "build safs-rt first (cmake --build build --target safs-rt)" >&2; exit 1; fi
 
 prefix=safstb
+if ip netns list | grep -q "^$prefix-"; then
+  echo "another testbed run owns the $prefix-* namespaces; not touching them" >&2
+  exit 1
+fi
 hosts=(r s1 s2 s3)
 declare -A address=([r]=198.18.0.1 [s1]=198.18.0.11 [s2]=198.18.0.12 [s3]=198.18.0.13)
 out=$(mktemp -d)
@@ -64,9 +71,12 @@ run_phase() {  # $1: safs | safs-urgent-first | plain
     --count 3 >"$out/$mode-recv.txt" &
   local receiver=$!
   sleep 0.3
-  in_ns s3 "$tool" bulk --to 198.18.0.1:7100 &
-  local bulk=$!
-  sleep 1  # the bulk flow fills the bottleneck first
+  local bulk=""
+  if ((bulk_flows > 0)); then
+    in_ns s3 "$tool" bulk --to 198.18.0.1:7100 &
+    bulk=$!
+    sleep 1  # the bulk flow fills the bottleneck first
+  fi
   local senders=()
   for i in 1 2 3; do
     in_ns "s$i" "$tool" send $flag --to "198.18.0.1:$port" --bytes "$bytes" \
@@ -76,8 +86,10 @@ run_phase() {  # $1: safs | safs-urgent-first | plain
   done
   for pid in "${senders[@]}"; do wait "$pid" || true; done
   wait "$receiver" || true
-  kill "$bulk" 2>/dev/null || true
-  wait "$bulk" 2>/dev/null || true
+  if [[ -n $bulk ]]; then
+    kill "$bulk" 2>/dev/null || true
+    wait "$bulk" 2>/dev/null || true
+  fi
   ip netns pids "$prefix-r" | xargs -r kill 2>/dev/null || true
   cat "$out"/$mode-send-*.txt
   local misses
@@ -95,7 +107,7 @@ run_phase() {  # $1: safs | safs-urgent-first | plain
   fi
 }
 
-echo "bottleneck ${rate_mbit} Mbit/s (htb), 3 x ${bytes} B with slack ${slacks[*]} ms, plus one bulk TCP flow"
+echo "bottleneck ${rate_mbit} Mbit/s (htb), 3 x ${bytes} B with slack ${slacks[*]} ms, ${bulk_flows} bulk TCP flow(s)"
 run_phase safs
 sleep 1
 run_phase safs-urgent-first
