@@ -93,7 +93,7 @@ run_phase() {  # $1: safs | safs-urgent-first | plain
   ip netns pids "$prefix-r" | xargs -r kill 2>/dev/null || true
   cat "$out"/$mode-send-*.txt
   local misses
-  misses=$(grep -ho 'met=0' "$out"/$mode-send-*.txt | wc -l)
+  misses=$(cat "$out"/$mode-send-*.txt | grep -c 'met=0' || true)
   echo "$mode: deadline misses $misses of 3"
   if [[ $mode != plain ]]; then
     grep -h recv-summary "$out/$mode-recv.txt" || true
