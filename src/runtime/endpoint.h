@@ -111,7 +111,8 @@ class Endpoint {
   FlowStatus test(FlowHandle flow) const;
   // Drives the endpoint until the flow is done or failed, or `timeout_ns` passed.
   FlowStatus wait(FlowHandle flow, std::int64_t timeout_ns);
-  // Forgets a finished flow.
+  // Forgets a flow (aborting it if still pending). Finished flows are kept
+  // for test() until released.
   void release(FlowHandle flow);
   void on_risk(std::function<void(const FlowRisk&)> handler);
 

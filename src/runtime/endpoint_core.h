@@ -106,7 +106,7 @@ class EndpointCore {
   FlowHandle send(const PeerAddress& peer, std::span<const std::byte> data, const FlowHint& hint);
   bool update_hint(FlowHandle flow, const FlowHint& hint);
   FlowStatus test(FlowHandle flow) const;
-  void release(FlowHandle flow) { outgoing_.erase(flow); }
+  void release(FlowHandle flow);
   ReceiveHandle post_receive(std::uint64_t tag, std::span<std::byte> buffer);
   ReceiveStatus test_receive(ReceiveHandle receive) const;
   void progress(std::int64_t max_wait_ns);

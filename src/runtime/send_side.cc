@@ -248,6 +248,14 @@ void EndpointCore::on_flow_error(Peer& peer, const wire::Error& error) {
   }
 }
 
+void EndpointCore::release(FlowHandle id) {
+  const auto it = outgoing_.find(id);
+  if (it == outgoing_.end()) return;
+  // A pending flow is aborted: closing its data connection tells the receiver.
+  fail_outgoing(it->second, "released by the caller");
+  outgoing_.erase(it);
+}
+
 void EndpointCore::finish_outgoing(OutgoingFlow& flow) {
   flow.state = FlowState::kDone;
   if (flow.fd >= 0) {

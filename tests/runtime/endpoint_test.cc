@@ -206,3 +206,28 @@ TEST(Endpoint, UpdatedHintReachesTheReceiver) {
 
 }  // namespace
 }  // namespace safs::runtime
+
+namespace safs::runtime {
+namespace {
+
+TEST(Endpoint, ReleasingAPendingFlowAbortsItAtTheReceiver) {
+  constexpr double kDownlinkBps = 80 * testing::kMbps;  // 10 MB/s: 20 MB takes 2 s
+  Endpoint receiver(testing::config_at("127.0.0.1", kDownlinkBps, nullptr));
+  testing::LoopThread loop(receiver);
+  Endpoint sender(testing::config_at("127.0.0.1", kDownlinkBps, nullptr));
+  const auto payload = testing::random_bytes(20 << 20, 4);
+  const FlowHandle flow = sender.send(receiver.address(), payload, FlowHint::background());
+  EXPECT_EQ(sender.wait(flow, 200 * testing::kMs).state, FlowState::kPending);
+  sender.release(flow);
+  EXPECT_EQ(sender.test(flow).state, FlowState::kFailed);  // unknown now
+  const std::int64_t until = monotonic_ns() + 2 * testing::kSecond;
+  while (loop.stats().incoming_flows != 0 && monotonic_ns() < until) sender.progress(testing::kMs);
+  const EndpointStats stats = loop.stats();
+  loop.stop();
+  EXPECT_EQ(stats.incoming_flows, 0u);
+  EXPECT_EQ(stats.incoming_failed, 1u);
+  EXPECT_EQ(stats.incoming_buffer_bytes, 0u);
+}
+
+}  // namespace
+}  // namespace safs::runtime

@@ -76,12 +76,13 @@ int run_recv(const std::string& listen, double downlink_mbps, int count, bool ur
   // Let the last DONE messages leave before the sockets close.
   for (int i = 0; i < 50; ++i) endpoint.progress(kNsPerMs);
   const EndpointStats stats = endpoint.stats();
-  std::printf("recv-summary messages=%d control_bytes_sent=%llu control_bytes_received=%llu "
-              "grants_sent=%llu data_bytes=%llu\n",
-              received, static_cast<unsigned long long>(stats.control_bytes_sent),
-              static_cast<unsigned long long>(stats.control_bytes_received),
-              static_cast<unsigned long long>(stats.grants_sent),
-              static_cast<unsigned long long>(stats.data_bytes_received));
+  std::printf(
+      "recv-summary messages=%d control_bytes_sent=%llu control_bytes_received=%llu "
+      "grants_sent=%llu data_bytes=%llu\n",
+      received, static_cast<unsigned long long>(stats.control_bytes_sent),
+      static_cast<unsigned long long>(stats.control_bytes_received),
+      static_cast<unsigned long long>(stats.grants_sent),
+      static_cast<unsigned long long>(stats.data_bytes_received));
   return 0;
 }
 
@@ -92,26 +93,27 @@ int run_send(const std::string& to, std::uint64_t bytes, double slack_ms, std::u
   Endpoint endpoint(config);
   const auto data = pattern(bytes, tag);
   const std::int64_t start = monotonic_ns();
-  const FlowHint hint = slack_ms > 0 ? FlowHint::urgent_within(
-                                           static_cast<std::int64_t>(slack_ms * 1e6), tag)
-                                     : FlowHint::background(tag);
+  const FlowHint hint =
+      slack_ms > 0 ? FlowHint::urgent_within(static_cast<std::int64_t>(slack_ms * 1e6), tag)
+                   : FlowHint::background(tag);
   bool risk = false;
   endpoint.on_risk([&](const FlowRisk&) { risk = true; });
   const FlowHandle flow = endpoint.send(parse_or_exit(to), data, hint);
   const FlowStatus status = endpoint.wait(flow, 600 * kNsPerSecond);
   const double fct_ms = static_cast<double>(monotonic_ns() - start) / 1e6;
   const EndpointStats stats = endpoint.stats();
-  std::printf("send mode=safs tag=%llu bytes=%llu fct_ms=%.1f deadline_ms=%.1f met=%d risk=%d "
-              "state=%s checksum=%016llx control_bytes_sent=%llu control_bytes_received=%llu "
-              "grants=%llu%s%s\n",
-              static_cast<unsigned long long>(tag), static_cast<unsigned long long>(bytes), fct_ms,
-              slack_ms, slack_ms <= 0 || fct_ms <= slack_ms, risk ? 1 : 0,
-              status.state == FlowState::kDone ? "done" : "failed",
-              static_cast<unsigned long long>(checksum(data)),
-              static_cast<unsigned long long>(stats.control_bytes_sent),
-              static_cast<unsigned long long>(stats.control_bytes_received),
-              static_cast<unsigned long long>(stats.grants_received),
-              status.error.empty() ? "" : " error=", status.error.c_str());
+  std::printf(
+      "send mode=safs tag=%llu bytes=%llu fct_ms=%.1f deadline_ms=%.1f met=%d risk=%d "
+      "state=%s checksum=%016llx control_bytes_sent=%llu control_bytes_received=%llu "
+      "grants=%llu%s%s\n",
+      static_cast<unsigned long long>(tag), static_cast<unsigned long long>(bytes), fct_ms,
+      slack_ms, slack_ms <= 0 || fct_ms <= slack_ms, risk ? 1 : 0,
+      status.state == FlowState::kDone ? "done" : "failed",
+      static_cast<unsigned long long>(checksum(data)),
+      static_cast<unsigned long long>(stats.control_bytes_sent),
+      static_cast<unsigned long long>(stats.control_bytes_received),
+      static_cast<unsigned long long>(stats.grants_received),
+      status.error.empty() ? "" : " error=", status.error.c_str());
   return status.state == FlowState::kDone ? 0 : 1;
 }
 
@@ -135,8 +137,8 @@ int run_plain_recv(const std::string& listen, int count) {
   return 0;
 }
 
-int run_plain_send(const std::string& to, std::uint64_t bytes, double slack_ms,
-                   std::uint64_t tag, bool forever) {
+int run_plain_send(const std::string& to, std::uint64_t bytes, double slack_ms, std::uint64_t tag,
+                   bool forever) {
   const int fd = blocking(connect_tcp(parse_or_exit(to)));
   if (fd < 0) return 1;
   // Wait for the connection (connect_tcp returned while it was in progress).
@@ -181,7 +183,8 @@ int main(int argc, char** argv) {
   recv->add_option("--downlink-mbps", downlink_mbps, "what the receiver allocates (Mbit/s)");
   recv->add_option("--count", count, "messages to receive (-1: forever, plain only)");
   recv->add_flag("--plain", plain, "plain TCP instead of SAFS");
-  recv->add_flag("--urgent-first", urgent_first, "urgent flows take all they can (EDF at line rate)");
+  recv->add_flag("--urgent-first", urgent_first,
+                 "urgent flows take all they can (EDF at line rate)");
 
   auto* send = app.add_subcommand("send", "send one message and wait for its completion");
   send->add_option("--to", to, "receiver host:port")->required();
@@ -196,7 +199,8 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   if (*recv) {
-    return plain ? run_plain_recv(listen, count) : run_recv(listen, downlink_mbps, count, urgent_first);
+    return plain ? run_plain_recv(listen, count)
+                 : run_recv(listen, downlink_mbps, count, urgent_first);
   }
   if (*send) {
     return plain ? run_plain_send(to, bytes, slack_ms, tag, false)
