@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# A one-machine testbed for the SAFS runtime: network namespaces r (receiver),
+# s1..s3 (senders) and sw (a bridge), joined by veth pairs; htb on sw's egress
+# toward r is the bottleneck. Three SAFS senders with staggered deadlines and
+# one unmanaged bulk TCP flow share it; then the same three transfers go over
+# plain TCP next to the same bulk flow. Prints each transfer and the misses.
+#
+# Needs root and network namespaces (skips without them); uses only
+# 198.18.0.0/15; removes everything it made on exit.
+#
+#   scripts/netns-testbed.sh [RATE_MBIT=400] [BYTES=15000000] [SLACKS_MS="700 1100 1500"] [BULK=1]
+#
+# BULK=0 leaves the unmanaged flow out.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+tool=${SAFS_RT:-$root/build/bin/safs-rt}
+rate_mbit=${1:-400}
+bytes=${2:-15000000}
+read -r -a slacks <<<"${3:-700 1100 1500}"
+bulk_flows=${4:-1}
+
+if [[ $(id -u) -ne 0 ]]; then echo "SKIP: the namespace testbed needs root" >&2; exit 0; fi
+if ! ip netns add safstb-probe 2>/dev/null; then
+  echo "SKIP: cannot create network namespaces" >&2
+  exit 0
+fi
+ip netns del safstb-probe
+if [[ ! -x $tool ]]; then echo "build safs-rt first (cmake --build build --target safs-rt)" >&2; exit 1; fi
+
+prefix=safstb
+if ip netns list | grep -q "^$prefix-"; then
+  echo "another testbed run owns the $prefix-* namespaces; not touching them" >&2
+  exit 1
+fi
+hosts=(r s1 s2 s3)
+declare -A address=([r]=198.18.0.1 [s1]=198.18.0.11 [s2]=198.18.0.12 [s3]=198.18.0.13)
+out=$(mktemp -d)
+cleanup() {
+  for ns in "${hosts[@]}" sw; do ip netns pids "$prefix-$ns" 2>/dev/null | xargs -r kill 2>/dev/null || true; done
+  for ns in "${hosts[@]}" sw; do ip netns del "$prefix-$ns" 2>/dev/null || true; done
+  rm -rf "$out"
+}
+trap cleanup EXIT
+
+ip netns add "$prefix-sw"
+ip -n "$prefix-sw" link add br0 type bridge
+ip -n "$prefix-sw" link set br0 up
+for h in "${hosts[@]}"; do
+  ip netns add "$prefix-$h"
+  ip link add "eth-$h" netns "$prefix-$h" type veth peer name "sw-$h" netns "$prefix-sw"
+  ip -n "$prefix-$h" addr add "${address[$h]}/24" dev "eth-$h"
+  ip -n "$prefix-$h" link set lo up
+  ip -n "$prefix-$h" link set "eth-$h" up
+  ip -n "$prefix-sw" link set "sw-$h" master br0 up
+done
+# The bottleneck: sw -> r. veth offloads build 64 KB packets, so the bucket
+# must hold at least one (runtime.md §4).
+ip netns exec "$prefix-sw" tc qdisc add dev sw-r root handle 1: htb default 1
+ip netns exec "$prefix-sw" tc class add dev sw-r parent 1: classid 1:1 htb \
+  rate "${rate_mbit}mbit" burst 64k cburst 64k
+ip netns exec "$prefix-sw" tc qdisc add dev sw-r parent 1:1 handle 10: pfifo limit 1000
+
+in_ns() { local ns=$1; shift; ip netns exec "$prefix-$ns" "$@"; }
+
+run_phase() {  # $1: safs | safs-urgent-first | plain
+  local mode=$1 flag="" recv_flag="" port=7000
+  [[ $mode == plain ]] && flag=--plain && recv_flag=--plain && port=7200
+  [[ $mode == safs-urgent-first ]] && recv_flag=--urgent-first && port=7300
+  in_ns r "$tool" recv --plain --listen 198.18.0.1:7100 --count -1 >/dev/null &
+  in_ns r "$tool" recv $recv_flag --listen "198.18.0.1:$port" --downlink-mbps "$rate_mbit" \
+    --count 3 >"$out/$mode-recv.txt" &
+  local receiver=$!
+  sleep 0.3
+  local bulk=""
+  if ((bulk_flows > 0)); then
+    in_ns s3 "$tool" bulk --to 198.18.0.1:7100 &
+    bulk=$!
+    sleep 1  # the bulk flow fills the bottleneck first
+  fi
+  local senders=()
+  for i in 1 2 3; do
+    in_ns "s$i" "$tool" send $flag --to "198.18.0.1:$port" --bytes "$bytes" \
+      --slack-ms "${slacks[$((i - 1))]}" --tag "$i" --listen "${address[s$i]}:0" \
+      >"$out/$mode-send-$i.txt" &
+    senders+=($!)
+  done
+  for pid in "${senders[@]}"; do wait "$pid" || true; done
+  wait "$receiver" || true
+  if [[ -n $bulk ]]; then
+    kill "$bulk" 2>/dev/null || true
+    wait "$bulk" 2>/dev/null || true
+  fi
+  ip netns pids "$prefix-r" | xargs -r kill 2>/dev/null || true
+  cat "$out"/$mode-send-*.txt
+  local misses
+  misses=$(cat "$out"/$mode-send-*.txt | grep -c 'met=0' || true)
+  echo "$mode: deadline misses $misses of 3"
+  if [[ $mode != plain ]]; then
+    grep -h recv-summary "$out/$mode-recv.txt" || true
+    # Every byte intact: the receiver's checksum of each message is the sender's.
+    local tag sent got
+    for tag in 1 2 3; do
+      sent=$(grep -ho 'checksum=[0-9a-f]*' "$out/$mode-send-$tag.txt" | head -1)
+      got=$(grep -h "recv tag=$tag " "$out/$mode-recv.txt" | grep -o 'checksum=[0-9a-f]*')
+      [[ -n $sent && $sent == "$got" ]] || echo "$mode: CHECKSUM MISMATCH for tag $tag ($sent vs $got)"
+    done
+  fi
+}
+
+echo "bottleneck ${rate_mbit} Mbit/s (htb), 3 x ${bytes} B with slack ${slacks[*]} ms, ${bulk_flows} bulk TCP flow(s)"
+run_phase safs
+sleep 1
+run_phase safs-urgent-first
+sleep 1
+run_phase plain

@@ -1,0 +1,138 @@
+// safs::runtime::Endpoint: SAFS for an AI runtime on real hosts. One endpoint
+// sends flows to any number of peers and receives from any number, over
+// kernel TCP: one data connection per flow, paced at the rate the receiver
+// grants, and one control connection per peer pair (docs/wire.md). The
+// receiver's allocation is core::ReceiverScheduler, unchanged.
+//
+// Threading: an endpoint is driven by one thread at a time (progress(),
+// run(), wait()); handlers run on it. post() and stop() are safe from any
+// thread. Nothing here starts a thread, and there is no thread per flow.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "runtime/endpoint_config.h"
+#include "runtime/socket_ops.h"
+
+namespace safs::runtime {
+
+class EndpointCore;
+
+using FlowHandle = std::uint64_t;  // 0 is never a valid handle
+using ReceiveHandle = std::uint64_t;
+
+inline constexpr std::int64_t kNoDeadlineNs = INT64_MAX;
+
+// What the runtime knows of a transfer's urgency. Updated as execution moves.
+struct FlowHint {
+  // The no-bubble deadline on this host's monotonic clock (monotonic_ns()),
+  // kNoDeadlineNs for none. Only the time left travels, so peers' clocks
+  // need not agree.
+  std::int64_t deadline_ns = kNoDeadlineNs;
+  bool urgent = false;            // a computation waits for this transfer
+  std::uint32_t criticality = 0;  // higher outranks deadlines under overload
+  std::uint64_t group = 0;        // the consumer op: flows it waits for together
+  std::uint64_t tag = 0;          // lets the receiver land it in a posted buffer
+
+  // An urgent hint whose deadline is `slack_ns` from now.
+  static FlowHint urgent_within(std::int64_t slack_ns, std::uint64_t tag = 0);
+  static FlowHint background(std::uint64_t tag = 0);
+};
+
+enum class FlowState : std::uint8_t { kPending, kDone, kFailed };
+
+struct FlowStatus {
+  FlowState state = FlowState::kFailed;
+  std::string error;  // why, when failed
+  std::uint64_t sent_bytes = 0;
+  double rate_bps = 0;   // the rate the flow is held to now (infinity: unpaced)
+  bool granted = false;  // holds a valid lease
+};
+
+// The flow will miss its deadline at the rate it is held to.
+struct FlowRisk {
+  FlowHandle flow = 0;
+  std::int64_t projected_lateness_ns = 0;
+  double rate_bps = 0;
+  double needed_bps = 0;
+};
+
+struct IncomingMessage {
+  std::string peer;  // the sender's address (host:listen port)
+  std::uint64_t tag = 0;
+  std::uint64_t group = 0;
+  std::span<const std::byte> data;  // valid during the callback only
+};
+
+struct ReceiveStatus {
+  FlowState state = FlowState::kPending;
+  std::string error;
+  std::uint64_t bytes = 0;  // landed in the posted buffer
+  std::string peer;
+};
+
+struct EndpointStats {
+  std::uint64_t control_bytes_sent = 0;
+  std::uint64_t control_bytes_received = 0;
+  std::uint64_t data_bytes_sent = 0;
+  std::uint64_t data_bytes_received = 0;
+  std::uint64_t grants_sent = 0;
+  std::uint64_t grants_received = 0;
+  std::uint64_t protocol_errors = 0;  // connections closed for a bad message
+  std::uint64_t peers = 0;
+  std::uint64_t incoming_flows = 0;         // receiving now
+  std::uint64_t incoming_buffer_bytes = 0;  // held for them
+  std::uint64_t incoming_completed = 0;
+  std::uint64_t incoming_failed = 0;
+  std::uint64_t demoted_peers = 0;
+};
+
+class Endpoint {
+ public:
+  explicit Endpoint(EndpointConfig config);
+  ~Endpoint();
+  Endpoint(const Endpoint&) = delete;
+  Endpoint& operator=(const Endpoint&) = delete;
+
+  // Where peers reach this endpoint.
+  PeerAddress address() const;
+
+  // Sends `data` (which must stay valid until the flow is done or failed).
+  // The first bytes go out at once; the rest at the receiver's grants.
+  FlowHandle send(const PeerAddress& peer, std::span<const std::byte> data, const FlowHint& hint);
+  // The hint moved (a new deadline, class or group). False for an unknown flow.
+  bool update_hint(FlowHandle flow, const FlowHint& hint);
+  FlowStatus test(FlowHandle flow) const;
+  // Drives the endpoint until the flow is done or failed, or `timeout_ns` passed.
+  FlowStatus wait(FlowHandle flow, std::int64_t timeout_ns);
+  // Forgets a flow (aborting it if still pending). Finished flows are kept
+  // for test() until released.
+  void release(FlowHandle flow);
+  void on_risk(std::function<void(const FlowRisk&)> handler);
+
+  // Messages nobody posted a buffer for arrive here, whole.
+  void on_message(std::function<void(const IncomingMessage&)> handler);
+  // The next message with this tag that fits lands in `buffer`.
+  ReceiveHandle post_receive(std::uint64_t tag, std::span<std::byte> buffer);
+  ReceiveStatus test_receive(ReceiveHandle receive) const;
+
+  // One loop iteration: waits at most `max_wait_ns` for I/O.
+  void progress(std::int64_t max_wait_ns);
+  // Runs until stop().
+  void run();
+  void stop();                            // thread-safe
+  void post(std::function<void()> task);  // thread-safe: runs on the loop's thread
+
+  EndpointStats stats() const;
+
+ private:
+  std::unique_ptr<EndpointCore> core_;
+};
+
+}  // namespace safs::runtime

@@ -1,0 +1,28 @@
+#include "runtime/endpoint_config.h"
+
+namespace safs::runtime {
+
+// The core's defaults are sized for a 100 Gbit/s fabric with microsecond
+// RTTs. On real hosts the control loop runs on a 1 ms epoll tick and a new
+// pacing rate acts within 1-3 ms (runtime.md §3), so the timescales here are
+// milliseconds.
+core::ReceiverConfig EndpointConfig::default_scheduler_config() {
+  constexpr core::TimePs kMs = 1000 * core::kPsPerUs;
+  core::ReceiverConfig config;
+  config.allocator.rtt_ps = kMs;  // kernel TCP with delayed ACKs and a 1 ms loop
+  // One control delay + one RTT + one tick of pacing granularity.
+  config.allocator.demand.headroom_ps = 3 * kMs;
+  config.allocator.demand.min_window_ps = kMs;
+  config.grants.control_delay_ps = 2 * kMs;  // grant sent, read, applied: a tick each side
+  // Long leases: decreases are sent explicitly, so the lease only bounds how
+  // long a vanished receiver's rate survives; refreshes cost one message each.
+  config.grants.validity_ps = 200 * kMs;
+  config.grants.refresh_margin_ps = 50 * kMs;
+  config.grants.cap_slack_bytes = 1 << 20;  // a send buffer's worth beyond rate x lease
+  config.reallocate_every_ps = 5 * kMs;
+  config.unscheduled_window_ps = 10 * kMs;
+  config.starvation_window_ps = 1000 * kMs;
+  return config;
+}
+
+}  // namespace safs::runtime

@@ -1,0 +1,54 @@
+// An endpoint's settings: where it listens, the downlink its receiver
+// allocates, per-peer limits, pacing and the enforcement of grants.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string_view>
+
+#include "core/receiver_scheduler.h"
+#include "runtime/pacer.h"
+#include "runtime/socket_ops.h"
+
+namespace safs::runtime {
+
+struct PeerLimits {
+  std::uint32_t max_flows = 64;                   // incoming flows at once
+  std::uint64_t max_buffer_bytes = 256ull << 20;  // held for incoming flows (not posted buffers)
+  std::uint64_t max_message_bytes = 1ull << 30;   // one flow
+  std::uint32_t max_parked_connections = 16;  // data connections that came before their announce
+};
+
+// A sender that sustains more than `ratio` times its grant (plus
+// `allowance_bytes` per window, for bursts) for `windows` consecutive
+// windows has all its flows demoted to background, and its reads are held to
+// its grant. TCP pacing is within a few percent of its rate (runtime.md §3),
+// so 1.5 is far outside what an obedient sender does.
+struct EnforcementConfig {
+  std::int64_t window_ns = 10'000'000;
+  double ratio = 1.5;
+  std::uint64_t allowance_bytes = 64 * 1024;
+  int windows = 3;
+};
+
+struct EndpointConfig {
+  PeerAddress listen{"127.0.0.1", 0};
+  // What this endpoint's receiver divides among its senders (bits per second).
+  double downlink_bps = 1e9;
+  // Sent before any grant arrives (Homa's unscheduled bytes; runtime.md §2).
+  std::uint64_t unscheduled_bytes = 64 * 1024;
+  // After its unscheduled bytes a flow waits this long for its first grant,
+  // then falls back to a fair share.
+  std::int64_t first_grant_wait_ns = 20'000'000;
+  PacingMode pacing = PacingMode::kAuto;
+  PeerLimits limits;
+  EnforcementConfig enforcement;
+  // Scheduler settings for real hosts; downlink_bps overrides its link rate.
+  core::ReceiverConfig scheduler = default_scheduler_config();
+  // Logged reasons (connection closed, peer demoted, ...). Default: stderr.
+  std::function<void(std::string_view)> log;
+
+  static core::ReceiverConfig default_scheduler_config();
+};
+
+}  // namespace safs::runtime

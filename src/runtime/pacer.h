@@ -1,0 +1,43 @@
+// Holds one data socket to a rate: kernel TCP pacing (SO_MAX_PACING_RATE,
+// which paces without fq since Linux 4.20: runtime.md §3) when the kernel
+// takes it, a user-space token bucket otherwise. Also keeps the socket's
+// not-sent low-water mark at about two milliseconds of the rate, so a new
+// rate acts within milliseconds instead of after a full send buffer drains.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include "runtime/token_bucket.h"
+
+namespace safs::runtime {
+
+enum class PacingMode : std::uint8_t { kAuto, kKernel, kUserspace };
+
+class Pacer {
+ public:
+  static constexpr double kUnpaced = std::numeric_limits<double>::infinity();
+
+  // kAuto tries the kernel and falls back to user space if refused.
+  Pacer(int fd, PacingMode mode);
+
+  // kUnpaced: as fast as TCP goes. 0: send nothing.
+  void set_rate(double rate_bps, std::int64_t now_ns);
+  double rate_bps() const { return rate_bps_; }
+  bool kernel_paced() const { return kernel_; }
+
+  // Bytes the caller may write now.
+  std::uint64_t allowance(std::int64_t now_ns);
+  void on_written(std::uint64_t bytes) { bucket_.consume(bytes); }
+  // When allowance() will next be worth a write (kNeverNs while paused).
+  std::int64_t next_write_ns(std::int64_t now_ns);
+
+ private:
+  int fd_;
+  bool kernel_ = false;
+  bool bucket_paced_ = false;  // the bucket holds the rate (user space, or below the kernel floor)
+  double rate_bps_ = kUnpaced;
+  TokenBucket bucket_;
+};
+
+}  // namespace safs::runtime

@@ -1,0 +1,164 @@
+#include "runtime/socket_ops.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace safs::runtime {
+namespace {
+
+constexpr int kListenBacklog = 128;
+
+void set_flag(int fd, int level, int option, int value) {
+  setsockopt(fd, level, option, &value, sizeof value);
+}
+
+}  // namespace
+
+std::string PeerAddress::text() const {
+  const bool v6 = host.find(':') != std::string::npos;
+  return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
+std::optional<PeerAddress> PeerAddress::parse(const std::string& text) {
+  std::string host;
+  std::string port;
+  if (!text.empty() && text.front() == '[') {
+    const auto close = text.find(']');
+    if (close == std::string::npos || close + 1 >= text.size() || text[close + 1] != ':') {
+      return std::nullopt;
+    }
+    host = text.substr(1, close - 1);
+    port = text.substr(close + 2);
+  } else {
+    const auto colon = text.rfind(':');
+    if (colon == std::string::npos) return std::nullopt;
+    host = text.substr(0, colon);
+    port = text.substr(colon + 1);
+  }
+  if (host.empty() || port.empty() || port.size() > 5) return std::nullopt;
+  unsigned long value = 0;
+  for (char c : port) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + static_cast<unsigned long>(c - '0');
+  }
+  if (value > 65535) return std::nullopt;
+  PeerAddress address{host, static_cast<std::uint16_t>(value)};
+  if (!resolve_numeric(address)) return std::nullopt;
+  return address;
+}
+
+std::optional<SocketAddress> resolve_numeric(const PeerAddress& address) {
+  addrinfo hints{};
+  hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  const std::string port = std::to_string(address.port);
+  if (getaddrinfo(address.host.c_str(), port.c_str(), &hints, &found) != 0) return std::nullopt;
+  SocketAddress result;
+  std::memcpy(&result.storage, found->ai_addr, found->ai_addrlen);
+  result.length = found->ai_addrlen;
+  freeaddrinfo(found);
+  return result;
+}
+
+int listen_tcp(const PeerAddress& address) {
+  const auto resolved = resolve_numeric(address);
+  if (!resolved) {
+    errno = EINVAL;
+    return -1;
+  }
+  const int fd = socket(resolved->storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  set_flag(fd, SOL_SOCKET, SO_REUSEADDR, 1);
+  if (bind(fd, reinterpret_cast<const sockaddr*>(&resolved->storage), resolved->length) != 0 ||
+      listen(fd, kListenBacklog) != 0) {
+    const int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+  }
+  return fd;
+}
+
+int connect_tcp(const PeerAddress& address) {
+  const auto resolved = resolve_numeric(address);
+  if (!resolved) {
+    errno = EINVAL;
+    return -1;
+  }
+  const int fd = socket(resolved->storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  if (connect(fd, reinterpret_cast<const sockaddr*>(&resolved->storage), resolved->length) != 0 &&
+      errno != EINPROGRESS) {
+    const int saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+  }
+  return fd;
+}
+
+int accept_tcp(int listen_fd) {
+  return accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}
+
+std::uint16_t local_port(int fd) {
+  sockaddr_storage storage{};
+  socklen_t length = sizeof storage;
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&storage), &length) != 0) return 0;
+  if (storage.ss_family == AF_INET6) {
+    return ntohs(reinterpret_cast<const sockaddr_in6*>(&storage)->sin6_port);
+  }
+  return ntohs(reinterpret_cast<const sockaddr_in*>(&storage)->sin_port);
+}
+
+std::string remote_host(int fd) {
+  sockaddr_storage storage{};
+  socklen_t length = sizeof storage;
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&storage), &length) != 0) return {};
+  char text[INET6_ADDRSTRLEN] = {};
+  if (storage.ss_family == AF_INET6) {
+    inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&storage)->sin6_addr, text,
+              sizeof text);
+  } else {
+    inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&storage)->sin_addr, text,
+              sizeof text);
+  }
+  return text;
+}
+
+int socket_error(int fd) {
+  int error = 0;
+  socklen_t length = sizeof error;
+  if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0) return errno;
+  return error;
+}
+
+void set_no_delay(int fd) { set_flag(fd, IPPROTO_TCP, TCP_NODELAY, 1); }
+
+bool set_pacing_rate(int fd, std::uint64_t bytes_per_second) {
+  return setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &bytes_per_second,
+                    sizeof bytes_per_second) == 0;
+}
+
+void set_notsent_lowat(int fd, std::uint32_t bytes) {
+  setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &bytes, sizeof bytes);
+}
+
+void set_priority(int fd, int priority) { set_flag(fd, SOL_SOCKET, SO_PRIORITY, priority); }
+
+std::int64_t smoothed_rtt_ns(int fd) {
+  tcp_info info{};
+  socklen_t length = sizeof info;
+  if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return 0;
+  return static_cast<std::int64_t>(info.tcpi_rtt) * 1000;  // tcpi_rtt is in microseconds
+}
+
+}  // namespace safs::runtime

@@ -1,0 +1,140 @@
+// The SAFS control protocol (docs/wire.md): length-prefixed binary frames on
+// one TCP connection per peer pair, plus the one frame that opens a data
+// connection. Pure encoding and decoding, no I/O, so it can be fuzzed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace safs::runtime::wire {
+
+inline constexpr std::uint16_t kVersion = 1;
+inline constexpr std::uint32_t kMagic = 0x53414653;  // "SAFS": first field of every Hello
+inline constexpr std::size_t kHeaderBytes = 8;       // version u16, type u16, body length u32
+// No control message comes close: the largest is an Error with its reason.
+inline constexpr std::uint32_t kMaxBodyBytes = 512;
+inline constexpr std::size_t kMaxReasonBytes = 256;
+// slack_ns of a flow that has no deadline (background).
+inline constexpr std::int64_t kNoDeadline = std::numeric_limits<std::int64_t>::max();
+
+enum class Type : std::uint16_t {
+  kHello = 1,
+  kAnnounce = 2,
+  kUpdate = 3,
+  kGrant = 4,
+  kDone = 5,
+  kError = 6,
+  kDataOpen = 7,
+};
+
+// Capability bits a Hello advertises.
+inline constexpr std::uint32_t kCapKernelPacing = 1u << 0;  // SO_MAX_PACING_RATE works here
+inline constexpr std::uint32_t kCapLeases = 1u << 1;        // understands grant leases
+
+// First message each way on a control connection.
+struct Hello {
+  std::uint32_t magic = kMagic;
+  std::uint16_t max_version = kVersion;  // highest version the sender speaks
+  std::uint32_t capabilities = 0;
+  std::uint64_t session = 0;       // names this endpoint's data connections
+  std::uint64_t downlink_bps = 0;  // what this endpoint's receiver allocates
+  std::uint16_t listen_port = 0;   // where this endpoint accepts connections
+  bool operator==(const Hello&) const = default;
+};
+
+// Sender -> receiver: a new flow. Slack is relative (the receiver adds it to
+// its own clock), so hosts need no synchronised clocks.
+struct Announce {
+  std::uint64_t flow = 0;  // the sender's id, unique per sender endpoint
+  std::uint64_t size_bytes = 0;
+  std::int64_t slack_ns = kNoDeadline;  // time left to the no-bubble deadline
+  std::uint8_t urgent = 0;              // 1: a computation waits for it
+  std::uint32_t criticality = 0;
+  std::uint64_t group = 0;  // the consumer op (flows it waits for together)
+  std::uint64_t tag = 0;    // lets the receiver match a posted buffer
+  bool operator==(const Announce&) const = default;
+};
+
+// Sender -> receiver: the hint moved as execution moved.
+struct Update {
+  std::uint64_t flow = 0;
+  std::int64_t slack_ns = kNoDeadline;
+  std::uint8_t urgent = 0;
+  std::uint32_t criticality = 0;
+  std::uint64_t group = 0;
+  bool operator==(const Update&) const = default;
+};
+
+// Receiver -> sender: a lease on a rate (core::Grant on the wire).
+struct Grant {
+  std::uint64_t flow = 0;
+  std::uint64_t rate_bps = 0;
+  std::uint32_t epoch = 0;
+  std::uint64_t lease_ns = 0;  // relative: starts when the sender receives it
+  std::uint64_t byte_cap = 0;
+  std::uint8_t priority = 0;
+  bool operator==(const Grant&) const = default;
+};
+
+// Receiver -> sender: every byte of the flow arrived.
+struct Done {
+  std::uint64_t flow = 0;
+  std::uint64_t bytes = 0;
+  bool operator==(const Done&) const = default;
+};
+
+enum class ErrorCode : std::uint16_t {
+  kMalformed = 1,
+  kUnsupportedVersion = 2,
+  kFlowLimit = 3,
+  kMemoryLimit = 4,
+  kTooLarge = 5,
+  kUnknownFlow = 6,
+  kAborted = 7,
+};
+
+// Either way: a flow (flow != 0) or the connection (flow == 0) failed.
+struct Error {
+  std::uint64_t flow = 0;
+  // 1: written by the flow's receiver (about a flow the reader sends);
+  // 0: by its sender (about a flow the reader receives). A control connection
+  // carries flows both ways, and flow ids are the sender's.
+  std::uint8_t from_receiver = 0;
+  ErrorCode code = ErrorCode::kMalformed;
+  std::string reason;  // at most kMaxReasonBytes
+  bool operator==(const Error&) const = default;
+};
+
+// First and only frame on a data connection; the flow's bytes follow it raw.
+struct DataOpen {
+  std::uint64_t session = 0;  // the sender's Hello.session
+  std::uint64_t flow = 0;
+  std::uint64_t size_bytes = 0;
+  bool operator==(const DataOpen&) const = default;
+};
+
+using Message = std::variant<Hello, Announce, Update, Grant, Done, Error, DataOpen>;
+
+// Appends one frame.
+void encode(const Message& message, std::vector<std::uint8_t>& out);
+
+enum class DecodeStatus : std::uint8_t { kMessage, kNeedMore, kInvalid };
+
+struct DecodeResult {
+  DecodeStatus status = DecodeStatus::kNeedMore;
+  Message message;
+  std::size_t consumed_bytes = 0;  // of the input, when status is kMessage
+  std::string error;               // why, when status is kInvalid
+};
+
+// Decodes the first frame of `bytes`. kNeedMore: a valid prefix of a frame.
+// kInvalid: unsupported version, unknown type, oversized or malformed body
+// (the connection must be closed).
+DecodeResult decode(std::span<const std::uint8_t> bytes);
+
+}  // namespace safs::runtime::wire

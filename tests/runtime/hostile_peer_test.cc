@@ -1,0 +1,299 @@
+// Hostile and faulty peers: bad control input closes only that connection
+// with a logged reason; a peer that dies mid-flow fails the sender's flow and
+// frees the receiver's state; per-peer limits refuse only the excess; a
+// sender that ignores its grants is demoted and held to them.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "runtime/endpoint.h"
+#include "runtime/test_support.h"
+#include "runtime/wire.h"
+
+namespace safs::runtime {
+namespace {
+
+using testing::CapturedLog;
+using testing::checksum;
+using testing::kMbps;
+using testing::kMs;
+using testing::kSecond;
+using testing::LoopThread;
+using testing::random_bytes;
+
+// A blocking TCP client that speaks raw bytes.
+class RawPeer {
+ public:
+  explicit RawPeer(std::uint16_t port) {
+    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  }
+  ~RawPeer() { close(fd_); }
+  bool connected() const { return connected_; }
+  void write(const std::vector<std::uint8_t>& bytes) {
+    [[maybe_unused]] auto n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  }
+  void write(const wire::Message& message) {
+    std::vector<std::uint8_t> bytes;
+    wire::encode(message, bytes);
+    write(bytes);
+  }
+  void end_writes() { shutdown(fd_, SHUT_WR); }
+  // Whether the other side closes within `timeout_ns` (reads and drops what comes).
+  bool closed_within(std::int64_t timeout_ns) {
+    const std::int64_t until = monotonic_ns() + timeout_ns;
+    char buffer[4096];
+    while (monotonic_ns() < until) {
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, 10) <= 0) continue;
+      const ssize_t n = recv(fd_, buffer, sizeof buffer, 0);
+      if (n <= 0) return true;
+    }
+    return false;
+  }
+  int fd() const { return fd_; }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+};
+
+wire::Hello hello_from(std::uint64_t session) {
+  wire::Hello hello;
+  hello.session = session;
+  hello.downlink_bps = 1'000'000'000;
+  hello.listen_port = 9;
+  return hello;
+}
+
+std::vector<std::uint8_t> frame(const wire::Message& message) {
+  std::vector<std::uint8_t> bytes;
+  wire::encode(message, bytes);
+  return bytes;
+}
+
+TEST(HostilePeer, BadControlInputClosesOnlyThatConnection) {
+  CapturedLog log;
+  Endpoint receiver(testing::config_at("127.0.0.1", 400 * kMbps, &log));
+  std::atomic<std::uint64_t> received_checksum = 0;
+  receiver.on_message([&](const IncomingMessage& m) { received_checksum = checksum(m.data); });
+  LoopThread loop(receiver);
+  // A well-behaved peer transfers meanwhile, over its own connection.
+  Endpoint good(testing::config_at("127.0.0.1", 400 * kMbps, nullptr));
+  const auto payload = random_bytes(6 << 20, 11);
+  const FlowHandle flow = good.send(receiver.address(), payload, FlowHint::background());
+  std::thread driver([&] { good.wait(flow, 10 * kSecond); });
+
+  struct Case {
+    std::string name;
+    std::vector<std::uint8_t> bytes;
+    bool end_writes;
+    std::string logged;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"garbage",
+                   {'G', 'E', 'T', ' ', '/', ' ', 'H', 'T', 'T', 'P'},
+                   false,
+                   "unsupported frame version"});
+  auto unknown = frame(hello_from(1));
+  const auto tail = frame(wire::Done{1, 1});
+  std::vector<std::uint8_t> unknown_frame = tail;
+  unknown_frame[3] = 42;
+  unknown.insert(unknown.end(), unknown_frame.begin(), unknown_frame.end());
+  cases.push_back({"unknown type", unknown, false, "unknown message type 42"});
+  auto oversized = frame(hello_from(2));
+  const std::vector<std::uint8_t> huge_header = {0, 1, 0, 2, 0, 0x10, 0, 0};
+  oversized.insert(oversized.end(), huge_header.begin(), huge_header.end());
+  cases.push_back({"oversized", oversized, false, "oversized frame"});
+  auto truncated = frame(hello_from(3));
+  const auto announce = frame(wire::Announce{5, 100, 0, 0, 0, 0, 0});
+  truncated.insert(truncated.end(), announce.begin(), announce.begin() + 20);
+  cases.push_back({"truncated", truncated, true, "truncated frame"});
+  auto malformed = frame(hello_from(4));
+  auto bad_announce = announce;
+  bad_announce[wire::kHeaderBytes + 24] = 7;  // class byte out of range
+  malformed.insert(malformed.end(), bad_announce.begin(), bad_announce.end());
+  cases.push_back({"malformed", malformed, false, "invalid class"});
+  cases.push_back({"before hello", announce, false, "first frame is neither"});
+  wire::Hello no_magic = hello_from(5);
+  no_magic.magic = 0;
+  cases.push_back({"no magic", frame(no_magic), false, "magic"});
+
+  for (const Case& c : cases) {
+    RawPeer peer(receiver.address().port);
+    ASSERT_TRUE(peer.connected());
+    peer.write(c.bytes);
+    if (c.end_writes) peer.end_writes();
+    EXPECT_TRUE(peer.closed_within(2 * kSecond)) << c.name;
+    EXPECT_TRUE(log.contains(c.logged)) << c.name << ": " << log.all();
+  }
+  driver.join();
+  ASSERT_EQ(good.test(flow).state, FlowState::kDone);
+  const EndpointStats stats = loop.stats();
+  loop.stop();
+  EXPECT_EQ(stats.protocol_errors, cases.size());
+  EXPECT_EQ(received_checksum.load(), checksum(payload));
+  EXPECT_EQ(stats.peers, 1u);  // only the good peer is left
+}
+
+TEST(HostilePeer, ReceiverDeathFailsTheSendersFlow) {
+  auto receiver = std::make_unique<Endpoint>(testing::config_at("127.0.0.1", 80 * kMbps, nullptr));
+  auto loop = std::make_unique<LoopThread>(*receiver);
+  CapturedLog log;
+  Endpoint sender(testing::config_at("127.0.0.1", 80 * kMbps, &log));
+  const auto payload = random_bytes(20 << 20, 1);  // 2 s at 10 MB/s
+  const FlowHandle flow = sender.send(receiver->address(), payload, FlowHint::background());
+  EXPECT_EQ(sender.wait(flow, 200 * kMs).state, FlowState::kPending);
+  loop.reset();
+  receiver.reset();  // the receiving process is gone: its sockets close
+  const std::int64_t died = monotonic_ns();
+  const FlowStatus status = sender.wait(flow, 2 * kSecond);
+  EXPECT_EQ(status.state, FlowState::kFailed);
+  EXPECT_FALSE(status.error.empty());
+  EXPECT_LT(monotonic_ns() - died, 500 * kMs);
+}
+
+TEST(HostilePeer, SenderDeathFreesTheReceiversState) {
+  int to_child[2];
+  ASSERT_EQ(pipe(to_child), 0);
+  // Fork before any thread exists, so the child's heap is consistent.
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::uint16_t port = 0;
+    if (read(to_child[0], &port, sizeof port) != sizeof port) _exit(1);
+    Endpoint sender(testing::config_at("127.0.0.1", 80 * kMbps, nullptr));
+    const auto payload = random_bytes(40 << 20, 1);
+    const FlowHandle flow =
+        sender.send(PeerAddress{"127.0.0.1", port}, payload, FlowHint::background());
+    sender.wait(flow, 30 * kSecond);
+    _exit(0);
+  }
+  Endpoint receiver(testing::config_at("127.0.0.1", 80 * kMbps, nullptr));
+  const std::uint16_t port = receiver.address().port;
+  ASSERT_EQ(write(to_child[1], &port, sizeof port), static_cast<ssize_t>(sizeof port));
+  const std::int64_t start = monotonic_ns();
+  while (receiver.stats().data_bytes_received < (1u << 20) &&
+         monotonic_ns() - start < 5 * kSecond) {
+    receiver.progress(kMs);
+  }
+  ASSERT_EQ(receiver.stats().incoming_flows, 1u);
+  EXPECT_GT(receiver.stats().incoming_buffer_bytes, 0u);
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  const std::int64_t died = monotonic_ns();
+  while (receiver.stats().incoming_flows != 0 && monotonic_ns() - died < 2 * kSecond) {
+    receiver.progress(kMs);
+  }
+  const EndpointStats stats = receiver.stats();
+  EXPECT_EQ(stats.incoming_flows, 0u);
+  EXPECT_EQ(stats.incoming_buffer_bytes, 0u);
+  EXPECT_EQ(stats.incoming_failed, 1u);
+  EXPECT_EQ(stats.peers, 0u);
+  close(to_child[0]);
+  close(to_child[1]);
+}
+
+TEST(HostilePeer, PerPeerLimitsRefuseOnlyTheExcess) {
+  CapturedLog log;
+  EndpointConfig config = testing::config_at("127.0.0.1", 1000 * kMbps, &log);
+  config.limits.max_flows = 2;
+  config.limits.max_buffer_bytes = 3 << 20;
+  config.limits.max_message_bytes = 8 << 20;
+  Endpoint receiver(config);
+  LoopThread loop(receiver);
+  Endpoint sender(testing::config_at("127.0.0.1", 1000 * kMbps, nullptr));
+  const auto one_mb = random_bytes(1 << 20, 1);
+  const auto three_mb = random_bytes(3 << 20, 2);
+  const auto nine_mb = random_bytes(9 << 20, 3);
+  // Held at once: two 1 MB flows fit; a third flow is one too many.
+  const FlowHandle a = sender.send(receiver.address(), one_mb, FlowHint::background());
+  const FlowHandle b = sender.send(receiver.address(), one_mb, FlowHint::background());
+  const FlowHandle c = sender.send(receiver.address(), one_mb, FlowHint::background());
+  EXPECT_EQ(sender.wait(a, 5 * kSecond).state, FlowState::kDone);
+  EXPECT_EQ(sender.wait(b, 5 * kSecond).state, FlowState::kDone);
+  const FlowStatus refused = sender.wait(c, 5 * kSecond);
+  EXPECT_EQ(refused.state, FlowState::kFailed);
+  EXPECT_NE(refused.error.find("flows from one peer"), std::string::npos) << refused.error;
+  // Memory: 1 MB + 3 MB is over 3 MB held for one peer.
+  const FlowHandle d = sender.send(receiver.address(), one_mb, FlowHint::background());
+  const FlowHandle e = sender.send(receiver.address(), three_mb, FlowHint::background());
+  EXPECT_EQ(sender.wait(d, 5 * kSecond).state, FlowState::kDone);
+  const FlowStatus memory = sender.wait(e, 5 * kSecond);
+  EXPECT_EQ(memory.state, FlowState::kFailed);
+  EXPECT_NE(memory.error.find("bytes for one peer"), std::string::npos) << memory.error;
+  // A message over the per-flow limit, and the connection still works after.
+  const FlowHandle f = sender.send(receiver.address(), nine_mb, FlowHint::background());
+  EXPECT_EQ(sender.wait(f, 5 * kSecond).state, FlowState::kFailed);
+  const FlowHandle g = sender.send(receiver.address(), one_mb, FlowHint::background());
+  EXPECT_EQ(sender.wait(g, 5 * kSecond).state, FlowState::kDone);
+  const EndpointStats stats = loop.stats();
+  loop.stop();
+  EXPECT_EQ(stats.incoming_buffer_bytes, 0u);
+  EXPECT_EQ(stats.protocol_errors, 0u);
+}
+
+// A peer that speaks the protocol but sends its data unpaced.
+TEST(HostilePeer, SenderIgnoringItsGrantsIsDemotedAndHeldToThem) {
+  constexpr double kDownlinkBps = 80 * kMbps;  // 10 MB/s
+  constexpr std::uint64_t kFlowBytes = 256ull << 20;
+  CapturedLog log;
+  Endpoint receiver(testing::config_at("127.0.0.1", kDownlinkBps, &log));
+  // A posted buffer: pages are touched only as bytes land.
+  std::unique_ptr<std::byte[]> landing(new std::byte[kFlowBytes]);
+  receiver.post_receive(1, std::span(landing.get(), kFlowBytes));
+  const std::uint64_t session = 77;
+  RawPeer control(receiver.address().port);
+  control.write(hello_from(session));
+  control.write(wire::Announce{1, kFlowBytes, wire::kNoDeadline, 0, 0, 0, 1});
+  std::atomic<bool> stop = false;
+  std::atomic<std::uint64_t> sent = 0;
+  std::thread rogue([&] {
+    RawPeer data(receiver.address().port);
+    data.write(wire::DataOpen{session, 1, kFlowBytes});
+    std::vector<std::uint8_t> chunk(64 * 1024, 0x5a);
+    while (!stop && sent < kFlowBytes) {
+      pollfd p{data.fd(), POLLOUT, 0};
+      if (poll(&p, 1, 10) <= 0) continue;
+      const ssize_t n = ::send(data.fd(), chunk.data(), chunk.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n > 0) sent += static_cast<std::uint64_t>(n);
+      if (n < 0 && errno != EAGAIN) break;
+    }
+  });
+  const std::int64_t start = monotonic_ns();
+  while (receiver.stats().demoted_peers == 0 && monotonic_ns() - start < 2 * kSecond) {
+    receiver.progress(kMs);
+  }
+  const std::int64_t demoted_after = monotonic_ns() - start;
+  EXPECT_EQ(receiver.stats().demoted_peers, 1u) << log.all();
+  EXPECT_LT(demoted_after, 500 * kMs);
+  EXPECT_TRUE(log.contains("demoted")) << log.all();
+  // Held to its grant: once the socket buffers are full, what gets through is
+  // what the receiver reads, at about the granted rate.
+  for (std::int64_t t = monotonic_ns(); monotonic_ns() - t < 300 * kMs;) receiver.progress(kMs);
+  const std::uint64_t before = receiver.stats().data_bytes_received;
+  const std::int64_t from = monotonic_ns();
+  while (monotonic_ns() - from < 500 * kMs) receiver.progress(kMs);
+  const double seconds = static_cast<double>(monotonic_ns() - from) / 1e9;
+  const double held_bps =
+      static_cast<double>(receiver.stats().data_bytes_received - before) * 8 / seconds;
+  EXPECT_LT(held_bps, 1.5 * kDownlinkBps);
+  stop = true;
+  rogue.join();
+}
+
+}  // namespace
+}  // namespace safs::runtime

@@ -1,0 +1,126 @@
+// The control protocol's codec: every message round-trips; every strict
+// prefix of a frame asks for more; bad versions, unknown types, oversized
+// and malformed bodies are rejected with a reason.
+#include "runtime/wire.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace safs::runtime::wire {
+namespace {
+
+std::vector<Message> samples() {
+  Hello hello;
+  hello.capabilities = kCapKernelPacing | kCapLeases;
+  hello.session = 0x0123456789abcdefull;
+  hello.downlink_bps = 400'000'000;
+  hello.listen_port = 7000;
+  Announce announce{42, 1 << 20, -5'000, 1, 3, 9, 77};
+  Update update{42, 1'000'000, 0, 1, 10};
+  Grant grant{42, 123'456'789, 7, 200'000'000, 1 << 22, 5};
+  Done done{42, 1 << 20};
+  Error error{42, 1, ErrorCode::kFlowLimit, "more than 64 flows"};
+  DataOpen open{0xfeedull, 42, 1 << 20};
+  return {hello, announce, update, grant, done, error, open};
+}
+
+std::vector<std::uint8_t> encoded(const Message& message) {
+  std::vector<std::uint8_t> out;
+  encode(message, out);
+  return out;
+}
+
+TEST(Wire, EveryMessageRoundTrips) {
+  for (const Message& message : samples()) {
+    const auto bytes = encoded(message);
+    const DecodeResult result = decode(bytes);
+    ASSERT_EQ(result.status, DecodeStatus::kMessage) << result.error;
+    EXPECT_EQ(result.consumed_bytes, bytes.size());
+    EXPECT_EQ(result.message, message);
+  }
+}
+
+TEST(Wire, FramesBackToBackDecodeOneAtATime) {
+  std::vector<std::uint8_t> stream;
+  for (const Message& message : samples()) encode(message, stream);
+  std::size_t offset = 0;
+  for (const Message& message : samples()) {
+    const DecodeResult result = decode(std::span(stream).subspan(offset));
+    ASSERT_EQ(result.status, DecodeStatus::kMessage);
+    EXPECT_EQ(result.message, message);
+    offset += result.consumed_bytes;
+  }
+  EXPECT_EQ(offset, stream.size());
+}
+
+TEST(Wire, EveryStrictPrefixNeedsMore) {
+  for (const Message& message : samples()) {
+    const auto bytes = encoded(message);
+    for (std::size_t n = 0; n < bytes.size(); ++n) {
+      EXPECT_EQ(decode(std::span(bytes).first(n)).status, DecodeStatus::kNeedMore) << n;
+    }
+  }
+}
+
+TEST(Wire, UnsupportedVersionIsRejected) {
+  auto bytes = encoded(Done{1, 2});
+  bytes[1] = 9;  // version 9
+  const DecodeResult result = decode(bytes);
+  EXPECT_EQ(result.status, DecodeStatus::kInvalid);
+  EXPECT_NE(result.error.find("version"), std::string::npos);
+}
+
+TEST(Wire, UnknownTypeIsRejected) {
+  auto bytes = encoded(Done{1, 2});
+  bytes[3] = 99;
+  const DecodeResult result = decode(bytes);
+  EXPECT_EQ(result.status, DecodeStatus::kInvalid);
+  EXPECT_NE(result.error.find("unknown message type 99"), std::string::npos);
+}
+
+TEST(Wire, OversizedFrameIsRejectedFromItsHeaderAlone) {
+  const std::vector<std::uint8_t> header = {0, 1, 0, 5, 0x7f, 0xff, 0xff, 0xff};
+  const DecodeResult result = decode(header);
+  EXPECT_EQ(result.status, DecodeStatus::kInvalid);
+  EXPECT_NE(result.error.find("oversized"), std::string::npos);
+}
+
+TEST(Wire, BodyShorterOrLongerThanItsTypeIsMalformed) {
+  auto shorter = encoded(Done{1, 2});
+  shorter[7] -= 1;  // claims 15 body bytes
+  shorter.pop_back();
+  EXPECT_EQ(decode(shorter).status, DecodeStatus::kInvalid);
+  auto longer = encoded(Done{1, 2});
+  longer[7] += 1;
+  longer.push_back(0);
+  const DecodeResult result = decode(longer);
+  EXPECT_EQ(result.status, DecodeStatus::kInvalid);
+  EXPECT_NE(result.error.find("trailing"), std::string::npos);
+}
+
+TEST(Wire, HelloWithoutMagicIsRejected) {
+  Hello hello;
+  hello.magic = 0x48545450;  // "HTTP"
+  const DecodeResult result = decode(encoded(hello));
+  EXPECT_EQ(result.status, DecodeStatus::kInvalid);
+  EXPECT_NE(result.error.find("magic"), std::string::npos);
+}
+
+TEST(Wire, InvalidFieldValuesAreRejected) {
+  Announce announce{1, 2, 3, 1, 0, 0, 0};
+  auto bytes = encoded(announce);
+  bytes[kHeaderBytes + 24] = 2;  // the class byte
+  EXPECT_EQ(decode(bytes).status, DecodeStatus::kInvalid);
+}
+
+TEST(Wire, ErrorReasonIsBoundedOnBothSides) {
+  Error error{0, 0, ErrorCode::kMalformed, std::string(1000, 'x')};
+  const DecodeResult result = decode(encoded(error));
+  ASSERT_EQ(result.status, DecodeStatus::kMessage);
+  EXPECT_EQ(std::get<Error>(result.message).reason.size(), kMaxReasonBytes);
+}
+
+}  // namespace
+}  // namespace safs::runtime::wire
