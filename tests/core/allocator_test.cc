@@ -619,7 +619,9 @@ TEST(AllocatorPropertyTest, UrgentRanksFollowServiceOrder) {
           const bool same_group = f.dependency != 0 && f.dependency == below_cap->dependency &&
                                   f.no_bubble_ps == below_cap->no_bubble_ps &&
                                   f.criticality == below_cap->criticality;
-          if (!same_group) ASSERT_LT(a.flows[i].rate_bps, 1.0) << "instance " << iter;
+          if (!same_group) {
+            ASSERT_LT(a.flows[i].rate_bps, 1.0) << "instance " << iter;
+          }
         } else if (a.flows[i].rate_bps < cap_of(f, in.config) * (1 - 1e-9)) {
           below_cap = &f;
         }
