@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The ZeroBubble training experiment: iteration time for every transport and
 # k = 0..5 background flows per stage (scenarios/paper/zb-training.toml).
-# Writes out/zb-training/<transport>-k<k>/ and prints one markdown table.
+# Writes out/zb-training/<transport>-k<k>/, out/zb-training/results.csv and
+# prints one markdown table.
 # Run scripts/setup.sh first.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -10,6 +11,9 @@ scenario=${1:-scenarios/paper/zb-training.toml}
 metric() {  # the value of one summary metric of one run
   "$sim" compare "$1" --metric "$2" | tail -1 | awk -F'|' '{gsub(/ /, "", $4); print $4}'
 }
+mkdir -p out/zb-training
+csv=out/zb-training/results.csv
+echo "transport,k,iteration_ms,planned_iteration_ms" >"$csv"
 printf '| transport | k=0 | k=1 | k=2 | k=3 | k=4 | k=5 |\n|---|---:|---:|---:|---:|---:|---:|\n'
 for transport in $("$sim" transports | awk '{print $1}'); do
   row="| $transport |"
@@ -17,7 +21,9 @@ for transport in $("$sim" transports | awk '{print $1}'); do
     dir="out/zb-training/$transport-k$k"
     "$sim" run "$scenario" --transport "$transport" \
       --set "pipeline.background_flows_per_stage=$k" --out "$dir" --quiet
-    row+=" $(metric "$dir" "compute.iteration_time_s::1000") |"
+    ms=$(metric "$dir" "compute.iteration_time_s::1000")
+    echo "$transport,$k,$ms,$(metric "$dir" "compute.planned_iteration_time_s::1000")" >>"$csv"
+    row+=" $ms |"
   done
   echo "$row"
 done
