@@ -1,4 +1,5 @@
-// The code in docs/adding-a-transport.md is quoted from the compiled sources in tests/docs/. A block preceded by
+// The code in docs/adding-a-transport.md and docs/adding-a-workload.md is
+// quoted from the compiled sources in tests/docs/. A block preceded by
 //   <!-- snippet: tests/docs/FILE#NAME -->
 // must equal the lines between "// [snippet:NAME]" and "// [end-snippet]" in
 // FILE, so a change to either side fails here until the other follows.
@@ -75,6 +76,7 @@ TEST_P(DocSnippets, EveryQuotedBlockMatchesItsSource) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Docs, DocSnippets,
-                         ::testing::Values("docs/adding-a-transport.md"));
+                         ::testing::Values("docs/adding-a-transport.md",
+                                           "docs/adding-a-workload.md"));
 
 }  // namespace
