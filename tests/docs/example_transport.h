@@ -1,0 +1,58 @@
+// The worked example of docs/adding-a-transport.md: a congestion control and
+// a transport built on WindowTransport's hooks, and the registry entry that
+// would make it selectable by name. The doc quotes the regions between
+// "snippet:" markers verbatim; docs_snippet_test checks that they match.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "transport/registry.h"
+#include "transport/window/window_transport.h"
+
+namespace safs::example {
+
+// [snippet:control]
+// Classic ECN (RFC 3168): halve the window on an echo, at most once per
+// window of data (WindowTransport enforces the once), never below two packets.
+class EcnHalvingControl final : public CongestionControl {
+ public:
+  explicit EcnHalvingControl(std::uint32_t min_cwnd_bytes) : min_cwnd_bytes_(min_cwnd_bytes) {}
+
+  bool ecn_capable() const override { return true; }
+  void on_ack(CcState&, std::uint64_t, bool, std::uint64_t, std::uint64_t) const override {}
+  std::uint64_t cwnd_after_echo(const CcState& cc, const FlowProgress&) const override {
+    return std::max<std::uint64_t>(cc.cwnd_bytes / 2, min_cwnd_bytes_);
+  }
+
+ private:
+  std::uint32_t min_cwnd_bytes_;
+};
+// [end-snippet]
+
+// [snippet:transport]
+// Every flow is held to a fixed rate at a fixed priority, on top of its
+// window: the window mechanism (slow start, ECN response, retransmission)
+// is WindowTransport's; this class only decides when a segment may leave.
+class PacedTransport final : public WindowTransport {
+ public:
+  PacedTransport(TransportEnv& env, const WindowConfig& window,
+                 std::unique_ptr<CongestionControl> control, std::uint64_t rate_bps);
+
+ protected:
+  void on_flow_start(Flow& flow) override;
+  SendGate send_gate(Flow& flow) override;
+  void on_segment_sent(Flow& flow, Packet& packet) override;
+
+ private:
+  std::uint64_t rate_bps_;
+  std::vector<TimePs> next_send_ps_;  // by flow id: earliest time of the next segment
+};
+// [end-snippet]
+
+// The registry entry: add this to make_registry() in src/transport/registry.cc.
+TransportInfo paced_transport_info();
+
+}  // namespace safs::example

@@ -1,0 +1,58 @@
+// The example workload of docs/adding-a-workload.md, run through Experiment.
+#include <gtest/gtest.h>
+
+#include "docs/example_workload.h"
+#include "experiment/experiment.h"
+
+namespace safs {
+namespace {
+
+TEST(ExampleWorkload, RingAllReduceGraphShape) {
+  example::RingAllReduce spec;
+  spec.gpus = {0, 1, 2, 3};
+  const ComputeGraph graph = example::build_ring_allreduce_graph(spec);
+  EXPECT_NO_THROW(graph.validate());
+  EXPECT_EQ(graph.ops.size(), 4u * (1 + 6));
+  EXPECT_EQ(graph.transfers.size(), 4u * 6);
+  for (const Transfer& t : graph.transfers) {
+    EXPECT_EQ(t.dst, (t.src + 1) % 4);  // always to the next GPU in the ring
+    EXPECT_EQ(t.size_bytes, 16ull << 20);
+  }
+  // With free communication: the backward pass, then the steps back to back.
+  const std::vector<TimePs> plan = planned_starts(graph);
+  EXPECT_EQ(plan.back(), spec.backward_ps + 5 * spec.step_ps);
+}
+
+class RingOverTransport : public ::testing::TestWithParam<const char*> {};
+
+// [snippet:run]
+TEST_P(RingOverTransport, CompletesAndItsBubblesAreTheCommunication) {
+  example::RingAllReduce spec;
+  spec.gpus = {0, 1, 2, 3};
+
+  ExperimentConfig config;
+  config.topology.hosts = 4;  // a star at 100 Gbit/s
+  config.transport = GetParam();
+  config.compute = example::build_ring_allreduce_graph(spec);
+  Experiment experiment(config);
+  experiment.run();
+
+  const ComputeEngine& ring = *experiment.compute();
+  ASSERT_TRUE(ring.finished());
+  ASSERT_TRUE(experiment.recorder().all_complete());  // every chunk arrived
+  EXPECT_EQ(ring.planned_makespan_ps(), spec.backward_ps + spec.steps() * spec.step_ps);
+
+  // Each step waits for one chunk: a GPU idles about steps x chunk time.
+  const std::uint64_t packets = (spec.chunk_bytes() + 4095) / 4096;
+  const TimePs chunk_ps = serialization_ps(spec.chunk_bytes() + packets * 78, 100'000'000'000);
+  for (const int gpu : spec.gpus) {
+    EXPECT_GE(ring.bubble_ps(gpu), spec.steps() * chunk_ps);
+    EXPECT_LE(ring.bubble_ps(gpu), spec.steps() * chunk_ps * 12 / 10);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, RingOverTransport, ::testing::Values("dctcp", "safs"));
+// [end-snippet]
+
+}  // namespace
+}  // namespace safs
