@@ -191,7 +191,7 @@ TEST(Scenario, ReferenceDocMatchesTheSchema) {
 TEST(Scenario, ShippedScenariosValidate) {
   for (const char* file : {"scenarios/examples/incast.toml", "scenarios/micro/incast.toml",
                            "scenarios/micro/workload-fct.toml", "scenarios/paper/zb-training.toml",
-                           "scenarios/paper/incast-micro.toml"}) {
+                           "scenarios/paper/incast-micro.toml", "scenarios/paper/afd-16a2f.toml"}) {
     EXPECT_NO_THROW(load_scenario(std::string(SAFS_SOURCE_DIR) + "/" + file)) << file;
   }
 }
