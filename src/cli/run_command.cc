@@ -115,9 +115,9 @@ int run(const RunOptions& o) {
   const FlowSummary s = summarize(experiment.recorder().records(), experiment.sim().now());
   if (o.verbosity != Verbosity::kQuiet && experiment.inference() != nullptr) {
     const TpotSummary tpot = summarize_tpot(*experiment.inference());
-    std::printf("%s: %zu requests, TPOT p50 %.3f ms, p99 %.3f ms, %zu decode steps\n",
+    std::printf("%s: %zu requests, TPOT p50 %.3f ms, p99 %.3f ms\n",
                 experiment.config().transport.c_str(), tpot.requests, tpot.p50_s * 1e3,
-                tpot.p99_s * 1e3, experiment.inference()->steps().size());
+                tpot.p99_s * 1e3);
   }
   if (o.verbosity != Verbosity::kQuiet) {
     std::printf("%s: %zu/%zu flows complete, last at %.3f ms, mean FCT %.3f ms, p99 slowdown %.2f",
@@ -137,6 +137,16 @@ int run(const RunOptions& o) {
   if (unfinished_listed > 0) {
     std::fprintf(stderr, "warning: %zu flows did not complete by simulation.stop_ms\n",
                  unfinished_listed);
+  }
+  if (experiment.compute() != nullptr && !experiment.compute()->finished()) {
+    std::fprintf(stderr, "warning: the computation did not finish by simulation.stop_ms\n");
+  }
+  if (const InferenceDriver* inference = experiment.inference();
+      inference && !inference->finished()) {
+    std::fprintf(stderr,
+                 "warning: %zu of %u measured requests finished by simulation.stop_ms; TPOT "
+                 "covers only those\n",
+                 summarize_tpot(*inference).requests, inference->workload().measured_requests);
   }
   return 0;
 }

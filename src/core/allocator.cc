@@ -11,11 +11,13 @@ double cap_of(const SemanticFlow& f, const AllocatorConfig& c) {
   return std::min(c.link_bps, f.sender_cap_bps);
 }
 
-// Urgent service order: criticality first, then earliest timestamp, then id
-// (a total order, so allocation is deterministic).
+// Urgent service order: criticality first, then earliest timestamp, then the
+// consumer the flow feeds (so a group stays together), then id (a total
+// order, so allocation is deterministic).
 bool serves_before(const SemanticFlow& a, const SemanticFlow& b) {
   if (a.criticality != b.criticality) return a.criticality > b.criticality;
   if (a.no_bubble_ps != b.no_bubble_ps) return a.no_bubble_ps < b.no_bubble_ps;
+  if (a.dependency != b.dependency) return a.dependency < b.dependency;
   return a.id < b.id;
 }
 
@@ -47,9 +49,19 @@ bool same_group(const SemanticFlow& a, const SemanticFlow& b) {
 
 // Gives `budget` to `members` in proportion to their remaining bytes (so a
 // group finishes together), each at most `room[i]` more; what a capped member
-// cannot take goes to the others.
-void share_by_remaining(std::vector<std::size_t> open, const std::vector<SemanticFlow>& flows,
-                        std::vector<double> room, std::vector<double>& rate, double& budget) {
+// cannot take goes to the others. `room` is scratch: members' entries are
+// used up.
+void share_by_remaining(const std::vector<std::size_t>& members,
+                        const std::vector<SemanticFlow>& flows, std::vector<double>& room,
+                        std::vector<double>& rate, double& budget) {
+  if (members.size() == 1) {  // the common case: no group
+    const std::size_t i = members[0];
+    const double give = std::max(0.0, std::min(room[i], budget));
+    rate[i] += give;
+    budget -= give;
+    return;
+  }
+  std::vector<std::size_t> open(members);
   while (!open.empty() && budget > 1e-6) {
     double bytes = 0;
     for (const std::size_t i : open) bytes += static_cast<double>(flows[i].remaining_bytes);

@@ -109,6 +109,10 @@ void write_steps_csv(const InferenceDriver& driver, const std::string& path) {
   const std::vector<StepRecord>& steps = driver.steps();
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const StepRecord& s = steps[i];
+    if (s.end_ps <= s.start_ps) {  // still running when the run stopped
+      csv << i << ',' << fixed(ps_to_sec(s.start_ps)) << ",,,," << s.tokens << ",,,,,\n";
+      continue;
+    }
     csv << i << ',' << fixed(ps_to_sec(s.start_ps)) << ',' << fixed(ps_to_sec(s.end_ps)) << ','
         << fixed(ps_to_sec(s.end_ps - s.start_ps)) << ',' << fixed(ps_to_sec(s.compute_only_ps))
         << ',' << s.tokens << ',' << s.transfers << ',' << s.late_transfers << ','

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -507,6 +508,9 @@ void Loader::build_pipeline(ExperimentConfig& config) const {
 void Loader::build_inference(ExperimentConfig& config) const {
   const toml::table* t = root_["inference"].as_table();
   if (t == nullptr) return;
+  if (config.compute) {
+    fail(t, "inference", "cannot share a run with [pipeline] (both place GPUs on hosts 0..)");
+  }
   auto num = [&](const char* key) { return number(*t, key, std::string("inference.") + key); };
   auto count = [&](const char* key) { return integer(*t, key, std::string("inference.") + key); };
   InferenceWorkload w;
@@ -545,13 +549,19 @@ void Loader::build_inference(ExperimentConfig& config) const {
   mix.output_tokens_max = static_cast<std::uint32_t>(count("output_tokens_max"));
   mix.context_tokens_min = static_cast<std::uint32_t>(count("context_tokens_min"));
   mix.context_tokens_max = static_cast<std::uint32_t>(count("context_tokens_max"));
+  // Point at whichever of the pair the file sets (either may be a default).
+  auto located = [&](const char* first, const char* second) -> const toml::node* {
+    if (const toml::node* n = t->get(first)) return n;
+    if (const toml::node* n = t->get(second)) return n;
+    return t;
+  };
   if (mix.output_tokens_max < mix.output_tokens_min) {
-    fail(t->get("output_tokens_max"), "inference.output_tokens_max",
-         "must be at least output_tokens_min");
+    fail(located("output_tokens_max", "output_tokens_min"), "inference.output_tokens_max",
+         "must be at least output_tokens_min (" + std::to_string(mix.output_tokens_min) + ")");
   }
   if (mix.context_tokens_max < mix.context_tokens_min) {
-    fail(t->get("context_tokens_max"), "inference.context_tokens_max",
-         "must be at least context_tokens_min");
+    fail(located("context_tokens_max", "context_tokens_min"), "inference.context_tokens_max",
+         "must be at least context_tokens_min (" + std::to_string(mix.context_tokens_min) + ")");
   }
   w.batch_load = num("batch_load");
   mix.arrivals_per_s = num("arrivals_per_s");
@@ -560,17 +570,46 @@ void Loader::build_inference(ExperimentConfig& config) const {
   }
   w.warmup_requests = static_cast<std::uint32_t>(count("warmup_requests"));
   w.measured_requests = static_cast<std::uint32_t>(count("measured_requests"));
-  w.free_communication = std::get<bool>(value(*t, "free_communication", "inference.free_communication"));
+  w.free_communication =
+      std::get<bool>(value(*t, "free_communication", "inference.free_communication"));
+  if (w.batch_load > 0 && full_batch_step_ps(w) <= 0) {
+    fail(t, "inference",
+         "batch_load needs a compute time above zero (every *_us and *_ns cost is 0); set "
+         "arrivals_per_s instead");
+  }
   w.kv_load = num("kv_load");
   w.bulk_load = num("bulk_load");
-  for (const auto& [key, target] : {std::pair{"kv_cdf", &w.kv_cdf_path},
-                                    std::pair{"bulk_cdf", &w.bulk_cdf_path}}) {
-    const std::string path = std::string("inference.") + key;
-    *target = resolve_path(text(*t, key, path));
+  // Background generators, each: its load on every receiver link must fit
+  // in its senders' links, or the backlog would grow for the whole run.
+  struct Background {
+    const char* load_key;
+    const char* hosts_key;
+    const char* cdf_key;
+    double load;
+    std::size_t senders, receivers;
+    std::string* cdf_path;
+  };
+  for (const Background& b :
+       {Background{"kv_load", "prefill_hosts", "kv_cdf", w.kv_load, w.prefill_hosts.size(),
+                   afd.attention_hosts.size(), &w.kv_cdf_path},
+        Background{"bulk_load", "bulk_hosts", "bulk_cdf", w.bulk_load, w.bulk_hosts.size(),
+                   afd.ffn_hosts.size(), &w.bulk_cdf_path}}) {
+    if (b.load <= 0 || b.senders == 0 || w.free_communication) continue;  // no generator
+    const double per_sender =
+        b.load * static_cast<double>(b.receivers) / static_cast<double>(b.senders);
+    if (per_sender > 1.0) {
+      char share[32];
+      std::snprintf(share, sizeof share, "%.2f", per_sender);
+      fail(located(b.load_key, b.hosts_key), std::string("inference.") + b.load_key,
+           "asks each of the " + std::to_string(b.senders) + " " + b.hosts_key + " for " + share +
+               " of its link; add hosts or lower the load");
+    }
+    const std::string path = std::string("inference.") + b.cdf_key;
+    *b.cdf_path = resolve_path(text(*t, b.cdf_key, path));
     try {
-      FlowSizeCdf::load(*target);
+      FlowSizeCdf::load(*b.cdf_path);
     } catch (const std::exception& e) {
-      fail(t->get(key) != nullptr ? t->get(key) : t, path, e.what());
+      fail(t->get(b.cdf_key) != nullptr ? t->get(b.cdf_key) : t, path, e.what());
     }
   }
   if (!w.free_communication) {  // an infinitely fast network has no contention to model

@@ -215,19 +215,21 @@ std::vector<KeySpec> build_keys() {
       {"inference.context_tokens_max", VT::kInteger, "tokens", std::int64_t{8192},
        "See context_tokens_min.", false, 0, 1e9},
       {"inference.batch_load", VT::kFloat, "fraction", 0.8,
-       "Poisson request arrivals keep this share of the slots busy when steps take their "
-       "compute-only time at full batch (slower steps fill the batch further).", false, 0, 100},
+       "Poisson arrival rate as a share of what a full batch serves at its compute-only step "
+       "time: slots / ((mean output tokens - 1) x full-batch step) x this. Steps at partial "
+       "batch are shorter, so the batch settles below this share.", false, 0, 100},
       {"inference.arrivals_per_s", VT::kFloat, "requests/s", 0.0,
        "Request arrival rate; used instead of batch_load when batch_load = 0.", false, 0, 1e12},
-      {"inference.warmup_requests", VT::kInteger, "requests", std::int64_t{200},
+      {"inference.warmup_requests", VT::kInteger, "requests", std::int64_t{300},
        "The first arrivals, served but not measured.", false, 0, 1e9},
       {"inference.measured_requests", VT::kInteger, "requests", std::int64_t{1000},
        "Requests whose TPOT is reported; the run lasts until they finish.", false, 1, 1e9},
       {"inference.free_communication", VT::kBoolean, "", false,
        "Transfers arrive as they leave (an infinitely fast network): the compute-only bound.",
        false},
-      {"inference.prefill_hosts", VT::kInteger, "hosts", std::int64_t{4},
-       "Prefill hosts (after the FFN hosts) sending KV caches into the attention hosts.", false,
+      {"inference.prefill_hosts", VT::kInteger, "hosts", std::int64_t{8},
+       "Prefill hosts (after the FFN hosts) sending KV caches into the attention hosts; "
+       "kv_load x attention hosts / this must be at most 1 (each sender's share).", false,
        0, 4096},
       {"inference.kv_load", VT::kFloat, "fraction", 0.3,
        "KV-cache load on each attention host's downlink (Poisson, wire overhead included).",

@@ -40,7 +40,7 @@ TEST(WorkloadDocNumbers, AfdMicroBatchCommunication) {
     if (graph.ops[t.consumer].label == "FFN l0 mb0 f0") dispatch_in += t.size_bytes;
     if (graph.ops[t.producer].label == "FFN l0 mb0 f0") combine_out += t.size_bytes;
   }
-  EXPECT_EQ(dispatch_in, 917'504u);   // 16 x 8 x 7168 x 1 B
+  EXPECT_EQ(dispatch_in, 917'504u);    // 16 x 8 x 7168 x 1 B
   EXPECT_EQ(combine_out, 1'835'008u);  // 16 x 8 x 7168 x 2 B
   EXPECT_EQ(serialization_ps(dispatch_in, 100'000'000'000) / kPsPerNs, 73'400);
   EXPECT_EQ(serialization_ps(combine_out, 100'000'000'000) / kPsPerNs, 146'800);
@@ -64,7 +64,7 @@ TEST(WorkloadDocNumbers, TheShippedAfdScenarioIsTheOneDescribed) {
       load_scenario(std::string(SAFS_SOURCE_DIR) + "/scenarios/paper/afd-16a2f.toml");
   ASSERT_TRUE(config.inference.has_value());
   const InferenceWorkload& w = *config.inference;
-  EXPECT_EQ(config.topology.hosts, 24);
+  EXPECT_EQ(config.topology.hosts, 28);
   EXPECT_EQ(config.topology.host_link.rate_bps, 100'000'000'000u);
   EXPECT_EQ(w.afd.attention_instances(), 16);
   EXPECT_EQ(w.afd.ffn_instances(), 2);
@@ -77,7 +77,8 @@ TEST(WorkloadDocNumbers, TheShippedAfdScenarioIsTheOneDescribed) {
   EXPECT_EQ(w.requests.output_tokens_max, 12u);
   EXPECT_EQ(w.requests.mean_context_tokens(), 4608);
   EXPECT_EQ(w.batch_load, 0.9);
-  EXPECT_EQ(w.prefill_hosts.size(), 4u);
+  EXPECT_EQ(w.prefill_hosts.size(), 8u);
+  EXPECT_EQ(w.warmup_requests, 300u);
   EXPECT_EQ(w.bulk_hosts.size(), 2u);
   EXPECT_EQ(w.kv_load, 0.3);
   EXPECT_EQ(w.bulk_load, 0.3);

@@ -198,3 +198,37 @@ TEST(Scenario, ShippedScenariosValidate) {
 
 }  // namespace
 }  // namespace safs
+
+namespace safs {
+namespace {
+
+// [inference]: what the loader refuses, and where it points.
+TEST(ScenarioInference, SendersMustCarryTheBackgroundLoad) {
+  expect_error("[topology]\nhosts = 24\n[inference]\nprefill_hosts = 4\nkv_load = 0.3\n",
+               {"bad.toml:5", "inference.kv_load", "1.20", "prefill_hosts"});
+}
+
+TEST(ScenarioInference, TooFewHosts) {
+  expect_error("[topology]\nhosts = 20\n[inference]\n", {"bad.toml:3", "inference", "28 hosts"});
+}
+
+TEST(ScenarioInference, TokenRangeNamesTheKeyThatIsSet) {
+  expect_error("[topology]\nhosts = 28\n[inference]\noutput_tokens_min = 60\n",
+               {"bad.toml:4", "inference.output_tokens_max", "at least output_tokens_min (60)"});
+}
+
+TEST(ScenarioInference, ZeroComputeNeedsAnExplicitArrivalRate) {
+  expect_error(
+      "[topology]\nhosts = 28\n[inference]\nattention_fixed_us = 0\nattention_per_token_us = 0\n"
+      "attention_per_context_token_ns = 0\nffn_fixed_us = 0\nffn_per_token_us = 0\n"
+      "sample_us = 0\n",
+      {"bad.toml:3", "inference", "arrivals_per_s"});
+}
+
+TEST(ScenarioInference, NotTogetherWithAPipeline) {
+  expect_error("[topology]\nhosts = 28\n[pipeline]\n[inference]\n",
+               {"bad.toml:4", "inference", "[pipeline]"});
+}
+
+}  // namespace
+}  // namespace safs

@@ -34,7 +34,7 @@ struct SafsConfig {
   TimePs first_grant_wait_ps = 200 * kPsPerUs;
   double report_threshold = 0.1;  // re-report an achievable rate when it moves this much
   // Changes within this window share one reallocation (0: reallocate at once).
-  TimePs batch_changes_ps = kPsPerUs;
+  TimePs batch_changes_ps = 0;
 };
 
 class SafsTransport final : public WindowTransport {

@@ -18,7 +18,9 @@ TimePs AfdComputeModel::ffn_ps(std::uint64_t tokens) const {
 std::uint64_t AfdSpec::routed_tokens(std::uint64_t tokens) const {
   // Rounded up: a micro-batch with tokens sends at least one to each FFN
   // instance it routes to, as top-k routing over many tokens would.
-  return static_cast<std::uint64_t>(std::ceil(routing_fraction * static_cast<double>(tokens)));
+  // (Less a hair, so that 0.55 x 100 is 55, not 56 from rounding noise.)
+  return static_cast<std::uint64_t>(
+      std::ceil(routing_fraction * static_cast<double>(tokens) - 1e-9));
 }
 
 }  // namespace safs

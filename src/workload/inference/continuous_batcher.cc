@@ -12,7 +12,7 @@ ContinuousBatcher::ContinuousBatcher(int instances, int microbatches, int slots_
       per_instance_(instances, 0) {}
 
 void ContinuousBatcher::admit(std::deque<Request*>& waiting, TimePs now) {
-  while (!waiting.empty() && active_ < static_cast<std::size_t>(capacity())) {
+  while (!waiting.empty() && active_ < capacity()) {
     const int instance = static_cast<int>(
         std::min_element(per_instance_.begin(), per_instance_.end()) - per_instance_.begin());
     std::vector<std::vector<Request*>>& mbs = members_[instance];

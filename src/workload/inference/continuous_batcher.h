@@ -27,7 +27,10 @@ class ContinuousBatcher {
 
   std::vector<std::vector<MicrobatchLoad>> load() const;
   std::size_t active() const { return active_; }
-  int capacity() const { return instances_ * microbatches_ * slots_; }
+  std::size_t capacity() const {
+    return static_cast<std::size_t>(instances_) * static_cast<std::size_t>(microbatches_) *
+           static_cast<std::size_t>(slots_);
+  }
 
  private:
   int instances_, microbatches_, slots_;

@@ -20,7 +20,7 @@ struct InferenceWorkload {
   // Arrival rate as a fraction of the token throughput of a full batch with
   // free communication; > 0 overrides requests.arrivals_per_s.
   double batch_load = 0.8;
-  std::uint32_t warmup_requests = 200;     // arrive first, are not measured
+  std::uint32_t warmup_requests = 300;     // arrive first, are not measured
   std::uint32_t measured_requests = 1000;  // the run lasts until these finish
   bool free_communication = false;         // an infinitely fast network
 
