@@ -21,7 +21,7 @@ std::vector<std::size_t> named_ports(const Network& net, const std::string& list
     }
     if (!found) {
       throw BadInput("--trace-ports: no port named '" + name +
-                     "' (use hosts, switches, none or names like switch->host0)");
+                     "' (use receivers, hosts, switches, none or names like switch->host0)");
     }
   }
   return ports;

@@ -168,7 +168,7 @@ TEST(TraceCli, InferenceTraceHasTheOpsOfEveryStep) {
 
 TEST(TraceCli, UnknownPortExitsTwo) {
   EXPECT_EQ(run_cli("run " + kTinyPipeline + " --out " + temp("out").string() + " --trace " +
-                    temp("trace.json").string() + " --trace-ports switch->nowhere"),
+                    temp("trace.json").string() + " --trace-ports 'switch->nowhere'"),
             2);
 }
 
