@@ -54,6 +54,28 @@ int main(int argc, char** argv) {
       ->add_option("--queue-sample-us", run_options.queue_sample_us,
                    "Also write queues.csv: switch queue depths every this many simulated us")
       ->check(CLI::PositiveNumber);
+  run_cmd->add_option("--trace", run_options.trace.path,
+                      "Also write a Chrome trace-event JSON timeline (Perfetto) to this file");
+  run_cmd
+      ->add_option("--trace-from-ms", run_options.trace.from_ms,
+                   "Trace only from this simulated time")
+      ->check(CLI::NonNegativeNumber);
+  run_cmd
+      ->add_option("--trace-to-ms", run_options.trace.to_ms, "Trace only up to this simulated time")
+      ->check(CLI::NonNegativeNumber);
+  run_cmd
+      ->add_option("--trace-max-events", run_options.trace.max_events,
+                   "At most this many trace events; the trace then ends early, marked truncated")
+      ->capture_default_str();
+  run_cmd
+      ->add_option("--trace-ports", run_options.trace.ports,
+                   "Queue counters in the trace: hosts, switches, none or port names a,b")
+      ->capture_default_str();
+  run_cmd
+      ->add_option("--trace-sample-us", run_options.trace.sample_us,
+                   "Trace queue counters sampled every this many simulated us")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   run_verbosity.add_to(run_cmd);
 
   safs::cli::SweepOptions sweep_options;

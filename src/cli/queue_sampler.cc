@@ -6,14 +6,15 @@
 
 namespace safs::cli {
 
-QueueSampler::QueueSampler(Experiment& experiment, TimePs period) : experiment_(experiment) {
+QueueSampler::QueueSampler(Experiment& experiment, SamplerFanout& samplers, TimePs period)
+    : experiment_(experiment) {
   const Network& net = experiment.network();
   for (std::size_t i = 0; i < net.ports().size(); ++i) {
     if (!net.port_at_host(i)) ports_.push_back(i);
   }
   last_bytes_.assign(ports_.size(), 0);
   csv_ = "time_s,port,queue_bytes\n";
-  experiment.sim().set_sampler(period, [this](TimePs at) { sample(at); });
+  samplers.add(period, [this](TimePs at) { sample(at); });
 }
 
 void QueueSampler::sample(TimePs at) {

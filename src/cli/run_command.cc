@@ -9,6 +9,8 @@
 
 #include "cli/progress_line.h"
 #include "cli/queue_sampler.h"
+#include "cli/sampler_fanout.h"
+#include "cli/timeline_trace.h"
 #include "experiment/inference_report.h"
 #include "experiment/report.h"
 #include "metrics/summary.h"
@@ -95,12 +97,16 @@ int run(const RunOptions& o) {
   Experiment experiment(std::move(config));
   ProgressLine progress(o.verbosity != Verbosity::kQuiet);
   if (progress.active()) install_progress(experiment, progress);
+  SamplerFanout samplers(experiment.sim());
   std::unique_ptr<QueueSampler> queues;
   if (o.queue_sample_us > 0) {
-    queues = std::make_unique<QueueSampler>(experiment, us_to_ps(o.queue_sample_us));
+    queues = std::make_unique<QueueSampler>(experiment, samplers, us_to_ps(o.queue_sample_us));
   }
+  std::unique_ptr<TimelineTrace> trace;
+  if (!o.trace.path.empty()) trace = std::make_unique<TimelineTrace>(experiment, samplers, o.trace);
   const double wall_s = experiment.run();
   progress.clear();
+  if (trace) trace->finish();
 
   write_flows_csv(experiment, out_dir + "/flows.csv");
   write_ops_csv(experiment, out_dir + "/ops.csv");

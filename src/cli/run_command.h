@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/trace_options.h"
 #include "cli/verbosity.h"
 
 namespace safs::cli {
@@ -18,6 +19,7 @@ struct RunOptions {
   std::vector<std::string> overrides;
   std::string out_dir;
   double queue_sample_us = 0;  // > 0: also write queues.csv
+  TraceOptions trace;          // a path: also write a timeline trace there
   Verbosity verbosity = Verbosity::kNormal;
 };
 

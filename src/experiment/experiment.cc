@@ -77,8 +77,9 @@ Experiment::Experiment(ExperimentConfig config) : config_(std::move(config)) {
   recorder_ = std::make_unique<FlowRecorder>();
   watcher_ = std::make_unique<CompletionWatcher>(sim_, *recorder_);
 
-  env_ = std::make_unique<TransportEnv>(TransportEnv{
-      sim_, *network_, pool_, *watcher_, config_.mtu_bytes, config_.header_bytes, config_.seed});
+  env_ = std::make_unique<TransportEnv>(TransportEnv{sim_, *network_, pool_, *watcher_,
+                                                     config_.mtu_bytes, config_.header_bytes,
+                                                     config_.seed, &grant_observer_});
   transport_ = info->make(*env_, *params_);
 
   // Ideal FCTs need routes, and routes need the receivers the transport attached.

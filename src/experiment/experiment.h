@@ -68,6 +68,9 @@ class Experiment {
   const ComputeEngine* compute() const { return compute_.get(); }
   // The inference workload, if the configuration has one.
   const InferenceDriver* inference() const { return inference_.get(); }
+  InferenceDriver* mutable_inference() { return inference_.get(); }
+  // Observers for traces: they see grants as they are sent and change nothing.
+  void set_grant_observer(GrantObserver observer) { grant_observer_ = std::move(observer); }
   const Transport& transport() const { return *transport_; }
   const PacketPool& pool() const { return pool_; }
   NetworkTotals network_totals() const;
@@ -82,6 +85,7 @@ class Experiment {
   std::unique_ptr<CompletionWatcher> watcher_;
   std::unique_ptr<FlowRecorder> recorder_;
   std::unique_ptr<TransportParams> params_;
+  GrantObserver grant_observer_;  // the transport's environment points here
   std::unique_ptr<TransportEnv> env_;
   std::unique_ptr<Transport> transport_;
   // Registers a generated flow (assigning its id) and starts it.

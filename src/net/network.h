@@ -67,6 +67,8 @@ class Network {
   bool port_at_host(std::size_t port_index) const { return port_owner_[port_index] < num_hosts_; }
   // The port's far end is a host (a switch's downlink to it).
   bool port_to_host(std::size_t port_index) const { return port_peer_[port_index] < num_hosts_; }
+  // The node at the port's far end (a host index if port_to_host).
+  int port_peer(std::size_t port_index) const { return port_peer_[port_index]; }
   // Folds queue statistics up to now on every port.
   void settle_stats();
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "engine/simulator.h"
@@ -40,6 +41,11 @@ struct FlowCounters {
   std::uint64_t control_packets = 0;  // scheduling control: grants, metadata, reports (not ACKs)
 };
 
+// Told of every rate grant a receiver sends, for traces. Never changes what
+// the transport does.
+using GrantObserver =
+    std::function<void(TimePs at, std::uint32_t flow_id, double rate_bps, int receiver_host)>;
+
 struct TransportEnv {
   Simulator& sim;
   Network& net;
@@ -48,6 +54,9 @@ struct TransportEnv {
   std::uint32_t mtu_bytes;     // payload bytes per full packet
   std::uint32_t header_bytes;  // wire overhead per packet (headers, preamble, gap)
   std::uint64_t seed;
+  // Transports copy their environment, so this points to the owner's observer
+  // (empty unless tracing). SAFS calls it per grant sent.
+  const GrantObserver* on_grant_sent = nullptr;
 };
 
 class Transport {

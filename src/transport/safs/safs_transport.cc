@@ -320,7 +320,7 @@ void SafsTransport::request_poll(ReceiverHost& host) {
   }
 }
 
-void SafsTransport::send_grants(ReceiverHost& /*host*/, const std::vector<core::Grant>& grants) {
+void SafsTransport::send_grants(ReceiverHost& host, const std::vector<core::Grant>& grants) {
   for (const core::Grant& grant : grants) {
     Flow* flow = flow_for(static_cast<std::uint32_t>(grant.flow));
     if (flow == nullptr || flow->complete) continue;
@@ -328,6 +328,8 @@ void SafsTransport::send_grants(ReceiverHost& /*host*/, const std::vector<core::
     const std::uint32_t id = static_cast<std::uint32_t>(grant.flow);
     safs_header::put_grant(packet, grant, id < known_version_.size() ? known_version_[id] : 0);
     send_control(packet);
+    const GrantObserver* observer = env().on_grant_sent;
+    if (observer != nullptr && *observer) (*observer)(env().sim.now(), id, grant.rate_bps, host.id);
   }
 }
 

@@ -78,7 +78,10 @@ void InferenceDriver::record_step() {
 }
 
 void InferenceDriver::begin_step() {
-  if (engine_) record_step();
+  if (engine_) {
+    record_step();
+    if (step_observer_) step_observer_(*engine_);
+  }
   if (finished()) {
     engine_.reset();
     if (hooks_.on_finished) hooks_.on_finished();

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -41,6 +42,13 @@ class InferenceDriver {
 
   void start();
   void on_flow_complete(std::uint32_t flow_id);
+  // Called with each step's engine once the step has ended, before the engine
+  // is discarded (for traces: the ops of every step). Observing changes nothing.
+  void set_step_observer(std::function<void(const ComputeEngine&)> observer) {
+    step_observer_ = std::move(observer);
+  }
+  // The step still running when the run stopped, if any (its ops may be unfinished).
+  const ComputeEngine* running_step() const { return engine_.get(); }
 
   const InferenceWorkload& workload() const { return workload_; }
   double arrivals_per_s() const { return workload_.requests.arrivals_per_s; }
@@ -67,6 +75,7 @@ class InferenceDriver {
   std::vector<StepRecord> steps_;
   Timer step_timer_;
   std::uint32_t measured_left_;
+  std::function<void(const ComputeEngine&)> step_observer_;
 };
 
 }  // namespace safs
