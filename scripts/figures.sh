@@ -31,3 +31,9 @@ for t in dctcp safs; do
     --out "$out/incast-$t" --quiet
 done
 tools/plot queue "$out/incast-dctcp" "$out/incast-safs" -o "$fig/incast-queue.png"
+
+# 16A2F inference: p50 and p99 TPOT of every transport.
+"$sim" sweep scenarios/paper/afd-16a2f.toml --out "$out/afd" --grid "transport.name=$transports" \
+  --metric inference.tpot_p50_ms --metric inference.tpot_p99_ms
+# shellcheck disable=SC2046
+tools/plot tpot $(ls -d "$out"/afd/transport=*) -o "$fig/afd-tpot.png"

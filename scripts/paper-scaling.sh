@@ -19,7 +19,7 @@ run zb-8x16 "$zb" --set pipeline.background_flows_per_stage=2 --set pipeline.sta
   --set pipeline.microbatches=16 --set topology.hosts=24
 run afd-16a2f "$afd"
 run afd-32a4f "$afd" --set inference.attention_instances=32 --set inference.ffn_instances=4 \
-  --set topology.hosts=42
+  --set inference.prefill_hosts=16 --set topology.hosts=54
 "$sim" compare out/scaling/zb-4x8 out/scaling/zb-8x16 out/scaling/afd-16a2f out/scaling/afd-32a4f \
   --metric "simulated_s:simulated (s)" --metric "events:events" --metric "wall_s:wall (s)" \
   --metric "events_per_s:M events/s:0.000001" --metric "peak_rss_mib:peak RSS (MiB)"

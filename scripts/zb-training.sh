@@ -22,6 +22,8 @@ for transport in $("$sim" transports | awk '{print $1}'); do
     "$sim" run "$scenario" --transport "$transport" \
       --set "pipeline.background_flows_per_stage=$k" --out "$dir" --quiet
     ms=$(metric "$dir" "compute.iteration_time_s::1000")
+    # A run cut by simulation.stop_ms has no iteration time, only a lower bound.
+    if grep -q '"finished": false' "$dir/summary.json"; then ms="unfinished>$ms"; fi
     echo "$transport,$k,$ms,$(metric "$dir" "compute.planned_iteration_time_s::1000")" >>"$csv"
     row+=" $ms |"
   done
