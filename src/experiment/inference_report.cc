@@ -73,7 +73,7 @@ nlohmann::ordered_json inference_json(const InferenceDriver& driver) {
   j["step_p50_ms"] = step_ms.empty() ? 0.0 : percentile(step_ms, 50);
   j["step_p99_ms"] = step_ms.empty() ? 0.0 : percentile(step_ms, 99);
   j["compute_only_step_mean_ms"] = compute_only_sum_s * 1e3 / n;
-  j["compute_only_full_batch_step_ms"] = ps_to_sec(full_batch_step_ps(driver.workload())) * 1e3;
+  j["compute_only_full_batch_step_ms"] = ps_to_sec(driver.full_batch_step_ps()) * 1e3;
   j["transfers"] = {
       {"total", transfers},
       {"late", late},

@@ -12,6 +12,7 @@ ComputeEngine::ComputeEngine(Simulator& sim, ComputeGraph graph, ComputeHooks ho
       update_threshold_ps_(update_threshold_ps) {
   graph_.validate();
   const std::vector<TimePs> plan = planned_starts(graph_);
+  planned_makespan_ps_ = safs::makespan_ps(graph_, plan);
   ops_.resize(graph_.ops.size());
   inputs_missing_.resize(graph_.ops.size());
   for (std::size_t i = 0; i < graph_.ops.size(); ++i) {
@@ -146,14 +147,6 @@ void ComputeEngine::refresh_deadlines(int gpu) {
 TimePs ComputeEngine::makespan_ps() const {
   TimePs last = started_ps_;
   for (const OpRecord& r : ops_) last = std::max(last, r.end_ps);
-  return last - started_ps_;
-}
-
-TimePs ComputeEngine::planned_makespan_ps() const {
-  TimePs last = started_ps_;
-  for (std::size_t i = 0; i < ops_.size(); ++i) {
-    last = std::max(last, ops_[i].planned_start_ps + graph_.ops[i].duration_ps);
-  }
   return last - started_ps_;
 }
 

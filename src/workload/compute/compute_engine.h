@@ -59,8 +59,8 @@ class ComputeEngine {
   const std::vector<OpRecord>& ops() const { return ops_; }
   const std::vector<TransferRecord>& transfers() const { return transfers_; }
   TimePs started_ps() const { return started_ps_; }
-  TimePs makespan_ps() const;          // last op end - start
-  TimePs planned_makespan_ps() const;  // the same with free communication
+  TimePs makespan_ps() const;                                          // last op end - start
+  TimePs planned_makespan_ps() const { return planned_makespan_ps_; }  // with free communication
   TimePs busy_ps(int gpu) const;
   TimePs bubble_ps(int gpu) const { return makespan_ps() - busy_ps(gpu); }
 
@@ -92,6 +92,7 @@ class ComputeEngine {
   bool any_flow_ = false;
   std::size_t ops_done_ = 0;
   TimePs started_ps_ = 0;
+  TimePs planned_makespan_ps_ = 0;
 };
 
 }  // namespace safs

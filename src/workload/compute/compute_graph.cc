@@ -84,4 +84,12 @@ std::vector<TimePs> planned_starts(const ComputeGraph& graph, TimePs transfer_ps
   return start;
 }
 
+TimePs makespan_ps(const ComputeGraph& graph, const std::vector<TimePs>& starts) {
+  TimePs last = 0;
+  for (std::size_t i = 0; i < graph.ops.size(); ++i) {
+    last = std::max(last, starts[i] + graph.ops[i].duration_ps);
+  }
+  return last;
+}
+
 }  // namespace safs

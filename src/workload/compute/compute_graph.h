@@ -44,5 +44,7 @@ struct ComputeGraph {
 // the plan the no-bubble timestamps come from. Throws std::logic_error if the
 // orders deadlock.
 std::vector<TimePs> planned_starts(const ComputeGraph& graph, TimePs transfer_ps = 0);
+// When the last op ends if each starts at `starts` (0 for no ops).
+TimePs makespan_ps(const ComputeGraph& graph, const std::vector<TimePs>& starts);
 
 }  // namespace safs

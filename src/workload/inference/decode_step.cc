@@ -1,6 +1,5 @@
 #include "workload/inference/decode_step.h"
 
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -16,10 +15,6 @@ DecodeStep build_decode_step(const AfdSpec& spec,
   }
   DecodeStep step;
   ComputeGraph& g = step.graph;
-  int max_host = 0;
-  for (const int h : spec.attention_hosts) max_host = std::max(max_host, h);
-  for (const int h : spec.ffn_hosts) max_host = std::max(max_host, h);
-  g.gpu_order.resize(static_cast<std::size_t>(max_host) + 1);
 
   // pending_combines[i][j]: the FFN ops of the previous layer whose results
   // Attn(l, j) (or Sample(j)) on A_i waits for, with their sizes.

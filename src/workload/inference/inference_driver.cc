@@ -6,8 +6,8 @@ namespace safs {
 
 namespace {
 
-InferenceWorkload with_arrival_rate(InferenceWorkload w) {
-  if (w.batch_load > 0) w.requests.arrivals_per_s = arrivals_per_s_for_load(w);
+InferenceWorkload with_arrival_rate(InferenceWorkload w, TimePs full_batch_step_ps) {
+  if (w.batch_load > 0) w.requests.arrivals_per_s = arrivals_per_s_for_load(w, full_batch_step_ps);
   return w;
 }
 
@@ -16,7 +16,8 @@ InferenceWorkload with_arrival_rate(InferenceWorkload w) {
 InferenceDriver::InferenceDriver(Simulator& sim, InferenceWorkload workload, std::uint64_t seed,
                                  ComputeHooks hooks)
     : sim_(sim),
-      workload_(with_arrival_rate(std::move(workload))),
+      full_batch_step_ps_(safs::full_batch_step_ps(workload)),
+      workload_(with_arrival_rate(std::move(workload), full_batch_step_ps_)),
       hooks_(std::move(hooks)),
       stream_(workload_.requests, seed),
       batcher_(workload_.afd.attention_instances(), workload_.afd.microbatches,
@@ -66,12 +67,15 @@ void InferenceDriver::record_step() {
       s.max_lateness_ps = std::max(s.max_lateness_ps, late);
     }
   }
-  const std::vector<int>& a_hosts = workload_.afd.attention_hosts;
-  for (std::size_t op = 0; op < e.ops().size(); ++op) {
-    const int gpu = e.graph().ops[op].gpu;
-    const bool attention = std::find(a_hosts.begin(), a_hosts.end(), gpu) != a_hosts.end();
-    (attention ? s.attention_wait_ps : s.ffn_wait_ps) += e.ops()[op].wait_ps;
-  }
+  auto wait_on = [&](const std::vector<int>& hosts) {
+    TimePs wait = 0;
+    for (const int host : hosts) {
+      for (const int op : e.graph().gpu_order[host]) wait += e.ops()[op].wait_ps;
+    }
+    return wait;
+  };
+  s.attention_wait_ps = wait_on(workload_.afd.attention_hosts);
+  s.ffn_wait_ps = wait_on(workload_.afd.ffn_hosts);
   for (const Request* r : batcher_.retire_finished()) {
     if (measured(*r)) --measured_left_;
   }

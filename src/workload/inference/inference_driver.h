@@ -52,6 +52,8 @@ class InferenceDriver {
 
   const InferenceWorkload& workload() const { return workload_; }
   double arrivals_per_s() const { return workload_.requests.arrivals_per_s; }
+  // The compute-only step with every slot full (what batch_load refers to).
+  TimePs full_batch_step_ps() const { return full_batch_step_ps_; }
   const std::deque<Request>& requests() const { return requests_; }  // arrived so far
   const std::vector<StepRecord>& steps() const { return steps_; }
   bool measured(const Request& r) const;
@@ -63,6 +65,7 @@ class InferenceDriver {
   void take_arrivals(TimePs now);
 
   Simulator& sim_;
+  TimePs full_batch_step_ps_;  // before workload_: its arrival rate derives from it
   InferenceWorkload workload_;
   ComputeHooks hooks_;
   RequestStream stream_;

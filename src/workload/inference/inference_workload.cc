@@ -15,22 +15,20 @@ TimePs full_batch_step_ps(const InferenceWorkload& workload) {
   const DecodeStep step = build_decode_step(
       afd, std::vector<std::vector<MicrobatchLoad>>(
                afd.attention_instances(), std::vector<MicrobatchLoad>(afd.microbatches, full)));
-  TimePs end = 0;
-  const std::vector<TimePs> starts = planned_starts(step.graph);
-  for (std::size_t i = 0; i < starts.size(); ++i) {
-    end = std::max(end, starts[i] + step.graph.ops[i].duration_ps);
-  }
-  return end;
+  return makespan_ps(step.graph, planned_starts(step.graph));
 }
 
 double arrivals_per_s_for_load(const InferenceWorkload& workload) {
+  return arrivals_per_s_for_load(workload, full_batch_step_ps(workload));
+}
+
+double arrivals_per_s_for_load(const InferenceWorkload& workload, TimePs full_batch_step_ps) {
   const AfdSpec& afd = workload.afd;
   const double slots = static_cast<double>(afd.attention_instances()) * afd.microbatches *
                        afd.max_tokens_per_microbatch;
   // A request holds its slot for (output tokens - 1) decode steps.
   const double steps_per_request = workload.requests.mean_output_tokens() - 1;
-  return workload.batch_load * slots /
-         (steps_per_request * ps_to_sec(full_batch_step_ps(workload)));
+  return workload.batch_load * slots / (steps_per_request * ps_to_sec(full_batch_step_ps));
 }
 
 std::vector<PoissonSpec> inference_background(const InferenceWorkload& workload) {

@@ -37,6 +37,8 @@ struct InferenceWorkload {
 TimePs full_batch_step_ps(const InferenceWorkload& workload);
 // Requests per second that keep `batch_load` of the slots busy at that step time.
 double arrivals_per_s_for_load(const InferenceWorkload& workload);
+// The same with the full-batch step already known.
+double arrivals_per_s_for_load(const InferenceWorkload& workload, TimePs full_batch_step_ps);
 // Open-loop background generators (unmeasured: they never keep a run alive).
 std::vector<PoissonSpec> inference_background(const InferenceWorkload& workload);
 
