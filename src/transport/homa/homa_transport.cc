@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "engine/timer.h"
+#include "transport/common/host_endpoints.h"
 #include "transport/common/segment_tracker.h"
 
 namespace safs {
@@ -107,10 +108,7 @@ HomaTransport::HomaTransport(TransportEnv& env, const HomaConfig& config)
   if (config_.unsched_levels < 1 || config_.unsched_levels > 4) {
     throw std::invalid_argument("homa: unsched_levels must be 1..4");
   }
-  for (int h = 0; h < env_.net.num_hosts(); ++h) {
-    hosts_.push_back(std::make_unique<Host>(*this, h));
-    env_.net.attach_host(h, hosts_.back().get(), hosts_.back().get());
-  }
+  hosts_ = attach_host_endpoints<Host>(env_.net, *this);
 
   // RTTbytes: what the sender can transmit while a full data packet crosses
   // the longest path and a grant returns (module: "the time it takes to send a

@@ -4,6 +4,7 @@
 #include <bit>
 #include <limits>
 
+#include "transport/common/host_endpoints.h"
 #include "transport/pfabric/pfabric_queue.h"
 
 namespace safs {
@@ -94,10 +95,7 @@ std::uint32_t& PFabricTransport::ReadyPosition::operator()(std::uint32_t id) con
 
 PFabricTransport::PFabricTransport(TransportEnv& env, const PFabricConfig& config)
     : env_(env), config_(config) {
-  for (int h = 0; h < env_.net.num_hosts(); ++h) {
-    hosts_.push_back(std::make_unique<Host>(*this, h));
-    env_.net.attach_host(h, hosts_.back().get(), hosts_.back().get());
-  }
+  hosts_ = attach_host_endpoints<Host>(env_.net, *this);
 }
 
 PFabricTransport::~PFabricTransport() = default;

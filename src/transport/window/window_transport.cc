@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "transport/common/host_endpoints.h"
+
 namespace safs {
 
 class WindowTransport::Host final : public PacketSink, public PacketSource {
@@ -24,10 +26,7 @@ class WindowTransport::Host final : public PacketSink, public PacketSource {
 WindowTransport::WindowTransport(TransportEnv& env, const WindowConfig& config,
                                  std::unique_ptr<CongestionControl> control)
     : env_(env), config_(config), control_(std::move(control)) {
-  for (int h = 0; h < env_.net.num_hosts(); ++h) {
-    hosts_.push_back(std::make_unique<Host>(*this, h));
-    env_.net.attach_host(h, hosts_.back().get(), hosts_.back().get());
-  }
+  hosts_ = attach_host_endpoints<Host>(env_.net, *this);
 }
 
 WindowTransport::~WindowTransport() = default;

@@ -1,0 +1,23 @@
+// One endpoint per host for a transport: each is both the sink the host's
+// packets arrive at and the source its NIC pulls packets from (htsim style).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "net/network.h"
+
+namespace safs {
+
+// Makes Host(owner, h) for every host and attaches it to the network.
+template <typename Host, typename Owner>
+std::vector<std::unique_ptr<Host>> attach_host_endpoints(Network& net, Owner& owner) {
+  std::vector<std::unique_ptr<Host>> hosts;
+  for (int h = 0; h < net.num_hosts(); ++h) {
+    hosts.push_back(std::make_unique<Host>(owner, h));
+    net.attach_host(h, hosts.back().get(), hosts.back().get());
+  }
+  return hosts;
+}
+
+}  // namespace safs
