@@ -1,6 +1,8 @@
 #include "runtime/wire.h"
 
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <type_traits>
 
 #include "runtime/byte_order.h"
@@ -19,117 +21,99 @@ constexpr Type type_of() {
   if constexpr (std::is_same_v<T, DataOpen>) return Type::kDataOpen;
 }
 
-void write_body(ByteWriter& w, const Hello& m) {
-  w.u32(m.magic);
-  w.u16(m.max_version);
-  w.u32(m.capabilities);
-  w.u64(m.session);
-  w.u64(m.downlink_bps);
-  w.u16(m.listen_port);
-}
-void write_body(ByteWriter& w, const Announce& m) {
-  w.u64(m.flow);
-  w.u64(m.size_bytes);
-  w.i64(m.slack_ns);
-  w.u8(m.urgent);
-  w.u32(m.criticality);
-  w.u64(m.group);
-  w.u64(m.tag);
-}
-void write_body(ByteWriter& w, const Update& m) {
-  w.u64(m.flow);
-  w.i64(m.slack_ns);
-  w.u8(m.urgent);
-  w.u32(m.criticality);
-  w.u64(m.group);
-}
-void write_body(ByteWriter& w, const Grant& m) {
-  w.u64(m.flow);
-  w.u64(m.rate_bps);
-  w.u32(m.epoch);
-  w.u64(m.lease_ns);
-  w.u64(m.byte_cap);
-  w.u8(m.priority);
-}
-void write_body(ByteWriter& w, const Done& m) {
-  w.u64(m.flow);
-  w.u64(m.bytes);
-}
-void write_body(ByteWriter& w, const Error& m) {
-  const std::string_view reason =
-      std::string_view(m.reason).substr(0, std::min(m.reason.size(), kMaxReasonBytes));
-  w.u64(m.flow);
-  w.u8(m.from_receiver);
-  w.u16(static_cast<std::uint16_t>(m.code));
-  w.u16(static_cast<std::uint16_t>(reason.size()));
-  w.bytes(reason);
-}
-void write_body(ByteWriter& w, const DataOpen& m) {
-  w.u64(m.session);
-  w.u64(m.flow);
-  w.u64(m.size_bytes);
+// Each message's fields in wire order, once for both directions; each field
+// goes on the wire at its own width (big-endian). Error's reason is a u16
+// length and at most kMaxReasonBytes of text.
+template <typename M>
+constexpr auto kFields = nullptr;
+template <>
+constexpr auto kFields<Hello> =
+    std::tuple{&Hello::magic,   &Hello::max_version,  &Hello::capabilities,
+               &Hello::session, &Hello::downlink_bps, &Hello::listen_port};
+template <>
+constexpr auto kFields<Announce> = std::tuple{
+    &Announce::flow,        &Announce::size_bytes, &Announce::slack_ns, &Announce::urgent,
+    &Announce::criticality, &Announce::group,      &Announce::tag};
+template <>
+constexpr auto kFields<Update> = std::tuple{&Update::flow, &Update::slack_ns, &Update::urgent,
+                                            &Update::criticality, &Update::group};
+template <>
+constexpr auto kFields<Grant> = std::tuple{&Grant::flow,     &Grant::rate_bps, &Grant::epoch,
+                                           &Grant::lease_ns, &Grant::byte_cap, &Grant::priority};
+template <>
+constexpr auto kFields<Done> = std::tuple{&Done::flow, &Done::bytes};
+template <>
+constexpr auto kFields<Error> =
+    std::tuple{&Error::flow, &Error::from_receiver, &Error::code, &Error::reason};
+template <>
+constexpr auto kFields<DataOpen> =
+    std::tuple{&DataOpen::session, &DataOpen::flow, &DataOpen::size_bytes};
+
+class FieldWriter {
+ public:
+  explicit FieldWriter(ByteWriter& w) : w_(w) {}
+  void put(std::uint8_t v) { w_.u8(v); }
+  void put(std::uint16_t v) { w_.u16(v); }
+  void put(std::uint32_t v) { w_.u32(v); }
+  void put(std::uint64_t v) { w_.u64(v); }
+  void put(std::int64_t v) { w_.i64(v); }
+  void put(ErrorCode v) { w_.u16(static_cast<std::uint16_t>(v)); }
+  void put(const std::string& text) {
+    const std::string_view kept = std::string_view(text).substr(0, kMaxReasonBytes);
+    w_.u16(static_cast<std::uint16_t>(kept.size()));
+    w_.bytes(kept);
+  }
+
+ private:
+  ByteWriter& w_;
+};
+
+class FieldReader {
+ public:
+  explicit FieldReader(ByteReader& r) : r_(r) {}
+  void get(std::uint8_t& v) { v = r_.u8(); }
+  void get(std::uint16_t& v) { v = r_.u16(); }
+  void get(std::uint32_t& v) { v = r_.u32(); }
+  void get(std::uint64_t& v) { v = r_.u64(); }
+  void get(std::int64_t& v) { v = r_.i64(); }
+  void get(ErrorCode& v) { v = static_cast<ErrorCode>(r_.u16()); }
+  void get(std::string& text) {
+    const std::uint16_t length = r_.u16();
+    if (length > kMaxReasonBytes) {
+      error = "error reason longer than allowed";
+      return;
+    }
+    text = r_.string(length);
+  }
+  std::string error;  // empty while the fields are well formed
+
+ private:
+  ByteReader& r_;
+};
+
+template <typename M>
+void write_body(ByteWriter& w, const M& m) {
+  FieldWriter out(w);
+  std::apply([&](auto... field) { (out.put(m.*field), ...); }, kFields<M>);
 }
 
-// Each reader returns an error text, empty when the body is well formed.
-std::string read_body(ByteReader& r, Hello& m) {
-  m.magic = r.u32();
-  m.max_version = r.u16();
-  m.capabilities = r.u32();
-  m.session = r.u64();
-  m.downlink_bps = r.u64();
-  m.listen_port = r.u16();
-  if (!r.short_read() && m.magic != kMagic) return "hello without the SAFS magic";
-  if (!r.short_read() && m.max_version < kVersion) return "hello with an unsupported version";
+// What a complete body may still get wrong; empty when it is well formed.
+std::string check(const Hello& m) {
+  if (m.magic != kMagic) return "hello without the SAFS magic";
+  if (m.max_version < kVersion) return "hello with an unsupported version";
   return {};
 }
-std::string read_body(ByteReader& r, Announce& m) {
-  m.flow = r.u64();
-  m.size_bytes = r.u64();
-  m.slack_ns = r.i64();
-  m.urgent = r.u8();
-  m.criticality = r.u32();
-  m.group = r.u64();
-  m.tag = r.u64();
-  if (!r.short_read() && m.urgent > 1) return "announce with an invalid class";
-  return {};
+std::string check(const Announce& m) {
+  return m.urgent > 1 ? "announce with an invalid class" : std::string();
 }
-std::string read_body(ByteReader& r, Update& m) {
-  m.flow = r.u64();
-  m.slack_ns = r.i64();
-  m.urgent = r.u8();
-  m.criticality = r.u32();
-  m.group = r.u64();
-  if (!r.short_read() && m.urgent > 1) return "update with an invalid class";
-  return {};
+std::string check(const Update& m) {
+  return m.urgent > 1 ? "update with an invalid class" : std::string();
 }
-std::string read_body(ByteReader& r, Grant& m) {
-  m.flow = r.u64();
-  m.rate_bps = r.u64();
-  m.epoch = r.u32();
-  m.lease_ns = r.u64();
-  m.byte_cap = r.u64();
-  m.priority = r.u8();
-  return {};
+std::string check(const Error& m) {
+  return m.from_receiver > 1 ? "error with an invalid direction" : std::string();
 }
-std::string read_body(ByteReader& r, Done& m) {
-  m.flow = r.u64();
-  m.bytes = r.u64();
-  return {};
-}
-std::string read_body(ByteReader& r, Error& m) {
-  m.flow = r.u64();
-  m.from_receiver = r.u8();
-  m.code = static_cast<ErrorCode>(r.u16());
-  const std::uint16_t length = r.u16();
-  if (length > kMaxReasonBytes) return "error reason longer than allowed";
-  m.reason = r.string(length);
-  if (!r.short_read() && m.from_receiver > 1) return "error with an invalid direction";
-  return {};
-}
-std::string read_body(ByteReader& r, DataOpen& m) {
-  m.session = r.u64();
-  m.flow = r.u64();
-  m.size_bytes = r.u64();
+template <typename M>
+std::string check(const M&) {
   return {};
 }
 
@@ -138,8 +122,11 @@ DecodeResult decode_as(std::span<const std::uint8_t> body, std::size_t frame_byt
   DecodeResult result;
   T message;
   ByteReader reader(body);
-  std::string error = read_body(reader, message);
+  FieldReader in(reader);
+  std::apply([&](auto... field) { (in.get(message.*field), ...); }, kFields<T>);
+  std::string error = std::move(in.error);
   if (error.empty() && reader.short_read()) error = "truncated body";
+  if (error.empty()) error = check(message);
   if (error.empty() && reader.remaining() != 0) error = "trailing bytes in body";
   if (!error.empty()) {
     result.status = DecodeStatus::kInvalid;
