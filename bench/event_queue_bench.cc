@@ -18,9 +18,9 @@
 #include <utility>
 #include <vector>
 
+#include "base/time.h"
 #include "engine/event_queue.h"
 #include "engine/rng.h"
-#include "engine/time.h"
 
 namespace safs {
 namespace {

@@ -11,14 +11,14 @@ struct DemandConfig {
   // the sender), one RTT (the last byte's flight and ACK clocking) and one
   // MTU at line rate, plus a small epsilon. protocols.md §5.2.
   TimePs headroom_ps = 10 * kPsPerUs;
-  double margin = 1.1;             // beta: ask for 10% more than the bare rate
-  TimePs min_window_ps = kPsPerUs; // tau_min: never divide by less than this
+  double margin = 1.1;              // beta: ask for 10% more than the bare rate
+  TimePs min_window_ps = kPsPerUs;  // tau_min: never divide by less than this
 };
 
 struct Demand {
   double rate_bps = 0;
-  TimePs slack_ps = kNever;  // time the flow can still wait and finish at line rate
-  bool overdue = false;      // the timestamp (less headroom) has passed
+  TimePs slack_ps = kTimeNever;  // time the flow can still wait and finish at line rate
+  bool overdue = false;          // the timestamp (less headroom) has passed
 };
 
 // `line_bps` is the most the flow could get: min(receiver link, sender cap).

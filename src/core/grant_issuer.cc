@@ -17,8 +17,8 @@ Grant GrantIssuer::issue(FlowState& state, const GrantTarget& target, TimePs now
   g.priority = target.priority;
   g.epoch = ++last_epoch_;  // receiver-wide: a re-added flow's grants are still newer
   g.valid_for_ps = config_.validity_ps;
-  const double lease_bytes =
-      target.rate_bps / 8.0 * static_cast<double>(config_.validity_ps) / kPsPerSecond;
+  const double lease_bytes = target.rate_bps / 8.0 * static_cast<double>(config_.validity_ps) /
+                             static_cast<double>(kPsPerSec);
   g.byte_cap = static_cast<std::uint64_t>(lease_bytes) + config_.cap_slack_bytes;
   return g;
 }
@@ -105,7 +105,7 @@ std::vector<Grant> GrantIssuer::due(TimePs now) {
 }
 
 TimePs GrantIssuer::next_due_ps() const {
-  TimePs next = kNever;
+  TimePs next = kTimeNever;
   for (const auto& [id, state] : flows_) {
     if (state.pending) {
       next = std::min(next, state.release_ps);

@@ -48,7 +48,7 @@ class GrantIssuer {
                             double capacity_bps = std::numeric_limits<double>::infinity());
   // Held-back increases and lease refreshes whose time has come.
   std::vector<Grant> due(TimePs now);
-  // When due() will next have something (kNever if nothing is pending).
+  // When due() will next have something (kTimeNever if nothing is pending).
   TimePs next_due_ps() const;
 
   std::uint64_t grants_issued() const { return grants_issued_; }

@@ -69,7 +69,7 @@ void ReceiverScheduler::note_unscheduled(std::uint64_t bytes, TimePs now) {
   unscheduled_estimate_bps_ =
       unscheduled_bps(now) +
       static_cast<double>(bytes) * 8.0 /
-          (static_cast<double>(config_.unscheduled_window_ps) / kPsPerSecond);
+          (static_cast<double>(config_.unscheduled_window_ps) / static_cast<double>(kPsPerSec));
   unscheduled_updated_ps_ = now;
 }
 

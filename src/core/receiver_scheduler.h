@@ -62,7 +62,7 @@ class ReceiverScheduler {
   // Reallocates if anything changed or the last allocation is stale, and
   // returns the grants to send now.
   std::vector<Grant> poll(TimePs now);
-  // When poll() should run next (kNever: nothing to do until a change).
+  // When poll() should run next (kTimeNever: nothing to do until a change).
   TimePs next_poll_ps() const;
 
   bool knows(FlowId id) const { return find(id) != nullptr; }

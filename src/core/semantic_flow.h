@@ -13,10 +13,10 @@ struct SemanticFlow {
   std::uint32_t sender = 0;  // the sending host, as the receiver names it
   std::uint64_t size_bytes = 0;
   std::uint64_t remaining_bytes = 0;
-  // When the consumer op needs the last byte (receiver clock). kNever for
+  // When the consumer op needs the last byte (receiver clock). kTimeNever for
   // background flows. The producer's runtime derives it from its schedule and
   // moves it as execution moves.
-  TimePs no_bubble_ps = kNever;
+  TimePs no_bubble_ps = kTimeNever;
   // The consumer op this flow feeds. Flows with the same dependency form a
   // group: the consumer starts when the last of them arrives.
   std::uint64_t dependency = 0;

@@ -15,7 +15,7 @@ struct SenderFlow {
   FlowId id = 0;
   double granted_bps = 0;
   bool urgent = false;
-  TimePs slack_ps = kNever;  // from the flow's own timestamp; kNever for background
+  TimePs slack_ps = kTimeNever;  // from the flow's own timestamp; kTimeNever for background
 };
 
 // The rate each flow can achieve, in the input order; the total never exceeds

@@ -4,14 +4,10 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
+
+#include "base/time.h"
 
 namespace safs::core {
-
-using TimePs = std::int64_t;
-inline constexpr TimePs kNever = std::numeric_limits<TimePs>::max();
-inline constexpr TimePs kPsPerUs = 1'000'000;
-inline constexpr double kPsPerSecond = 1e12;
 
 using FlowId = std::uint64_t;
 
@@ -20,16 +16,16 @@ enum class Urgency : std::uint8_t {
   kBackground,  // nobody waits; throughput only
 };
 
-// Time to move `bytes` at `rate_bps`, in picoseconds (kNever at rate 0).
+// Time to move `bytes` at `rate_bps`, in picoseconds (kTimeNever at rate 0).
 inline TimePs transfer_ps(double bytes, double rate_bps) {
-  if (rate_bps <= 0) return kNever;
-  const double ps = bytes * 8.0 / rate_bps * kPsPerSecond;
-  return ps >= static_cast<double>(kNever) ? kNever : static_cast<TimePs>(ps);
+  if (rate_bps <= 0) return kTimeNever;
+  const double ps = bytes * 8.0 / rate_bps * static_cast<double>(kPsPerSec);
+  return ps >= static_cast<double>(kTimeNever) ? kTimeNever : static_cast<TimePs>(ps);
 }
 
 // The rate that moves `bytes` in `ps` picoseconds.
 inline double rate_for(double bytes, TimePs ps) {
-  return bytes * 8.0 / (static_cast<double>(ps) / kPsPerSecond);
+  return bytes * 8.0 / (static_cast<double>(ps) / static_cast<double>(kPsPerSec));
 }
 
 }  // namespace safs::core

@@ -6,8 +6,8 @@
 #include <functional>
 #include <limits>
 
+#include "base/time.h"
 #include "engine/event_queue.h"
-#include "engine/time.h"
 
 namespace safs {
 

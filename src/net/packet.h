@@ -6,7 +6,7 @@
 #include <array>
 #include <cstdint>
 
-#include "engine/time.h"
+#include "base/time.h"
 
 namespace safs {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "engine/time.h"
+#include "base/time.h"
 #include "net/packet.h"
 
 namespace safs {

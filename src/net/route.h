@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "engine/time.h"
+#include "base/time.h"
 #include "net/packet.h"
 
 namespace safs {

@@ -13,7 +13,6 @@ namespace safs::runtime {
 inline constexpr std::int64_t kNsPerUs = 1'000;
 inline constexpr std::int64_t kNsPerMs = 1'000'000;
 inline constexpr std::int64_t kNsPerSecond = 1'000'000'000;
-inline constexpr core::TimePs kPsPerNs = 1'000;
 
 inline std::int64_t monotonic_ns() {
   timespec ts{};
@@ -21,7 +20,7 @@ inline std::int64_t monotonic_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * kNsPerSecond + ts.tv_nsec;
 }
 
-inline core::TimePs to_core_ps(std::int64_t ns) { return ns * kPsPerNs; }
-inline std::int64_t from_core_ps(core::TimePs ps) { return ps / kPsPerNs; }
+inline TimePs to_core_ps(std::int64_t ns) { return ns * kPsPerNs; }
+inline std::int64_t from_core_ps(TimePs ps) { return ps / kPsPerNs; }
 
 }  // namespace safs::runtime

@@ -7,7 +7,7 @@ namespace safs::runtime {
 // pacing rate acts within 1-3 ms (runtime.md §3), so the timescales here are
 // milliseconds.
 core::ReceiverConfig EndpointConfig::default_scheduler_config() {
-  constexpr core::TimePs kMs = 1000 * core::kPsPerUs;
+  constexpr TimePs kMs = kPsPerMs;
   core::ReceiverConfig config;
   config.allocator.rtt_ps = kMs;  // kernel TCP with delayed ACKs and a 1 ms loop
   // One control delay + one RTT + one tick of pacing granularity.

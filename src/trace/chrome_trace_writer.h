@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/time.h"
+#include "base/time.h"
 #include "trace/trace_args.h"
 
 namespace safs::trace {

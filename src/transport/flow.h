@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "engine/time.h"
+#include "base/time.h"
 
 namespace safs {
 

@@ -668,7 +668,7 @@ struct FluidFlow {
 };
 
 struct FluidResult {
-  std::vector<TimePs> finish;  // kNever: not finished by the limit
+  std::vector<TimePs> finish;  // kTimeNever: not finished by the limit
   std::uint64_t steps = 0;
 };
 
@@ -677,7 +677,7 @@ FluidResult run_fluid(const std::vector<FluidFlow>& in, TimePs start, const Allo
   const std::size_t n = in.size();
   std::vector<double> rem(n);
   FluidResult result;
-  result.finish.assign(n, kNever);
+  result.finish.assign(n, kTimeNever);
   for (std::size_t i = 0; i < n; ++i) rem[i] = static_cast<double>(in[i].flow.remaining_bytes);
   std::vector<SemanticFlow> cur;
   std::vector<std::size_t> idx;
@@ -685,9 +685,9 @@ FluidResult run_fluid(const std::vector<FluidFlow>& in, TimePs start, const Allo
   while (t < limit) {
     cur.clear();
     idx.clear();
-    TimePs next_arrival = kNever;
+    TimePs next_arrival = kTimeNever;
     for (std::size_t i = 0; i < n; ++i) {
-      if (result.finish[i] != kNever) continue;
+      if (result.finish[i] != kTimeNever) continue;
       if (in[i].arrival > t) {
         next_arrival = std::min(next_arrival, in[i].arrival);
         continue;
@@ -702,7 +702,7 @@ FluidResult run_fluid(const std::vector<FluidFlow>& in, TimePs start, const Allo
       idx.push_back(i);
     }
     if (cur.empty()) {
-      if (next_arrival == kNever) break;
+      if (next_arrival == kTimeNever) break;
       t = next_arrival;
       continue;
     }
@@ -712,14 +712,14 @@ FluidResult run_fluid(const std::vector<FluidFlow>& in, TimePs start, const Allo
     for (std::size_t k = 0; k < cur.size(); ++k) {
       const double r = a.flows[k].rate_bps;
       if (r <= 0) continue;
-      const double tc = std::ceil(rem[idx[k]] * 8.0 / r * kPsPerSecond);
+      const double tc = std::ceil(rem[idx[k]] * 8.0 / r * static_cast<double>(kPsPerSec));
       step = std::min(step, std::max<TimePs>(1, static_cast<TimePs>(tc)));
     }
     for (std::size_t k = 0; k < cur.size(); ++k) {
       const double r = a.flows[k].rate_bps;
       if (r <= 0) continue;
       const std::size_t i = idx[k];
-      rem[i] -= r * static_cast<double>(step) / 8.0 / kPsPerSecond;
+      rem[i] -= r * static_cast<double>(step) / 8.0 / static_cast<double>(kPsPerSec);
       if (rem[i] <= 1e-6) {
         rem[i] = 0;
         result.finish[i] = t + step;
@@ -748,8 +748,8 @@ double required_capacity(const std::vector<FluidFlow>& flows, TimePs now, TimePs
   double bits = 0, need = 0;
   for (const SemanticFlow* f : order) {
     bits += static_cast<double>(f->remaining_bytes) * 8.0;
-    need = std::max(need,
-                    bits / (static_cast<double>(f->no_bubble_ps - now - headroom) / kPsPerSecond));
+    need = std::max(need, bits / (static_cast<double>(f->no_bubble_ps - now - headroom) /
+                                  static_cast<double>(kPsPerSec)));
   }
   return need;
 }
@@ -778,7 +778,7 @@ std::vector<FluidFlow> random_urgent_set(std::mt19937_64& rng, int n, TimePs now
   std::vector<FluidFlow> flows;
   TimePs prev = now;
   for (const TimePs d : deadlines) {
-    const double gap_s = static_cast<double>(d - headroom - prev) / kPsPerSecond;
+    const double gap_s = static_cast<double>(d - headroom - prev) / static_cast<double>(kPsPerSec);
     const double bytes =
         tight ? load * uniform(rng, 0.6, 1.0) * capacity * gap_s / 8.0 : log_uniform(rng, 1e3, 1e8);
     prev = d - headroom;
@@ -838,7 +838,7 @@ TEST(AllocatorFluidTest, EdfFeasibleSetsFinishOnTime) {
     TimePs last = now;
     for (std::size_t i = 0; i < flows.size(); ++i) {
       const SemanticFlow& f = flows[i].flow;
-      ASSERT_NE(r.finish[i], kNever)
+      ASSERT_NE(r.finish[i], kTimeNever)
           << "instance " << iter << " flow " << f.id << " never finished";
       last = std::max(last, r.finish[i]);
       if (!f.urgent()) continue;
@@ -850,7 +850,7 @@ TEST(AllocatorFluidTest, EdfFeasibleSetsFinishOnTime) {
                    static_cast<double>(r.finish[i] - (f.no_bubble_ps - c.demand.headroom_ps)));
     }
     // Work conserving (uncapped senders): done when the budget has moved all the bits.
-    const double makespan_ps = total_bits(flows) / budget * kPsPerSecond;
+    const double makespan_ps = total_bits(flows) / budget * static_cast<double>(kPsPerSec);
     EXPECT_LE(static_cast<double>(last - now), makespan_ps * (1 + 1e-9) + 100.0)
         << "instance " << iter;
   }
@@ -871,8 +871,8 @@ double edf_max_lateness_ps(const std::vector<FluidFlow>& flows, TimePs now, doub
   double bits = 0, worst = -1e300;
   for (const SemanticFlow* f : order) {
     bits += static_cast<double>(f->remaining_bytes) * 8.0;
-    worst =
-        std::max(worst, bits / budget * kPsPerSecond - static_cast<double>(f->no_bubble_ps - now));
+    worst = std::max(worst, bits / budget * static_cast<double>(kPsPerSec) -
+                                static_cast<double>(f->no_bubble_ps - now));
   }
   return worst;
 }
@@ -900,7 +900,7 @@ TEST(AllocatorFluidTest, OverloadLatenessCloseToEdf) {
     const FluidResult r = run_fluid(flows, now, c, dt, now + kSecond);
     double worst = -1e300;
     for (std::size_t i = 0; i < flows.size(); ++i) {
-      ASSERT_NE(r.finish[i], kNever);
+      ASSERT_NE(r.finish[i], kTimeNever);
       worst = std::max(worst, static_cast<double>(r.finish[i] - flows[i].flow.no_bubble_ps));
     }
     const double edf = edf_max_lateness_ps(flows, now, full);
@@ -918,8 +918,8 @@ TEST(AllocatorFluidTest, CriticalFlowFinishesFirstUnderOverload) {
       {urgent(1, 5'000'000, now + c.demand.headroom_ps + kMs / 2, 0), now},
       {urgent(2, 10'000'000, now + c.demand.headroom_ps + kMs, 1), now}};
   const FluidResult r = run_fluid(flows, now, c, 10 * kUs, now + kSecond);
-  ASSERT_NE(r.finish[0], kNever);
-  ASSERT_NE(r.finish[1], kNever);
+  ASSERT_NE(r.finish[0], kTimeNever);
+  ASSERT_NE(r.finish[1], kTimeNever);
   EXPECT_LT(r.finish[1], r.finish[0]);
   EXPECT_LE(r.finish[1], flows[1].flow.no_bubble_ps);  // the critical one is on time
   EXPECT_GT(r.finish[0], flows[0].flow.no_bubble_ps);  // the other one pays
@@ -956,7 +956,7 @@ TEST(AllocatorFluidTest, NoStarvationOverRepeatedRounds) {
       const double load = uniform(rng, 0.2, 1.4);  // of one round at the budget
       for (int k = 0; k < n; ++k) {
         const auto bytes = static_cast<std::uint64_t>(
-            load * budget / 8.0 * static_cast<double>(round) / kPsPerSecond / n);
+            load * budget / 8.0 * static_cast<double>(round) / static_cast<double>(kPsPerSec) / n);
         flows.push_back(
             {urgent(id++, std::max<std::uint64_t>(1, bytes),
                     at + static_cast<TimePs>(uniform(rng, 0.2, 2.0) * static_cast<double>(kMs)),
@@ -965,10 +965,10 @@ TEST(AllocatorFluidTest, NoStarvationOverRepeatedRounds) {
       }
     }
     const FluidResult res = run_fluid(flows, start, c, dt, start + kSecond);
-    const double bound_ps =
-        static_cast<double>(last_arrival) + total_bits(flows) / budget * kPsPerSecond + 100.0;
+    const double bound_ps = static_cast<double>(last_arrival) +
+                            total_bits(flows) / budget * static_cast<double>(kPsPerSec) + 100.0;
     for (std::size_t i = 0; i < flows.size(); ++i) {
-      ASSERT_NE(res.finish[i], kNever) << "instance " << iter << " flow " << flows[i].flow.id;
+      ASSERT_NE(res.finish[i], kTimeNever) << "instance " << iter << " flow " << flows[i].flow.id;
       EXPECT_LE(static_cast<double>(res.finish[i]), bound_ps)
           << "instance " << iter << " flow " << flows[i].flow.id;
     }
@@ -991,12 +991,12 @@ TEST(AllocatorFluidTest, BackgroundNotStarvedBySustainedOverload) {
   FlowId id = 2;
   for (TimePs at = start; at < stream_end; at += period) {
     // 150% of the budget, due 300 us after it arrives.
-    const auto bytes =
-        static_cast<std::uint64_t>(1.5 * budget / 8.0 * static_cast<double>(period) / kPsPerSecond);
+    const auto bytes = static_cast<std::uint64_t>(1.5 * budget / 8.0 * static_cast<double>(period) /
+                                                  static_cast<double>(kPsPerSec));
     flows.push_back({urgent(id++, bytes, at + 300 * kUs), at});
   }
   const FluidResult r = run_fluid(flows, start, c, 10 * kUs, start + kSecond);
-  ASSERT_NE(r.finish[0], kNever);
+  ASSERT_NE(r.finish[0], kTimeNever);
   // 1e6 bit at the 1 Gbit/s floor is 1 ms; allow 3 ms.
   EXPECT_LE(r.finish[0], bg_arrival + 3 * kMs)
       << "finished " << static_cast<double>(r.finish[0] - bg_arrival) / kMs

@@ -114,16 +114,16 @@ TEST(DemandTest, BackgroundAndFinishedFlowsHaveNoDemand) {
   const Demand d = no_bubble_demand(bg, 0, 100 * kGbps, c);
   EXPECT_EQ(d.rate_bps, 0.0);
   EXPECT_FALSE(d.overdue);
-  EXPECT_EQ(d.slack_ps, kNever);
+  EXPECT_EQ(d.slack_ps, kTimeNever);
 
-  bg.no_bubble_ps = kNever;
+  bg.no_bubble_ps = kTimeNever;
   EXPECT_EQ(no_bubble_demand(bg, 0, 100 * kGbps, c).rate_bps, 0.0);
 
   // Urgent without a timestamp yet: no demand.
-  const Demand no_ts = no_bubble_demand(urgent_flow(1'000'000, kNever), 0, 100 * kGbps, c);
+  const Demand no_ts = no_bubble_demand(urgent_flow(1'000'000, kTimeNever), 0, 100 * kGbps, c);
   EXPECT_EQ(no_ts.rate_bps, 0.0);
   EXPECT_FALSE(no_ts.overdue);
-  EXPECT_EQ(no_ts.slack_ps, kNever);
+  EXPECT_EQ(no_ts.slack_ps, kTimeNever);
 
   // Urgent with nothing left: no demand, even when overdue.
   const Demand done = no_bubble_demand(urgent_flow(0, 0), 10 * kMs, 100 * kGbps, c);
@@ -169,7 +169,8 @@ TEST(DemandTest, RandomFlowsFollowTheFormula) {
         no_bubble_demand(urgent_flow(bytes, now + c.headroom_ps + window), now, line, c);
     ASSERT_GE(d.rate_bps, 0.0);
     ASSERT_LE(d.rate_bps, line);
-    const double line_time_ps = static_cast<double>(bytes) * 8.0 / line * kPsPerSecond;
+    const double line_time_ps =
+        static_cast<double>(bytes) * 8.0 / line * static_cast<double>(kPsPerSec);
     ASSERT_NEAR(static_cast<double>(d.slack_ps), static_cast<double>(window) - line_time_ps, 2.0);
     if (window <= c.min_window_ps) {
       ASSERT_TRUE(d.overdue);
@@ -177,8 +178,8 @@ TEST(DemandTest, RandomFlowsFollowTheFormula) {
       continue;
     }
     ASSERT_FALSE(d.overdue);
-    const double formula =
-        c.margin * static_cast<double>(bytes) * 8.0 / (static_cast<double>(window) / kPsPerSecond);
+    const double formula = c.margin * static_cast<double>(bytes) * 8.0 /
+                           (static_cast<double>(window) / static_cast<double>(kPsPerSec));
     ASSERT_NEAR(d.rate_bps, std::min(line, formula), 1e-12 * line);
     // Later timestamp: no more demand. More bytes: no less.
     const Demand later =
@@ -192,7 +193,7 @@ TEST(DemandTest, RandomFlowsFollowTheFormula) {
 }
 
 // Regression: an overdue flow whose line rate is 0 (sender cap 0) once got
-// slack = time_left - kNever, an int64 overflow that wrapped to a huge
+// slack = time_left - kTimeNever, an int64 overflow that wrapped to a huge
 // positive slack. The slack must saturate negative.
 TEST(DemandTest, OverdueFlowWithZeroLineRateHasNegativeSlack) {
   const DemandConfig c;

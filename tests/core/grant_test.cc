@@ -47,7 +47,7 @@ TEST(GrantHolderTest, StartsEmptyAndInactive) {
   const GrantHolder h;
   EXPECT_FALSE(h.held());
   EXPECT_FALSE(h.active(0));
-  EXPECT_FALSE(h.active(kNever - 1));
+  EXPECT_FALSE(h.active(kTimeNever - 1));
 }
 
 TEST(GrantHolderTest, RejectsStaleAndReorderedEpochs) {
@@ -128,7 +128,8 @@ TEST(GrantIssuerTest, ByteCapIsRateTimesValidityPlusSlack) {
     const double r = rate(rng);
     const std::vector<Grant> g = fresh.update({{9, r, 0}}, 0);
     ASSERT_EQ(g.size(), 1u);
-    const double expected = r * static_cast<double>(c.validity_ps) / kPsPerSecond / 8.0;
+    const double expected =
+        r * static_cast<double>(c.validity_ps) / static_cast<double>(kPsPerSec) / 8.0;
     ASSERT_NEAR(static_cast<double>(g[0].byte_cap), std::floor(expected) + 1000.0, 1.0);
   }
 }
@@ -248,12 +249,12 @@ TEST(GrantIssuerTest, LeaseRefreshExactlyOnceAtMargin) {
 
 TEST(GrantIssuerTest, NothingDueWithoutFlows) {
   GrantIssuer issuer(GrantConfig{});
-  EXPECT_EQ(issuer.next_due_ps(), kNever);
-  EXPECT_TRUE(issuer.due(kNever - 1).empty());
+  EXPECT_EQ(issuer.next_due_ps(), kTimeNever);
+  EXPECT_TRUE(issuer.due(kTimeNever - 1).empty());
   ASSERT_EQ(issuer.update({{1, 1 * kGbps, 0}}, 0).size(), 1u);
-  EXPECT_NE(issuer.next_due_ps(), kNever);
+  EXPECT_NE(issuer.next_due_ps(), kTimeNever);
   EXPECT_TRUE(issuer.update({}, kUs).empty());
-  EXPECT_EQ(issuer.next_due_ps(), kNever);
+  EXPECT_EQ(issuer.next_due_ps(), kTimeNever);
 }
 
 // Decreases go out at once; increases wait one control delay after the
@@ -357,7 +358,7 @@ SafetyRun run_safety(std::mt19937_64& rng, const GrantConfig& c, double budget) 
   std::vector<Delivery> deliveries;
   std::uint64_t seq = 0;
   std::map<FlowId, double> issued;  // last rate issued per flow
-  TimePs last_decrease = -kNever;
+  TimePs last_decrease = -kTimeNever;
   auto send = [&](const std::vector<Grant>& grants, TimePs at) {
     for (const Grant& g : grants) {
       auto it = issued.find(g.flow);

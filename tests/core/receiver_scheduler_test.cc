@@ -75,7 +75,7 @@ struct Fixture {
 TEST(ReceiverSchedulerTest, PollAfterAddFlowReturnsGrants) {
   ReceiverConfig config;
   ReceiverScheduler rs(config);
-  EXPECT_EQ(rs.next_poll_ps(), kNever);
+  EXPECT_EQ(rs.next_poll_ps(), kTimeNever);
   EXPECT_TRUE(rs.poll(0).empty());
   rs.add_flow(urgent(1, 4'000'000, Fixture::kT0 + config.allocator.demand.headroom_ps + kMs));
   rs.add_flow(background(2, 50'000'000));
@@ -241,9 +241,9 @@ TEST(ReceiverSchedulerTest, UnscheduledBytesReduceBudgetAndDecay) {
 
 TEST(ReceiverSchedulerTest, NextPollIsEarliestOfRefreshReallocationAndRelease) {
   ReceiverConfig config;
-  config.reallocate_every_ps = kPsPerSecond;  // so the lease refresh comes first
+  config.reallocate_every_ps = kPsPerSec;  // so the lease refresh comes first
   ReceiverScheduler rs(config);
-  EXPECT_EQ(rs.next_poll_ps(), kNever);
+  EXPECT_EQ(rs.next_poll_ps(), kTimeNever);
   rs.add_flow(background(1, 500'000'000));
   EXPECT_EQ(rs.next_poll_ps(), 0);
   const TimePs t0 = 3 * kUs;
@@ -278,7 +278,7 @@ TEST(ReceiverSchedulerTest, NextPollIsEarliestOfRefreshReallocationAndRelease) {
   other.remove_flow(1);
   EXPECT_EQ(other.next_poll_ps(), 0);
   EXPECT_TRUE(other.poll(t0 + kUs).empty());
-  EXPECT_EQ(other.next_poll_ps(), kNever);
+  EXPECT_EQ(other.next_poll_ps(), kTimeNever);
 }
 
 TEST(ReceiverSchedulerTest, RemoveFlowFreesCapacity) {
@@ -412,8 +412,8 @@ OverloadRun run_sustained_overload() {
   FlowId next_id = 2;
   for (TimePs t = 0; t < end; t += dt) {
     if (t % period == 0) {
-      const auto bytes = static_cast<std::uint64_t>(1.2 * budget / 8.0 *
-                                                    static_cast<double>(period) / kPsPerSecond);
+      const auto bytes = static_cast<std::uint64_t>(
+          1.2 * budget / 8.0 * static_cast<double>(period) / static_cast<double>(kPsPerSec));
       rs.add_flow(urgent(next_id, bytes, t + 300 * kUs));
       remaining[next_id++] = static_cast<double>(bytes);
     }
@@ -429,12 +429,13 @@ OverloadRun run_sustained_overload() {
     for (const FlowAllocation& f : a.flows) {
       if (f.id == 1) {
         if (t >= end - 50 * kMs)
-          run.background_bits_late += f.rate_bps * static_cast<double>(dt) / kPsPerSecond;
+          run.background_bits_late +=
+              f.rate_bps * static_cast<double>(dt) / static_cast<double>(kPsPerSec);
         continue;
       }
       auto it = remaining.find(f.id);
       if (it == remaining.end()) continue;
-      it->second -= f.rate_bps * static_cast<double>(dt) / kPsPerSecond / 8.0;
+      it->second -= f.rate_bps * static_cast<double>(dt) / static_cast<double>(kPsPerSec) / 8.0;
       if (it->second <= 0.5) {
         rs.remove_flow(f.id);
         remaining.erase(it);

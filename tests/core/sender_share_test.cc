@@ -20,7 +20,7 @@ namespace {
 constexpr TimePs kUs = kPsPerUs;
 constexpr double kGbps = 1e9;
 
-SenderFlow make(FlowId id, double granted, bool urgent, TimePs slack = kNever) {
+SenderFlow make(FlowId id, double granted, bool urgent, TimePs slack = kTimeNever) {
   SenderFlow f;
   f.id = id;
   f.granted_bps = granted;
@@ -91,7 +91,8 @@ TEST(SenderShareTest, RandomSetsRespectUplinkGrantsAndOrder) {
     std::vector<SenderFlow> flows;
     for (std::size_t k = 0; k < n; ++k) {
       const bool urgent = rng() % 3 != 0;
-      const TimePs slack = urgent ? static_cast<TimePs>(rng() % (2000 * kUs)) - 500 * kUs : kNever;
+      const TimePs slack =
+          urgent ? static_cast<TimePs>(rng() % (2000 * kUs)) - 500 * kUs : kTimeNever;
       flows.push_back(make(static_cast<FlowId>(k * 7 + 1), grant_gbps(rng) * kGbps, urgent, slack));
     }
     const double uplink = std::uniform_real_distribution<double>(0, 200)(rng) * kGbps;
@@ -164,7 +165,7 @@ TEST(SenderShareTest, AvailableRatesRandomProperties) {
     for (std::size_t k = 0; k < n; ++k) {
       const bool urgent = rng() % 3 != 0;
       flows.push_back(make(static_cast<FlowId>(k + 1), grant_gbps(rng) * kGbps, urgent,
-                           urgent ? static_cast<TimePs>(rng() % (1000 * kUs)) : kNever));
+                           urgent ? static_cast<TimePs>(rng() % (1000 * kUs)) : kTimeNever));
     }
     const double uplink = std::uniform_real_distribution<double>(0, 150)(rng) * kGbps;
     const std::vector<double> avail = available_rates(flows, uplink);

@@ -75,7 +75,7 @@ inline core::Grant get_grant(const Packet& p) {
   core::Grant g;
   g.flow = p.flow_id;
   g.rate_bps = static_cast<double>(p.words[0]);
-  g.valid_for_ps = static_cast<core::TimePs>(p.words[1]);
+  g.valid_for_ps = static_cast<TimePs>(p.words[1]);
   g.byte_cap = p.words[2];
   g.epoch = static_cast<std::uint32_t>(p.words[3]);
   g.priority = static_cast<std::uint8_t>((p.words[3] >> 32) & 0xff);

@@ -72,7 +72,7 @@ core::SemanticFlow SafsTransport::semantic_flow(const Flow& flow,
   // Urgency is a deadline: an "urgent" flow without one has nothing for the
   // receiver to plan against, so it is scheduled as background.
   const bool urgent = s.urgent && s.no_bubble_ps != kTimeNever;
-  f.no_bubble_ps = urgent ? s.no_bubble_ps : core::kNever;
+  f.no_bubble_ps = urgent ? s.no_bubble_ps : kTimeNever;
   f.dependency = s.dependency;
   f.urgency = urgent ? core::Urgency::kUrgent : core::Urgency::kBackground;
   f.criticality = s.criticality;
@@ -217,7 +217,7 @@ void SafsTransport::on_segment_received(Flow& flow, const Packet& packet, bool f
     // Every packet carries the timestamp, so a lost META costs nothing while
     // data flows; the version keeps an older packet from undoing a META.
     if (newer_timestamp(id, sem.version)) {
-      scheduler.update_no_bubble(id, sem.urgent ? sem.no_bubble_ps : core::kNever);
+      scheduler.update_no_bubble(id, sem.urgent ? sem.no_bubble_ps : kTimeNever);
     }
   }
   if (scheduler.next_poll_ps() == 0) request_poll(host);  // something changed
@@ -282,7 +282,7 @@ void SafsTransport::on_control(Flow& flow, const Packet& packet) {
       const safs_header::Semantics sem = safs_header::get_semantics(packet);
       const core::FlowId id = spec_of(flow).id;
       if (!newer_timestamp(id, sem.version)) return;  // overtaken by a newer one
-      const TimePs no_bubble = sem.urgent ? sem.no_bubble_ps : core::kNever;
+      const TimePs no_bubble = sem.urgent ? sem.no_bubble_ps : kTimeNever;
       if (!host.scheduler.update_no_bubble(id, no_bubble)) {
         host.scheduler.add_flow(semantic_flow(flow, sem));
       }
@@ -304,7 +304,7 @@ void SafsTransport::poll_receiver(ReceiverHost& host) {
   const TimePs now = env().sim.now();
   send_grants(host, host.scheduler.poll(now));
   const TimePs next = host.scheduler.next_poll_ps();
-  if (next != core::kNever) {
+  if (next != kTimeNever) {
     host.timer.arm_at(std::max(next, now + 1));
   } else {
     host.timer.cancel();

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "engine/time.h"
+#include "base/time.h"
 
 namespace safs {
 

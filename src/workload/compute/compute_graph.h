@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/time.h"
+#include "base/time.h"
 
 namespace safs {
 

@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/time.h"
+#include "base/time.h"
 
 namespace safs {
 

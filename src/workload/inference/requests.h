@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
+#include "base/time.h"
 #include "engine/rng.h"
-#include "engine/time.h"
 
 namespace safs {
 

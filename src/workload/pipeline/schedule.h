@@ -24,7 +24,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/time.h"
+#include "base/time.h"
 
 namespace safs::pipeline {
 

@@ -1,4 +1,7 @@
-// Simulated time: signed 64-bit integer picoseconds (about 106 days of range).
+// The one vocabulary for time, shared by every layer (the policy core, the
+// simulator and the runtime): signed 64-bit integer picoseconds, about 106
+// days of range, on the caller's clock (simulated time, or CLOCK_MONOTONIC in
+// the runtime). Depends on nothing.
 #pragma once
 
 #include <cstdint>
@@ -16,10 +19,18 @@ inline constexpr TimePs kPsPerMs = 1'000'000'000;
 inline constexpr TimePs kPsPerSec = 1'000'000'000'000;
 inline constexpr TimePs kTimeNever = std::numeric_limits<TimePs>::max();
 
-constexpr TimePs ns_to_ps(double ns) { return static_cast<TimePs>(ns * 1e3 + (ns >= 0 ? 0.5 : -0.5)); }
-constexpr TimePs us_to_ps(double us) { return static_cast<TimePs>(us * 1e6 + (us >= 0 ? 0.5 : -0.5)); }
-constexpr TimePs ms_to_ps(double ms) { return static_cast<TimePs>(ms * 1e9 + (ms >= 0 ? 0.5 : -0.5)); }
-constexpr TimePs sec_to_ps(double s) { return static_cast<TimePs>(s * 1e12 + (s >= 0 ? 0.5 : -0.5)); }
+constexpr TimePs ns_to_ps(double ns) {
+  return static_cast<TimePs>(ns * 1e3 + (ns >= 0 ? 0.5 : -0.5));
+}
+constexpr TimePs us_to_ps(double us) {
+  return static_cast<TimePs>(us * 1e6 + (us >= 0 ? 0.5 : -0.5));
+}
+constexpr TimePs ms_to_ps(double ms) {
+  return static_cast<TimePs>(ms * 1e9 + (ms >= 0 ? 0.5 : -0.5));
+}
+constexpr TimePs sec_to_ps(double s) {
+  return static_cast<TimePs>(s * 1e12 + (s >= 0 ? 0.5 : -0.5));
+}
 constexpr double ps_to_sec(TimePs t) { return static_cast<double>(t) / 1e12; }
 constexpr double ps_to_us(TimePs t) { return static_cast<double>(t) / 1e6; }
 
