@@ -5,6 +5,20 @@
 
 namespace safs::runtime {
 
+FlowHint FlowHint::urgent_within(std::int64_t slack_ns, std::uint64_t tag) {
+  FlowHint hint;
+  hint.deadline_ns = monotonic_ns() + slack_ns;
+  hint.urgent = true;
+  hint.tag = tag;
+  return hint;
+}
+
+FlowHint FlowHint::background(std::uint64_t tag) {
+  FlowHint hint;
+  hint.tag = tag;
+  return hint;
+}
+
 Endpoint::Endpoint(EndpointConfig config)
     : core_(std::make_unique<EndpointCore>(std::move(config))) {}
 Endpoint::~Endpoint() = default;
@@ -13,35 +27,35 @@ PeerAddress Endpoint::address() const { return core_->address(); }
 
 FlowHandle Endpoint::send(const PeerAddress& peer, std::span<const std::byte> data,
                           const FlowHint& hint) {
-  return core_->send(peer, data, hint);
+  return core_->send_side().send(peer, data, hint);
 }
 bool Endpoint::update_hint(FlowHandle flow, const FlowHint& hint) {
-  return core_->update_hint(flow, hint);
+  return core_->send_side().update_hint(flow, hint);
 }
-FlowStatus Endpoint::test(FlowHandle flow) const { return core_->test(flow); }
+FlowStatus Endpoint::test(FlowHandle flow) const { return core_->send_side().test(flow); }
 
 FlowStatus Endpoint::wait(FlowHandle flow, std::int64_t timeout_ns) {
   const std::int64_t until = monotonic_ns() + timeout_ns;
   for (;;) {
-    FlowStatus status = core_->test(flow);
+    FlowStatus status = core_->send_side().test(flow);
     const std::int64_t now = monotonic_ns();
     if (status.state != FlowState::kPending || now >= until) return status;
     core_->progress(until - now);
   }
 }
 
-void Endpoint::release(FlowHandle flow) { core_->release(flow); }
+void Endpoint::release(FlowHandle flow) { core_->send_side().release(flow); }
 void Endpoint::on_risk(std::function<void(const FlowRisk&)> handler) {
-  core_->risk_handler = std::move(handler);
+  core_->send_side().on_risk(std::move(handler));
 }
 void Endpoint::on_message(std::function<void(const IncomingMessage&)> handler) {
-  core_->message_handler = std::move(handler);
+  core_->receive_side().on_message(std::move(handler));
 }
 ReceiveHandle Endpoint::post_receive(std::uint64_t tag, std::span<std::byte> buffer) {
-  return core_->post_receive(tag, buffer);
+  return core_->receive_side().post_receive(tag, buffer);
 }
 ReceiveStatus Endpoint::test_receive(ReceiveHandle receive) const {
-  return core_->test_receive(receive);
+  return core_->receive_side().test_receive(receive);
 }
 
 void Endpoint::progress(std::int64_t max_wait_ns) { core_->progress(max_wait_ns); }

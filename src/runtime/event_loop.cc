@@ -60,6 +60,13 @@ void EventLoop::remove(int fd) {
   epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr);
 }
 
+void EventLoop::remove_and_close(int& fd) {
+  if (fd < 0) return;
+  remove(fd);
+  close(fd);
+  fd = -1;
+}
+
 void EventLoop::run_once(std::int64_t max_wait_ns) {
   std::array<epoll_event, kMaxEventsPerWait> events{};
   // Round up so a wait for 0.3 ms is not a busy poll.

@@ -25,6 +25,8 @@ class EventLoop {
   void modify(int fd, std::uint32_t events);
   // Forgets the fd (before the caller closes it); safe inside a handler.
   void remove(int fd);
+  // Forgets and closes `fd` if open (>= 0), and sets it to -1.
+  void remove_and_close(int& fd);
 
   // Waits at most `max_wait_ns` (0: poll) and runs the handlers that are ready
   // and the tasks posted meanwhile.

@@ -1,5 +1,5 @@
-// Outgoing flows: the data connection, the rate it is held to (unscheduled
-// burst, grant lease, fair-share fallback), completion and risk.
+#include "runtime/send_side.h"
+
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -10,7 +10,6 @@
 #include <cstring>
 
 #include "runtime/clock.h"
-#include "runtime/endpoint_core.h"
 
 namespace safs::runtime {
 namespace {
@@ -25,21 +24,18 @@ std::int64_t slack_for(std::int64_t deadline_ns, std::int64_t now_ns) {
 
 }  // namespace
 
-FlowHint FlowHint::urgent_within(std::int64_t slack_ns, std::uint64_t tag) {
-  FlowHint hint;
-  hint.deadline_ns = monotonic_ns() + slack_ns;
-  hint.urgent = true;
-  hint.tag = tag;
-  return hint;
+SendSide::SendSide(EventLoop& loop, const EndpointConfig& config, PeerTable& peers)
+    : loop_(loop), config_(config), peers_(peers) {}
+
+SendSide::~SendSide() {
+  for (auto& [id, flow] : outgoing_) {
+    if (flow.fd >= 0) close(flow.fd);
+  }
 }
 
-FlowHint FlowHint::background(std::uint64_t tag) {
-  FlowHint hint;
-  hint.tag = tag;
-  return hint;
-}
+// ---- the caller's interface ----
 
-wire::Announce EndpointCore::announce_for(const OutgoingFlow& flow, std::int64_t now_ns) const {
+wire::Announce SendSide::announce_for(const OutgoingFlow& flow, std::int64_t now_ns) const {
   wire::Announce announce;
   announce.flow = flow.id;
   announce.size_bytes = flow.data.size();
@@ -51,8 +47,8 @@ wire::Announce EndpointCore::announce_for(const OutgoingFlow& flow, std::int64_t
   return announce;
 }
 
-FlowHandle EndpointCore::send(const PeerAddress& address, std::span<const std::byte> data,
-                              const FlowHint& hint) {
+FlowHandle SendSide::send(const PeerAddress& address, std::span<const std::byte> data,
+                          const FlowHint& hint) {
   const std::int64_t now = monotonic_ns();
   const FlowHandle id = next_flow_++;
   OutgoingFlow& flow = outgoing_[id];
@@ -62,44 +58,87 @@ FlowHandle EndpointCore::send(const PeerAddress& address, std::span<const std::b
   flow.hint = hint;
   flow.started_ns = now;
   std::string error;
-  Peer* peer = peer_for(address, error);
+  Peer* peer = peers_.connect(address, error);
   if (peer == nullptr) {
     flow.state = FlowState::kFailed;
     flow.error = error;
     return id;
   }
   flow.peer = peer->id;
-  send_control(*peer, announce_for(flow, now));
+  peers_.send(*peer, announce_for(flow, now));
   start_data_connection(flow);
   return id;
 }
 
-void EndpointCore::start_data_connection(OutgoingFlow& flow) {
+bool SendSide::update_hint(FlowHandle id, const FlowHint& hint) {
+  const auto it = outgoing_.find(id);
+  if (it == outgoing_.end() || it->second.state != FlowState::kPending) return false;
+  OutgoingFlow& flow = it->second;
+  flow.hint = hint;
+  flow.at_risk = false;
+  Peer* peer = peers_.find(flow.peer);
+  if (peer == nullptr) return false;
+  wire::Update update;
+  update.flow = id;
+  update.slack_ns = slack_for(hint.deadline_ns, monotonic_ns());
+  update.urgent = hint.urgent ? 1 : 0;
+  update.criticality = hint.criticality;
+  update.group = hint.group;
+  peers_.send(*peer, update);
+  return true;
+}
+
+FlowStatus SendSide::test(FlowHandle id) const {
+  FlowStatus status;
+  const auto it = outgoing_.find(id);
+  if (it == outgoing_.end()) {
+    status.error = "unknown flow";
+    return status;
+  }
+  const OutgoingFlow& flow = it->second;
+  status.state = flow.state;
+  status.error = flow.error;
+  status.sent_bytes = flow.sent_bytes;
+  status.rate_bps = flow.pacer ? flow.pacer->rate_bps() : 0;
+  status.granted = flow.grant.active(to_core_ps(monotonic_ns()));
+  return status;
+}
+
+void SendSide::release(FlowHandle id) {
+  const auto it = outgoing_.find(id);
+  if (it == outgoing_.end()) return;
+  // A pending flow is aborted: closing its data connection tells the receiver.
+  fail(it->second, "released by the caller");
+  outgoing_.erase(it);
+}
+
+// ---- the data connection ----
+
+void SendSide::start_data_connection(OutgoingFlow& flow) {
   flow.fd = connect_tcp(flow.address);
   if (flow.fd < 0) {
-    fail_outgoing(flow, "cannot open a data connection to " + flow.address.text() + ": " +
-                            std::strerror(errno));
+    fail(flow,
+         "cannot open a data connection to " + flow.address.text() + ": " + std::strerror(errno));
     return;
   }
   set_no_delay(flow.fd);  // the last partial segment must not wait for an ACK
   flow.pacer = std::make_unique<Pacer>(flow.fd, config_.pacing);
-  wire::DataOpen open{session_, flow.id, flow.data.size()};
+  wire::DataOpen open{peers_.local_session(), flow.id, flow.data.size()};
   wire::encode(open, flow.preamble);
   flow.writable = true;
   const FlowHandle id = flow.id;
   loop_.add(flow.fd, kDataEvents | EPOLLOUT,
-            [this, id](std::uint32_t events) { on_data_out_event(id, events); });
+            [this, id](std::uint32_t events) { on_data_event(id, events); });
   apply_rate(flow, monotonic_ns());
 }
 
-void EndpointCore::on_data_out_event(FlowHandle id, std::uint32_t events) {
+void SendSide::on_data_event(FlowHandle id, std::uint32_t events) {
   const auto it = outgoing_.find(id);
   if (it == outgoing_.end() || it->second.fd < 0) return;
   OutgoingFlow& flow = it->second;
   if (!flow.connected && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) != 0) {
     if (const int error = socket_error(flow.fd); error != 0) {
-      fail_outgoing(flow,
-                    "data connection to " + flow.address.text() + ": " + std::strerror(error));
+      fail(flow, "data connection to " + flow.address.text() + ": " + std::strerror(error));
       return;
     }
     flow.connected = true;
@@ -112,13 +151,11 @@ void EndpointCore::on_data_out_event(FlowHandle id, std::uint32_t events) {
       const std::string why = n == 0 ? "closed" : std::strerror(errno);
       if (flow.sent_bytes == flow.data.size()) {
         // Everything is out; the receiver's DONE on the control connection says the rest.
-        loop_.remove(flow.fd);
-        close(flow.fd);
-        flow.fd = -1;
+        loop_.remove_and_close(flow.fd);
       } else {
-        fail_outgoing(flow, "data connection " + why + " by the receiver after " +
-                                std::to_string(flow.sent_bytes) + " of " +
-                                std::to_string(flow.data.size()) + " bytes");
+        fail(flow, "data connection " + why + " by the receiver after " +
+                       std::to_string(flow.sent_bytes) + " of " + std::to_string(flow.data.size()) +
+                       " bytes");
       }
       return;
     }
@@ -126,47 +163,27 @@ void EndpointCore::on_data_out_event(FlowHandle id, std::uint32_t events) {
   if ((events & EPOLLOUT) != 0) pump(flow, monotonic_ns());
 }
 
-double EndpointCore::target_rate_bps(OutgoingFlow& flow, std::int64_t now_ns) const {
-  if (flow.grant.active(to_core_ps(now_ns))) return flow.grant.grant().rate_bps;
-  if (!flow.grant.held()) {
-    if (flow.sent_bytes < config_.unscheduled_bytes) return Pacer::kUnpaced;
-    if (now_ns < flow.started_ns + config_.first_grant_wait_ns) return 0;  // await the grant
-  }
-  // No lease (never came, or expired): a fair share of the receiver's
-  // downlink among this endpoint's flows to it; TCP's own share if unknown.
-  const auto peer = peers_.find(flow.peer);
-  if (peer == peers_.end() || !peer->second.hello || peer->second.hello->downlink_bps == 0) {
-    return Pacer::kUnpaced;
-  }
-  const auto flows = std::count_if(outgoing_.begin(), outgoing_.end(), [&](const auto& entry) {
-    return entry.second.peer == flow.peer && entry.second.state == FlowState::kPending;
-  });
-  return static_cast<double>(peer->second.hello->downlink_bps) /
-         static_cast<double>(std::max<std::ptrdiff_t>(1, flows));
+ssize_t SendSide::write_some(OutgoingFlow& flow, const void* bytes, std::size_t size) {
+  const ssize_t n = ::send(flow.fd, bytes, size, MSG_NOSIGNAL);
+  if (n > 0) return n;
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
+  fail(flow, std::string("data connection: ") + std::strerror(errno));
+  return -1;
 }
 
-void EndpointCore::apply_rate(OutgoingFlow& flow, std::int64_t now_ns) {
-  if (!flow.pacer) return;
-  const double rate = target_rate_bps(flow, now_ns);
-  if (rate != flow.pacer->rate_bps()) flow.pacer->set_rate(rate, now_ns);
-}
-
-void EndpointCore::pump(OutgoingFlow& flow, std::int64_t now_ns) {
+void SendSide::pump(OutgoingFlow& flow, std::int64_t now_ns) {
   if (flow.state != FlowState::kPending || flow.fd < 0 || !flow.connected) return;
   apply_rate(flow, now_ns);
   bool blocked = false;  // the socket is full: wait for EPOLLOUT
   while (flow.preamble_sent < flow.preamble.size()) {
-    const ssize_t n = ::send(flow.fd, flow.preamble.data() + flow.preamble_sent,
-                             flow.preamble.size() - flow.preamble_sent, MSG_NOSIGNAL);
-    if (n > 0) {
-      flow.preamble_sent += static_cast<std::size_t>(n);
-    } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+    const ssize_t n = write_some(flow, flow.preamble.data() + flow.preamble_sent,
+                                 flow.preamble.size() - flow.preamble_sent);
+    if (n < 0) return;
+    if (n == 0) {
       blocked = true;
       break;
-    } else {
-      fail_outgoing(flow, std::string("data connection: ") + std::strerror(errno));
-      return;
     }
+    flow.preamble_sent += static_cast<std::size_t>(n);
   }
   if (!blocked) {
     std::uint64_t limit = flow.data.size() - flow.sent_bytes;
@@ -177,21 +194,18 @@ void EndpointCore::pump(OutgoingFlow& flow, std::int64_t now_ns) {
     while (limit > 0) {
       const std::size_t chunk =
           static_cast<std::size_t>(std::min<std::uint64_t>(limit, kMaxWriteBytes));
-      const ssize_t n = ::send(flow.fd, flow.data.data() + flow.sent_bytes, chunk, MSG_NOSIGNAL);
-      if (n > 0) {
-        const auto written = static_cast<std::uint64_t>(n);
-        flow.sent_bytes += written;
-        limit -= written;
-        flow.pacer->on_written(written);
-        flow.grant.on_sent(written);
-        stats_.data_bytes_sent += written;
-      } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      const ssize_t n = write_some(flow, flow.data.data() + flow.sent_bytes, chunk);
+      if (n < 0) return;
+      if (n == 0) {
         blocked = true;
         break;
-      } else {
-        fail_outgoing(flow, std::string("data connection: ") + std::strerror(errno));
-        return;
       }
+      const auto written = static_cast<std::uint64_t>(n);
+      flow.sent_bytes += written;
+      limit -= written;
+      flow.pacer->on_written(written);
+      flow.grant.on_sent(written);
+      stats_.data_bytes_sent += written;
     }
   }
   const bool want = blocked && flow.sent_bytes < flow.data.size();
@@ -201,7 +215,34 @@ void EndpointCore::pump(OutgoingFlow& flow, std::int64_t now_ns) {
   }
 }
 
-void EndpointCore::on_grant(Peer& peer, const wire::Grant& grant) {
+// ---- the rate a flow is held to ----
+
+double SendSide::target_rate_bps(const OutgoingFlow& flow, std::int64_t now_ns) const {
+  if (flow.grant.active(to_core_ps(now_ns))) return flow.grant.grant().rate_bps;
+  if (!flow.grant.held()) {
+    if (flow.sent_bytes < config_.unscheduled_bytes) return Pacer::kUnpaced;
+    if (now_ns < flow.started_ns + config_.first_grant_wait_ns) return 0;  // await the grant
+  }
+  // No lease (never came, or expired): a fair share of the receiver's
+  // downlink among this endpoint's flows to it; TCP's own share if unknown.
+  const Peer* peer = peers_.find(flow.peer);
+  if (peer == nullptr || !peer->hello || peer->hello->downlink_bps == 0) return Pacer::kUnpaced;
+  const auto flows = std::count_if(outgoing_.begin(), outgoing_.end(), [&](const auto& entry) {
+    return entry.second.peer == flow.peer && entry.second.state == FlowState::kPending;
+  });
+  return static_cast<double>(peer->hello->downlink_bps) /
+         static_cast<double>(std::max<std::ptrdiff_t>(1, flows));
+}
+
+void SendSide::apply_rate(OutgoingFlow& flow, std::int64_t now_ns) {
+  if (!flow.pacer) return;
+  const double rate = target_rate_bps(flow, now_ns);
+  if (rate != flow.pacer->rate_bps()) flow.pacer->set_rate(rate, now_ns);
+}
+
+// ---- from the receiver ----
+
+void SendSide::on_grant(const Peer& peer, const wire::Grant& grant) {
   const auto it = outgoing_.find(grant.flow);
   if (it == outgoing_.end() || it->second.peer != peer.id) return;  // finished or not ours
   OutgoingFlow& flow = it->second;
@@ -221,82 +262,55 @@ void EndpointCore::on_grant(Peer& peer, const wire::Grant& grant) {
   pump(flow, now);
 }
 
-void EndpointCore::on_done(Peer& peer, const wire::Done& done) {
+void SendSide::on_done(const Peer& peer, const wire::Done& done) {
   const auto it = outgoing_.find(done.flow);
   if (it == outgoing_.end() || it->second.peer != peer.id) return;
   OutgoingFlow& flow = it->second;
   if (flow.state != FlowState::kPending) return;
   if (done.bytes != flow.data.size() || flow.sent_bytes != flow.data.size()) {
-    fail_outgoing(flow, "receiver reported " + std::to_string(done.bytes) + " bytes of " +
-                            std::to_string(flow.data.size()));
+    fail(flow, "receiver reported " + std::to_string(done.bytes) + " bytes of " +
+                   std::to_string(flow.data.size()));
     return;
   }
-  finish_outgoing(flow);
+  end(flow, FlowState::kDone, "");
 }
 
-void EndpointCore::on_flow_error(Peer& peer, const wire::Error& error) {
-  if (error.from_receiver != 0) {
-    const auto it = outgoing_.find(error.flow);
-    if (it != outgoing_.end() && it->second.peer == peer.id) {
-      fail_outgoing(it->second, "receiver refused the flow: " + error.reason);
-    }
-    return;
-  }
-  const auto it = incoming_by_remote_.find({peer.id, error.flow});
-  if (it != incoming_by_remote_.end()) {
-    drop_incoming(incoming_.at(it->second), "sender aborted: " + error.reason);
+void SendSide::on_refused(const Peer& peer, const wire::Error& error) {
+  const auto it = outgoing_.find(error.flow);
+  if (it != outgoing_.end() && it->second.peer == peer.id) {
+    fail(it->second, "receiver refused the flow: " + error.reason);
   }
 }
 
-void EndpointCore::release(FlowHandle id) {
-  const auto it = outgoing_.find(id);
-  if (it == outgoing_.end()) return;
-  // A pending flow is aborted: closing its data connection tells the receiver.
-  fail_outgoing(it->second, "released by the caller");
-  outgoing_.erase(it);
-}
-
-void EndpointCore::finish_outgoing(OutgoingFlow& flow) {
-  flow.state = FlowState::kDone;
-  if (flow.fd >= 0) {
-    loop_.remove(flow.fd);
-    close(flow.fd);
-    flow.fd = -1;
+void SendSide::fail_flows_to(PeerId peer, const std::string& reason) {
+  for (auto& [id, flow] : outgoing_) {
+    if (flow.peer == peer) fail(flow, reason);
   }
-  flow.pacer.reset();
 }
 
-void EndpointCore::fail_outgoing(OutgoingFlow& flow, const std::string& reason) {
+void SendSide::end(OutgoingFlow& flow, FlowState state, const std::string& error) {
   if (flow.state != FlowState::kPending) return;
-  flow.state = FlowState::kFailed;
-  flow.error = reason;
-  if (flow.fd >= 0) {
-    loop_.remove(flow.fd);
-    close(flow.fd);
-    flow.fd = -1;
-  }
+  flow.state = state;
+  flow.error = error;
+  loop_.remove_and_close(flow.fd);
   flow.pacer.reset();
 }
 
-bool EndpointCore::update_hint(FlowHandle id, const FlowHint& hint) {
-  const auto it = outgoing_.find(id);
-  if (it == outgoing_.end() || it->second.state != FlowState::kPending) return false;
-  OutgoingFlow& flow = it->second;
-  flow.hint = hint;
-  flow.at_risk = false;
-  const auto peer = peers_.find(flow.peer);
-  if (peer == peers_.end()) return false;
-  wire::Update update;
-  update.flow = id;
-  update.slack_ns = slack_for(hint.deadline_ns, monotonic_ns());
-  update.urgent = hint.urgent ? 1 : 0;
-  update.criticality = hint.criticality;
-  update.group = hint.group;
-  send_control(peer->second, update);
-  return true;
+// ---- the tick ----
+
+void SendSide::tick(std::int64_t now_ns) {
+  for (auto& [id, flow] : outgoing_) {
+    if (flow.state != FlowState::kPending || flow.fd < 0 || !flow.connected) continue;
+    apply_rate(flow, now_ns);
+    if (!flow.writable && flow.sent_bytes < flow.data.size() &&
+        flow.pacer->next_write_ns(now_ns) <= now_ns) {
+      pump(flow, now_ns);
+    }
+    if (flow.state == FlowState::kPending) check_risk(flow, now_ns);
+  }
 }
 
-void EndpointCore::check_risk(OutgoingFlow& flow, std::int64_t now_ns) {
+void SendSide::check_risk(OutgoingFlow& flow, std::int64_t now_ns) {
   if (!flow.hint.urgent || flow.hint.deadline_ns == kNoDeadlineNs || !flow.pacer) return;
   // Before the first grant the flow waits by design; judge it once it has a rate.
   if (!flow.grant.held() && now_ns < flow.started_ns + config_.first_grant_wait_ns) return;
@@ -312,7 +326,7 @@ void EndpointCore::check_risk(OutgoingFlow& flow, std::int64_t now_ns) {
   }
   if (flow.at_risk) return;  // told once per episode
   flow.at_risk = true;
-  if (!risk_handler) return;
+  if (!risk_handler_) return;
   FlowRisk risk;
   risk.flow = flow.id;
   risk.projected_lateness_ns =
@@ -321,35 +335,17 @@ void EndpointCore::check_risk(OutgoingFlow& flow, std::int64_t now_ns) {
   const double left_ns = static_cast<double>(flow.hint.deadline_ns - now_ns);
   risk.needed_bps =
       left_ns > 0 ? remaining_bits / left_ns * 1e9 : std::numeric_limits<double>::infinity();
-  risk_handler(risk);
+  risk_handler_(risk);
 }
 
-void EndpointCore::send_tick(std::int64_t now_ns) {
-  for (auto& [id, flow] : outgoing_) {
-    if (flow.state != FlowState::kPending || flow.fd < 0 || !flow.connected) continue;
-    apply_rate(flow, now_ns);
-    if (!flow.writable && flow.sent_bytes < flow.data.size() &&
-        flow.pacer->next_write_ns(now_ns) <= now_ns) {
-      pump(flow, now_ns);
-    }
-    if (flow.state == FlowState::kPending) check_risk(flow, now_ns);
-  }
+bool SendSide::has_pending() const {
+  return std::any_of(outgoing_.begin(), outgoing_.end(),
+                     [](const auto& entry) { return entry.second.state == FlowState::kPending; });
 }
 
-FlowStatus EndpointCore::test(FlowHandle id) const {
-  FlowStatus status;
-  const auto it = outgoing_.find(id);
-  if (it == outgoing_.end()) {
-    status.error = "unknown flow";
-    return status;
-  }
-  const OutgoingFlow& flow = it->second;
-  status.state = flow.state;
-  status.error = flow.error;
-  status.sent_bytes = flow.sent_bytes;
-  status.rate_bps = flow.pacer ? flow.pacer->rate_bps() : 0;
-  status.granted = flow.grant.active(to_core_ps(monotonic_ns()));
-  return status;
+void SendSide::add_stats(EndpointStats& stats) const {
+  stats.data_bytes_sent += stats_.data_bytes_sent;
+  stats.grants_received += stats_.grants_received;
 }
 
 }  // namespace safs::runtime

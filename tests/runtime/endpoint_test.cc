@@ -1,8 +1,8 @@
 // Endpoints over loopback: bytes arrive intact (checksums) by callback and
-// into posted buffers, over IPv4 and IPv6, several flows to several peers at
-// once; flows are paced at their grants (kernel and user-space pacing); an
-// urgent flow meets its deadline next to background; a hopeless one is
-// reported at risk.
+// into posted buffers (each taken once, oldest first), over IPv4 and IPv6,
+// several flows to several peers at once; flows are paced at their grants
+// (kernel and user-space pacing); an urgent flow meets its deadline next to
+// background; a hopeless one is reported at risk.
 #include "runtime/endpoint.h"
 
 #include <gtest/gtest.h>
@@ -82,6 +82,40 @@ TEST(Endpoint, PostedBufferReceivesByTagOverIpv6) {
   ASSERT_EQ(status.state, FlowState::kDone) << status.error;
   EXPECT_EQ(status.bytes, payload.size());
   EXPECT_EQ(checksum(std::span(buffer).first(payload.size())), checksum(payload));
+}
+
+// A message lands in the oldest posted buffer with its tag that holds it and
+// is not taken yet; a message no buffer takes goes to the callback.
+TEST(Endpoint, PostedBuffersAreMatchedOldestFirstAndOnlyOnce) {
+  Endpoint receiver(testing::config_at("127.0.0.1", 1000 * kMbps, nullptr));
+  Received unmatched;
+  receiver.on_message([&](const IncomingMessage& message) { unmatched.record(message); });
+  std::vector<std::byte> too_small(100), first(4000), second(4000), other_tag(4000);
+  const ReceiveHandle small_receive = receiver.post_receive(5, too_small);
+  const ReceiveHandle first_receive = receiver.post_receive(5, first);
+  const ReceiveHandle second_receive = receiver.post_receive(5, second);
+  const ReceiveHandle other_receive = receiver.post_receive(6, other_tag);
+  LoopThread loop(receiver);
+  Endpoint sender(testing::config_at("127.0.0.1", 1000 * kMbps, nullptr));
+  std::vector<std::vector<std::byte>> payloads;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    payloads.push_back(random_bytes(3000, seed));
+    const FlowHandle flow =
+        sender.send(receiver.address(), payloads.back(), FlowHint::background(5));
+    ASSERT_EQ(sender.wait(flow, 10 * kSecond).state, FlowState::kDone);
+  }
+  const auto status = [&](ReceiveHandle receive) {
+    return loop.call([&] { return receiver.test_receive(receive); });
+  };
+  EXPECT_EQ(status(small_receive).state, FlowState::kPending);
+  EXPECT_EQ(status(other_receive).state, FlowState::kPending);
+  ASSERT_EQ(status(first_receive).state, FlowState::kDone);
+  ASSERT_EQ(status(second_receive).state, FlowState::kDone);
+  EXPECT_EQ(status(first_receive).bytes, 3000u);
+  EXPECT_EQ(checksum(std::span(first).first(3000)), checksum(payloads[0]));
+  EXPECT_EQ(checksum(std::span(second).first(3000)), checksum(payloads[1]));
+  EXPECT_EQ(loop.call([&] { return unmatched.get(5); }), checksum(payloads[2]));
+  loop.stop();
 }
 
 TEST(Endpoint, OneEndpointSendsToSeveralPeersAtOnce) {

@@ -1,0 +1,178 @@
+#include "runtime/acceptor.h"
+
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "runtime/clock.h"
+
+namespace safs::runtime {
+namespace {
+
+// An accepted connection must say what it is (and a parked data connection
+// find its flow) within this long.
+constexpr std::int64_t kUnboundTimeoutNs = 2 * kNsPerSecond;
+constexpr std::size_t kMaxUnboundConnections = 256;
+
+}  // namespace
+
+Acceptor::Acceptor(EventLoop& loop, const EndpointConfig& config, Events& events)
+    : loop_(loop), config_(config), events_(events) {
+  listen_fd_ = listen_tcp(config_.listen);
+  if (listen_fd_ < 0) {
+    throw std::runtime_error("cannot listen on " + config_.listen.text() + ": " +
+                             std::strerror(errno));
+  }
+  address_ = {config_.listen.host, local_port(listen_fd_)};
+  loop_.add(listen_fd_, EPOLLIN, [this](std::uint32_t) { on_accept(); });
+}
+
+Acceptor::~Acceptor() {
+  for (auto& [fd, connection] : unbound_) close(fd);
+  close(listen_fd_);
+}
+
+void Acceptor::on_accept() {
+  for (;;) {
+    const int fd = accept_tcp(listen_fd_);
+    if (fd < 0) return;
+    if (unbound_.size() >= kMaxUnboundConnections) {
+      config_.log("refusing a connection from " + remote_host(fd) +
+                  ": too many unidentified connections");
+      close(fd);
+      continue;
+    }
+    set_no_delay(fd);
+    unbound_[fd] = {fd, {}, std::nullopt, monotonic_ns()};
+    loop_.add(fd, EPOLLIN, [this, fd](std::uint32_t) { on_readable(fd); });
+  }
+}
+
+void Acceptor::close_unbound(int fd, const std::string& reason) {
+  if (!reason.empty()) config_.log("closing connection from " + remote_host(fd) + ": " + reason);
+  loop_.remove(fd);
+  close(fd);
+  unbound_.erase(fd);
+}
+
+void Acceptor::on_readable(int fd) {
+  auto it = unbound_.find(fd);
+  if (it == unbound_.end()) return;
+  UnboundConnection& connection = it->second;
+  auto protocol_error = [&](const std::string& reason) {
+    ++stats_.protocol_errors;
+    close_unbound(fd, reason);
+  };
+  if (connection.data_open) {
+    // Parked: not reading until its flow is announced; only a hang-up matters.
+    char probe = 0;
+    const ssize_t peeked = recv(fd, &probe, 1, MSG_PEEK);
+    if (peeked == 0 || (peeked < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+      close_unbound(fd, "");
+    }
+    return;
+  }
+  // Read no further than one frame can reach, so a data connection's payload
+  // stays in the socket.
+  const std::size_t want = wire::kHeaderBytes + wire::kMaxBodyBytes - connection.bytes.size();
+  std::vector<std::uint8_t> chunk(want);
+  const ssize_t n = recv(fd, chunk.data(), chunk.size(), 0);
+  if (n == 0) {
+    if (connection.bytes.empty()) {
+      close_unbound(fd, "");
+    } else {
+      protocol_error("truncated first frame");
+    }
+    return;
+  }
+  if (n < 0) {
+    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) close_unbound(fd, "");
+    return;
+  }
+  connection.bytes.insert(connection.bytes.end(), chunk.begin(), chunk.begin() + n);
+  const wire::DecodeResult result = wire::decode(connection.bytes);
+  if (result.status == wire::DecodeStatus::kNeedMore) return;
+  if (result.status == wire::DecodeStatus::kInvalid) {
+    protocol_error(result.error);
+    return;
+  }
+  connection.bytes.erase(
+      connection.bytes.begin(),
+      connection.bytes.begin() + static_cast<std::ptrdiff_t>(result.consumed_bytes));
+  if (const auto* hello = std::get_if<wire::Hello>(&result.message)) {
+    UnboundConnection taken = std::move(connection);
+    unbound_.erase(it);
+    events_.on_control_connection(taken, *hello);
+  } else if (const auto* open = std::get_if<wire::DataOpen>(&result.message)) {
+    UnboundConnection taken = std::move(connection);
+    unbound_.erase(it);
+    taken.data_open = *open;
+    events_.on_data_connection(taken);
+  } else {
+    protocol_error("first frame is neither hello nor data-open");
+  }
+}
+
+// ---- data connections waiting for their announce ----
+
+void Acceptor::park(UnboundConnection& connection) {
+  const std::uint64_t session = connection.data_open->session;
+  const auto parked = std::count_if(unbound_.begin(), unbound_.end(), [&](const auto& entry) {
+    return entry.second.data_open && entry.second.data_open->session == session;
+  });
+  if (parked >= static_cast<std::ptrdiff_t>(config_.limits.max_parked_connections)) {
+    config_.log("closing data connection from " + remote_host(connection.fd) +
+                ": too many waiting for their announce");
+    loop_.remove_and_close(connection.fd);
+    return;
+  }
+  const int fd = connection.fd;
+  unbound_[fd] = std::move(connection);
+  loop_.modify(fd, 0);  // hang-ups are still reported
+}
+
+std::vector<UnboundConnection> Acceptor::take_parked(
+    std::uint64_t session, const std::function<bool(std::uint64_t flow)>& announced) {
+  std::vector<UnboundConnection> ready;
+  for (auto it = unbound_.begin(); it != unbound_.end();) {
+    const std::optional<wire::DataOpen>& open = it->second.data_open;
+    if (open && open->session == session && announced(open->flow)) {
+      loop_.modify(it->first, EPOLLIN);
+      ready.push_back(std::move(it->second));
+      it = unbound_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  return ready;
+}
+
+void Acceptor::close_parked(std::uint64_t session) {
+  for (auto it = unbound_.begin(); it != unbound_.end();) {
+    if (it->second.data_open && it->second.data_open->session == session) {
+      loop_.remove(it->first);
+      close(it->first);
+      it = unbound_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void Acceptor::expire(std::int64_t now_ns) {
+  std::vector<int> expired;
+  for (const auto& [fd, connection] : unbound_) {
+    if (now_ns - connection.since_ns > kUnboundTimeoutNs) expired.push_back(fd);
+  }
+  for (int fd : expired) {
+    close_unbound(fd,
+                  unbound_.at(fd).data_open ? "its flow was never announced" : "no first frame");
+  }
+}
+
+}  // namespace safs::runtime

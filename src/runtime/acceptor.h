@@ -1,0 +1,80 @@
+// The listening socket and every accepted connection not yet bound to a peer
+// or a flow. An accepted connection's first frame says what it is: a Hello
+// makes it a peer's control connection, a DataOpen a flow's data connection.
+// A data connection that comes before its peer's Hello or its flow's
+// Announce is parked here, unread, until the receive side takes it. The caps
+// and the timeout on connections that have not said who they are live here.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/endpoint.h"
+#include "runtime/endpoint_config.h"
+#include "runtime/event_loop.h"
+#include "runtime/wire.h"
+
+namespace safs::runtime {
+
+// An accepted connection whose first frame has not said what it is, or a
+// data connection waiting for its flow's announce.
+struct UnboundConnection {
+  int fd = -1;
+  std::vector<std::uint8_t> bytes;  // read past the first frame (payload, control frames)
+  std::optional<wire::DataOpen> data_open;
+  std::int64_t since_ns = 0;
+};
+
+class Acceptor {
+ public:
+  // Where identified connections go; each handler takes the connection over.
+  class Events {
+   public:
+    virtual void on_control_connection(UnboundConnection& connection, const wire::Hello& hello) = 0;
+    virtual void on_data_connection(UnboundConnection& connection) = 0;
+
+   protected:
+    ~Events() = default;
+  };
+
+  // Listens on config.listen; throws when it cannot.
+  Acceptor(EventLoop& loop, const EndpointConfig& config, Events& events);
+  ~Acceptor();
+  Acceptor(const Acceptor&) = delete;
+  Acceptor& operator=(const Acceptor&) = delete;
+
+  PeerAddress address() const { return address_; }
+
+  // Holds a data connection, unread, until take_parked() (closed when its
+  // session already has as many parked as the limits allow).
+  void park(UnboundConnection& connection);
+  // The parked connections of `session` whose flow `announced` says is known.
+  std::vector<UnboundConnection> take_parked(
+      std::uint64_t session, const std::function<bool(std::uint64_t flow)>& announced);
+  void close_parked(std::uint64_t session);
+
+  // Closes the connections that took too long to say what they are.
+  void expire(std::int64_t now_ns);
+  bool idle() const { return unbound_.empty(); }
+  void add_stats(EndpointStats& stats) const { stats.protocol_errors += stats_.protocol_errors; }
+
+ private:
+  void on_accept();
+  void on_readable(int fd);
+  void close_unbound(int fd, const std::string& reason);
+
+  EventLoop& loop_;
+  const EndpointConfig& config_;
+  Events& events_;
+  int listen_fd_ = -1;
+  PeerAddress address_;
+  std::map<int, UnboundConnection> unbound_;
+  EndpointStats stats_;  // protocol errors
+};
+
+}  // namespace safs::runtime

@@ -1,0 +1,219 @@
+#include "runtime/peer_table.h"
+
+#include <sys/epoll.h>
+
+#include <cstring>
+#include <utility>
+
+namespace safs::runtime {
+
+PeerTable::PeerTable(EventLoop& loop, const EndpointConfig& config, wire::Hello local,
+                     Events& events)
+    : loop_(loop), config_(config), local_(local), events_(events) {}
+
+Peer* PeerTable::find(PeerId id) {
+  const auto it = peers_.find(id);
+  return it == peers_.end() ? nullptr : &it->second;
+}
+
+const Peer* PeerTable::find(PeerId id) const {
+  const auto it = peers_.find(id);
+  return it == peers_.end() ? nullptr : &it->second;
+}
+
+Peer* PeerTable::find_by_session(std::uint64_t session) {
+  const auto it = peer_by_session_.find(session);
+  return it == peer_by_session_.end() ? nullptr : find(it->second);
+}
+
+Peer& PeerTable::add(int fd, std::string name) {
+  const PeerId id = next_peer_++;
+  Peer& peer = peers_[id];
+  peer.id = id;
+  peer.name = std::move(name);
+  peer.control = std::make_unique<ControlChannel>(fd);
+  return peer;
+}
+
+Peer* PeerTable::connect(const PeerAddress& address, std::string& error) {
+  if (const auto it = peer_by_name_.find(address.text()); it != peer_by_name_.end()) {
+    if (Peer* peer = find(it->second)) return peer;
+  }
+  const int fd = connect_tcp(address);
+  if (fd < 0) {
+    error = "cannot connect to " + address.text() + ": " + std::strerror(errno);
+    return nullptr;
+  }
+  set_no_delay(fd);
+  Peer& peer = add(fd, address.text());
+  const PeerId id = peer.id;
+  peer_by_name_[peer.name] = id;
+  loop_.add(fd, EPOLLIN | EPOLLOUT,
+            [this, id](std::uint32_t events) { on_control_event(id, events); });
+  send(peer, local_);
+  return &peer;
+}
+
+void PeerTable::adopt(int fd, const wire::Hello& hello, std::span<const std::uint8_t> early_bytes) {
+  Peer& peer = add(fd, PeerAddress{remote_host(fd), hello.listen_port}.text());
+  const PeerId id = peer.id;
+  peer.connected = true;
+  peer.hello = hello;
+  peer.rtt_ns = smoothed_rtt_ns(fd);
+  peer_by_name_.try_emplace(peer.name, id);  // a connection of ours to them stays first
+  peer_by_session_[hello.session] = id;
+  loop_.remove(fd);
+  loop_.add(fd, EPOLLIN, [this, id](std::uint32_t events) { on_control_event(id, events); });
+  send(peer, local_);
+  peer.control->feed(early_bytes);
+  on_control_event(id, EPOLLIN);
+  if (Peer* still = find(id)) events_.on_peer_identified(*still);
+}
+
+void PeerTable::send(Peer& peer, const wire::Message& message) {
+  if (!peer.control) return;
+  peer.control->send(message);
+  if (peer.control->wants_write()) loop_.modify(peer.control->fd(), EPOLLIN | EPOLLOUT);
+}
+
+void PeerTable::on_control_event(PeerId id, std::uint32_t events) {
+  Peer* found = find(id);
+  if (found == nullptr) return;
+  Peer& peer = *found;
+  const int fd = peer.control->fd();
+  if (!peer.connected && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) != 0) {
+    if (const int error = socket_error(fd); error != 0) {
+      close(id, std::string("connect failed: ") + std::strerror(error), false);
+      return;
+    }
+    peer.connected = true;
+    peer.rtt_ns = smoothed_rtt_ns(fd);
+  }
+  if (!peer.control->flush()) {
+    close(id, "write failed", false);
+    return;
+  }
+  if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0) {
+    std::vector<wire::Message> messages;
+    const ControlChannel::ReadResult result = peer.control->read(messages);
+    for (const wire::Message& message : messages) {
+      dispatch(peer, message);
+      if (find(id) == nullptr) return;  // the message closed the connection
+    }
+    if (result == ControlChannel::ReadResult::kProtocolError) {
+      close(id, peer.control->error(), true);
+      return;
+    }
+    if (result == ControlChannel::ReadResult::kClosed) {
+      close(id, "connection closed by peer", false);
+      return;
+    }
+  }
+  if (peer.connected) {
+    peer.rtt_ns = smoothed_rtt_ns(fd);
+    loop_.modify(fd, EPOLLIN | (peer.control->wants_write() ? EPOLLOUT : 0u));
+  }
+}
+
+void PeerTable::dispatch(Peer& peer, const wire::Message& message) {
+  if (const auto* hello = std::get_if<wire::Hello>(&message)) {
+    if (peer.hello) {
+      close(peer.id, "second hello on one connection", true);
+      return;
+    }
+    peer.hello = *hello;
+    peer_by_session_[hello->session] = peer.id;
+    events_.on_peer_identified(peer);
+    return;
+  }
+  if (!peer.hello) {
+    close(peer.id, "message before hello", true);
+    return;
+  }
+  if (std::holds_alternative<wire::DataOpen>(message)) {
+    close(peer.id, "data-open on a control connection", true);
+    return;
+  }
+  if (const auto* error = std::get_if<wire::Error>(&message);
+      error != nullptr && error->flow == 0) {
+    close(peer.id, "peer reported: " + error->reason, false);
+    return;
+  }
+  events_.on_flow_message(peer, message);
+}
+
+void PeerTable::close(PeerId id, const std::string& reason, bool protocol_error) {
+  auto it = peers_.find(id);
+  if (it == peers_.end()) return;
+  Peer& peer = it->second;
+  config_.log("closing control connection with " + peer.name + ": " + reason);
+  if (protocol_error) {
+    ++stats_.protocol_errors;
+    wire::Error error;
+    error.code = wire::ErrorCode::kMalformed;
+    error.reason = reason;
+    peer.control->send(error);  // best effort: the connection closes now anyway
+  }
+  events_.on_peer_closing(peer, reason);
+  if (peer.hello) {
+    if (const auto s = peer_by_session_.find(peer.hello->session);
+        s != peer_by_session_.end() && s->second == id) {
+      peer_by_session_.erase(s);
+    }
+  }
+  if (const auto n = peer_by_name_.find(peer.name); n != peer_by_name_.end() && n->second == id) {
+    peer_by_name_.erase(n);
+  }
+  stats_.control_bytes_sent += peer.control->bytes_sent();
+  stats_.control_bytes_received += peer.control->bytes_received();
+  loop_.remove(peer.control->fd());
+  peers_.erase(it);  // its control channel closes the socket
+}
+
+// ---- what is held for each peer ----
+
+std::optional<Refusal> PeerTable::refusal(const Peer& peer, std::uint64_t size_bytes,
+                                          bool buffered) const {
+  const PeerLimits& limits = config_.limits;
+  if (peer.incoming_flows >= limits.max_flows) {
+    return Refusal{wire::ErrorCode::kFlowLimit,
+                   "more than " + std::to_string(limits.max_flows) + " flows from one peer"};
+  }
+  if (size_bytes > limits.max_message_bytes) {
+    return Refusal{wire::ErrorCode::kTooLarge,
+                   std::to_string(size_bytes) + " bytes is more than the " +
+                       std::to_string(limits.max_message_bytes) + "-byte limit"};
+  }
+  if (buffered && peer.buffer_bytes + size_bytes > limits.max_buffer_bytes) {
+    return Refusal{
+        wire::ErrorCode::kMemoryLimit,
+        "would hold more than " + std::to_string(limits.max_buffer_bytes) + " bytes for one peer"};
+  }
+  return std::nullopt;
+}
+
+void PeerTable::charge(Peer& peer, std::uint64_t buffered_bytes) {
+  ++peer.incoming_flows;
+  peer.buffer_bytes += buffered_bytes;
+}
+
+void PeerTable::refund(PeerId id, std::uint64_t buffered_bytes) {
+  if (Peer* peer = find(id)) {
+    --peer->incoming_flows;
+    peer->buffer_bytes -= buffered_bytes;
+  }
+}
+
+void PeerTable::add_stats(EndpointStats& stats) const {
+  stats.control_bytes_sent += stats_.control_bytes_sent;
+  stats.control_bytes_received += stats_.control_bytes_received;
+  stats.protocol_errors += stats_.protocol_errors;
+  for (const auto& [id, peer] : peers_) {
+    stats.control_bytes_sent += peer.control->bytes_sent();
+    stats.control_bytes_received += peer.control->bytes_received();
+    stats.incoming_buffer_bytes += peer.buffer_bytes;
+  }
+  stats.peers = peers_.size();
+}
+
+}  // namespace safs::runtime

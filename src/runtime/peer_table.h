@@ -1,0 +1,111 @@
+// The peers this endpoint talks to: who each is (its address and its Hello),
+// its control connection, and what this endpoint holds for it, checked
+// against the per-peer limits. Both sides share the table: the send side
+// reaches a peer by address, the receive side finds it by the session its
+// data connections name.
+//
+// Control connection lifecycle: opened by whichever side first has a flow
+// for the other (connect()) or accepted with a Hello already read (adopt());
+// each side sends its Hello first. Messages before the Hello, a second
+// Hello, a DataOpen or an unreadable frame close the connection as a
+// protocol error; Error with flow 0 closes it on the peer's word. Every
+// other message concerns one flow and goes to the owner. Closing a peer
+// tells the owner first, so it can end that peer's flows.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "runtime/control_channel.h"
+#include "runtime/endpoint.h"
+#include "runtime/endpoint_config.h"
+#include "runtime/event_loop.h"
+#include "runtime/wire.h"
+
+namespace safs::runtime {
+
+using PeerId = std::uint64_t;  // this endpoint's numbering, from 1
+
+struct Peer {
+  PeerId id = 0;
+  std::string name;  // host:listen port, once known
+  std::unique_ptr<ControlChannel> control;
+  bool connected = false;            // outgoing: the connect completed
+  std::optional<wire::Hello> hello;  // theirs
+  std::int64_t rtt_ns = 0;           // control connection's smoothed RTT
+  // Held for flows from this peer (limited by PeerLimits).
+  std::uint32_t incoming_flows = 0;
+  std::uint64_t buffer_bytes = 0;  // owned buffers only, not posted ones
+  bool demoted = false;            // it ignored its grants
+};
+
+// Why a peer's new flow is refused.
+struct Refusal {
+  wire::ErrorCode code = wire::ErrorCode::kMalformed;
+  std::string reason;
+};
+
+class PeerTable {
+ public:
+  // The owner: what the table does not decide itself.
+  class Events {
+   public:
+    // The peer's Hello is known (data connections naming its session can bind).
+    virtual void on_peer_identified(Peer& peer) = 0;
+    // A message about one flow (Announce, Update, Grant, Done, Error).
+    virtual void on_flow_message(Peer& peer, const wire::Message& message) = 0;
+    // The peer is closing: end its flows. It is still in the table.
+    virtual void on_peer_closing(Peer& peer, const std::string& reason) = 0;
+
+   protected:
+    ~Events() = default;
+  };
+
+  // `local` is the Hello this endpoint sends every peer.
+  PeerTable(EventLoop& loop, const EndpointConfig& config, wire::Hello local, Events& events);
+
+  std::uint64_t local_session() const { return local_.session; }
+
+  Peer* find(PeerId id);
+  const Peer* find(PeerId id) const;
+  // A peer known to be here (every flow's peer is, until the flow ends).
+  Peer& at(PeerId id) { return peers_.at(id); }
+  Peer* find_by_session(std::uint64_t session);
+  // The peer at `address`, connecting to it first if need be; nullptr (and
+  // `error`) when the connect fails at once.
+  Peer* connect(const PeerAddress& address, std::string& error);
+  // An accepted control connection whose Hello was read, with what came after it.
+  void adopt(int fd, const wire::Hello& hello, std::span<const std::uint8_t> early_bytes);
+
+  void send(Peer& peer, const wire::Message& message);
+  void close(PeerId id, const std::string& reason, bool protocol_error);
+
+  // The per-peer limits on a new incoming flow of `size_bytes`;
+  // `buffered`: no posted buffer takes it, so this endpoint holds it.
+  std::optional<Refusal> refusal(const Peer& peer, std::uint64_t size_bytes, bool buffered) const;
+  void charge(Peer& peer, std::uint64_t buffered_bytes);
+  void refund(PeerId id, std::uint64_t buffered_bytes);  // the peer may be gone
+
+  void add_stats(EndpointStats& stats) const;
+
+ private:
+  Peer& add(int fd, std::string name);
+  void on_control_event(PeerId id, std::uint32_t events);
+  void dispatch(Peer& peer, const wire::Message& message);
+
+  EventLoop& loop_;
+  const EndpointConfig& config_;
+  const wire::Hello local_;
+  Events& events_;
+  PeerId next_peer_ = 1;
+  std::map<PeerId, Peer> peers_;
+  std::map<std::string, PeerId> peer_by_name_;
+  std::map<std::uint64_t, PeerId> peer_by_session_;
+  EndpointStats stats_;  // protocol errors, and closed peers' control bytes
+};
+
+}  // namespace safs::runtime

@@ -1,0 +1,40 @@
+// Buffers the caller posted for incoming messages, by tag, and what became of
+// each. A buffer takes the first announced flow with its tag that fits;
+// flows no buffer takes are delivered whole to the message handler.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+
+#include "runtime/endpoint.h"
+
+namespace safs::runtime {
+
+class PostedReceives {
+ public:
+  ReceiveHandle post(std::uint64_t tag, std::span<std::byte> buffer);
+  ReceiveStatus status(ReceiveHandle receive) const;
+
+  // The oldest unclaimed buffer for `tag` that holds `size_bytes`, 0 if none.
+  ReceiveHandle match(std::uint64_t tag, std::uint64_t size_bytes) const;
+  // Gives a matched buffer to a flow from `peer`: returns where its bytes land.
+  std::span<std::byte> claim(ReceiveHandle receive, const std::string& peer,
+                             std::uint64_t size_bytes);
+  void complete(ReceiveHandle receive, std::uint64_t bytes);
+  void fail(ReceiveHandle receive, const std::string& reason);
+
+ private:
+  struct Posted {
+    std::uint64_t tag = 0;
+    std::span<std::byte> buffer;
+    bool claimed = false;
+    ReceiveStatus status;
+  };
+
+  ReceiveHandle next_receive_ = 1;
+  std::map<ReceiveHandle, Posted> posted_;
+};
+
+}  // namespace safs::runtime

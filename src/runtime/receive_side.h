@@ -1,0 +1,113 @@
+// Incoming flows. A flow's life on the receiver:
+//   ANNOUNCE: checked against the peer's limits (refused with an ERROR that
+//             names the limit), matched to a posted buffer by tag or given a
+//             buffer of its own, and added to core::ReceiverScheduler with
+//             its slack less half the control RTT.
+//   DATA-OPEN: its data connection binds to it (or waits, parked, for the
+//             announce); bytes land in the buffer as they arrive.
+//   grants:   each tick polls the scheduler and sends its GRANTs; bytes
+//             beyond a grant are counted, and a sender that keeps exceeding
+//             its grants is demoted to background and its reads held to them.
+//   UPDATE:   the scheduler learns the new slack and class.
+//   end:      the last byte sends DONE and delivers the message (into its
+//             posted buffer, or whole to the message handler); the sender's
+//             ERROR, a broken data connection or the peer's end drops it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/receiver_scheduler.h"
+#include "runtime/acceptor.h"
+#include "runtime/endpoint.h"
+#include "runtime/endpoint_config.h"
+#include "runtime/event_loop.h"
+#include "runtime/overrun_detector.h"
+#include "runtime/peer_table.h"
+#include "runtime/posted_receives.h"
+#include "runtime/token_bucket.h"
+#include "runtime/wire.h"
+
+namespace safs::runtime {
+
+struct IncomingFlow {
+  core::FlowId id = 0;  // the scheduler's id (this endpoint's numbering)
+  PeerId peer = 0;
+  wire::Announce announce;
+  int fd = -1;
+  std::unique_ptr<std::byte[]> owned;  // when no posted buffer took it
+  std::uint64_t owned_bytes = 0;
+  std::span<std::byte> target;
+  ReceiveHandle posted = 0;
+  std::uint64_t received_bytes = 0;
+  bool granted = false;
+  double granted_bps = 0;
+  OverrunDetector overrun;
+  bool throttled = false;  // reads held to the grant (demoted sender)
+  TokenBucket read_bucket;
+  bool reading = true;  // EPOLLIN registered
+};
+
+class ReceiveSide {
+ public:
+  ReceiveSide(EventLoop& loop, const EndpointConfig& config, PeerTable& peers, Acceptor& acceptor);
+  ~ReceiveSide();
+  ReceiveSide(const ReceiveSide&) = delete;
+  ReceiveSide& operator=(const ReceiveSide&) = delete;
+
+  // Endpoint's interface for receiving.
+  ReceiveHandle post_receive(std::uint64_t tag, std::span<std::byte> buffer) {
+    return posted_.post(tag, buffer);
+  }
+  ReceiveStatus test_receive(ReceiveHandle receive) const { return posted_.status(receive); }
+  void on_message(std::function<void(const IncomingMessage&)> handler) {
+    message_handler_ = std::move(handler);
+  }
+
+  // From a sender, on its control connection.
+  void on_announce(Peer& peer, const wire::Announce& announce);
+  void on_update(const Peer& peer, const wire::Update& update);
+  void on_aborted(const Peer& peer, const wire::Error& error);
+  // A data connection whose DataOpen was read.
+  void bind_data(UnboundConnection& connection);
+  // Binds the peer's parked data connections whose flows are now announced.
+  void bind_parked(const Peer& peer);
+  // The peer is gone: its flows are dropped with `reason`.
+  void drop_flows_from(PeerId peer, const std::string& reason);
+
+  // Grants, enforcement and resumed reads.
+  void tick(std::int64_t now_ns);
+  bool active() const { return !incoming_.empty(); }
+  void add_stats(EndpointStats& stats) const;
+
+ private:
+  void on_data_event(core::FlowId id);
+  void read_data(IncomingFlow& flow, std::int64_t now_ns);
+  void complete(IncomingFlow& flow);
+  void drop(IncomingFlow& flow, const std::string& reason);
+  void forget(IncomingFlow& flow);
+  void demote(Peer& peer, std::int64_t now_ns);
+  core::SemanticFlow semantic_flow(const IncomingFlow& flow, const Peer& peer,
+                                   std::int64_t slack_ns, std::int64_t now_ns) const;
+  void send_grants(const std::vector<core::Grant>& grants, std::int64_t now_ns);
+
+  EventLoop& loop_;
+  const EndpointConfig& config_;
+  PeerTable& peers_;
+  Acceptor& acceptor_;
+  std::function<void(const IncomingMessage&)> message_handler_;
+  core::ReceiverScheduler scheduler_;
+  core::FlowId next_incoming_ = 1;
+  std::map<core::FlowId, IncomingFlow> incoming_;
+  std::map<std::pair<PeerId, std::uint64_t>, core::FlowId> incoming_by_remote_;
+  PostedReceives posted_;
+  EndpointStats stats_;  // the fields add_stats() reports
+};
+
+}  // namespace safs::runtime

@@ -1,0 +1,112 @@
+// Outgoing flows. A flow's life on the sender:
+//   send():   ANNOUNCE on the peer's control connection (size, slack, class,
+//             group, tag), and a data connection opened at once; its first
+//             frame is DATA-OPEN, then raw bytes.
+//   pacing:   the first `unscheduled_bytes` go unpaced; then the flow is held
+//             to its GRANT's rate while the lease lasts, waits up to
+//             `first_grant_wait_ns` for the first grant, and otherwise falls
+//             back to a fair share of the receiver's advertised downlink.
+//   update_hint(): UPDATE with the new slack and class.
+//   risk:     each tick projects the finish at the rate held to; a flow that
+//             will miss its deadline is reported once per episode.
+//   end:      DONE from the receiver (every byte arrived) completes it; the
+//             receiver's ERROR, a broken data connection or the peer's end
+//             fails it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/grant.h"
+#include "runtime/endpoint.h"
+#include "runtime/endpoint_config.h"
+#include "runtime/event_loop.h"
+#include "runtime/pacer.h"
+#include "runtime/peer_table.h"
+#include "runtime/wire.h"
+
+namespace safs::runtime {
+
+struct OutgoingFlow {
+  FlowHandle id = 0;
+  PeerId peer = 0;
+  PeerAddress address;
+  std::span<const std::byte> data;
+  FlowHint hint;
+  int fd = -1;
+  bool connected = false;
+  std::vector<std::uint8_t> preamble;  // the DataOpen frame
+  std::size_t preamble_sent = 0;
+  std::uint64_t sent_bytes = 0;
+  std::unique_ptr<Pacer> pacer;
+  core::GrantHolder grant;
+  std::int64_t started_ns = 0;
+  bool writable = false;  // EPOLLOUT is wanted
+  FlowState state = FlowState::kPending;
+  std::string error;
+  bool at_risk = false;
+};
+
+class SendSide {
+ public:
+  SendSide(EventLoop& loop, const EndpointConfig& config, PeerTable& peers);
+  ~SendSide();
+  SendSide(const SendSide&) = delete;
+  SendSide& operator=(const SendSide&) = delete;
+
+  // Endpoint's interface for sending.
+  FlowHandle send(const PeerAddress& address, std::span<const std::byte> data,
+                  const FlowHint& hint);
+  bool update_hint(FlowHandle id, const FlowHint& hint);
+  FlowStatus test(FlowHandle id) const;
+  void release(FlowHandle id);
+  void on_risk(std::function<void(const FlowRisk&)> handler) { risk_handler_ = std::move(handler); }
+
+  // From a receiver, on its control connection.
+  void on_grant(const Peer& peer, const wire::Grant& grant);
+  void on_done(const Peer& peer, const wire::Done& done);
+  void on_refused(const Peer& peer, const wire::Error& error);
+  // The peer is gone: its flows fail with `reason`.
+  void fail_flows_to(PeerId peer, const std::string& reason);
+
+  // Pacing wake-ups, lease expiry and risk.
+  void tick(std::int64_t now_ns);
+  bool has_pending() const;
+  void add_stats(EndpointStats& stats) const;
+
+ private:
+  void start_data_connection(OutgoingFlow& flow);
+  void on_data_event(FlowHandle id, std::uint32_t events);
+  void pump(OutgoingFlow& flow, std::int64_t now_ns);
+  // One send() on the data connection: the bytes written, 0 when the socket
+  // is full, -1 when it failed (and with it the flow).
+  ssize_t write_some(OutgoingFlow& flow, const void* bytes, std::size_t size);
+  double target_rate_bps(const OutgoingFlow& flow, std::int64_t now_ns) const;
+  void apply_rate(OutgoingFlow& flow, std::int64_t now_ns);
+  void check_risk(OutgoingFlow& flow, std::int64_t now_ns);
+  wire::Announce announce_for(const OutgoingFlow& flow, std::int64_t now_ns) const;
+  // Done or failed: closes the data connection (a pending flow only).
+  void end(OutgoingFlow& flow, FlowState state, const std::string& error);
+  void fail(OutgoingFlow& flow, const std::string& reason) {
+    end(flow, FlowState::kFailed, reason);
+  }
+
+  EventLoop& loop_;
+  const EndpointConfig& config_;
+  PeerTable& peers_;
+  std::function<void(const FlowRisk&)> risk_handler_;
+  FlowHandle next_flow_ = 1;
+  std::map<FlowHandle, OutgoingFlow> outgoing_;
+  EndpointStats stats_;  // the fields add_stats() reports
+};
+
+}  // namespace safs::runtime
