@@ -41,6 +41,8 @@ CaseSpec read_case_file(const std::string& path) {
       {"shift_g", reader(spec.shift_g)},
       {"initial_alpha", reader(spec.initial_alpha)},
       {"queue_port", reader(spec.queue_port)},
+      {"recovery", reader(spec.recovery)},
+      {"dctcp_floor", reader(spec.dctcp_floor)},
       {"stop_ms", reader(spec.stop_ms)},
   };
   std::string line;
@@ -68,6 +70,9 @@ CaseSpec read_case_file(const std::string& path) {
   if (spec.flows.empty()) throw std::runtime_error(path + ": no flows");
   if (spec.transport != "dctcp" && spec.transport != "reno") {
     throw std::runtime_error(path + ": transport must be dctcp or reno");
+  }
+  if (spec.recovery != "prr" && spec.recovery != "classic") {
+    throw std::runtime_error(path + ": recovery must be prr or classic");
   }
   if (spec.topology != "star" && spec.topology != "leaf_spine") {
     throw std::runtime_error(path + ": topology must be star or leaf_spine");

@@ -20,6 +20,7 @@
 #include <stdexcept>
 
 #include "case_file.h"
+#include "dctcp_with_floor.h"
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -135,9 +136,13 @@ void ConfigureTcp(const CaseSpec& spec) {
   const auto buffer = static_cast<std::uint32_t>(std::min<std::uint64_t>(
       2 * largest + 1000000, std::numeric_limits<std::uint32_t>::max() / 2));
 
-  Config::SetDefault(
-      "ns3::TcpL4Protocol::SocketType",
-      TypeIdValue(spec.transport == "dctcp" ? TcpDctcp::GetTypeId() : TcpNewReno::GetTypeId()));
+  Config::SetDefault("ns3::TcpL4Protocol::SocketType",
+                     TypeIdValue(spec.transport == "reno" ? TcpNewReno::GetTypeId()
+                                 : spec.dctcp_floor != 0  ? DctcpWithFloor::GetTypeId()
+                                                          : TcpDctcp::GetTypeId()));
+  Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
+                     TypeIdValue(spec.recovery == "prr" ? TcpPrrRecovery::GetTypeId()
+                                                        : TcpClassicRecovery::GetTypeId()));
   Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(spec.mtu_bytes));
   Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(spec.initial_cwnd_packets));
   Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));  // ACK every segment
