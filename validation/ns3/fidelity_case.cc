@@ -87,10 +87,9 @@ class QueueIntegral {
   }
   void Advance() {
     const Time now = Simulator::Now();
-    const double bytes = static_cast<double>(parts_[kDiscBytes]) +
-                         static_cast<double>(link_header_bytes_) * parts_[kDiscPackets] +
-                         static_cast<double>(parts_[kDeviceBytes]);
-    integral_byte_s_ += bytes * (now - last_change_).GetSeconds();
+    const std::uint64_t bytes =
+        parts_[kDiscBytes] + link_header_bytes_ * parts_[kDiscPackets] + parts_[kDeviceBytes];
+    integral_byte_s_ += static_cast<double>(bytes) * (now - last_change_).GetSeconds();
     last_change_ = now;
   }
 
