@@ -237,11 +237,7 @@ def compare(metric, reference, value, mtu_wire_bytes):
 def fmt(metric, value):
     if value is None:
         return "incomplete"
-    if metric.endswith("_us"):
-        return f"{value:.2f}"
-    if metric == "mean_queue_bytes":
-        return f"{value:.0f}"
-    return f"{value:.0f}"
+    return f"{value:.2f}" if metric.endswith("_us") else f"{value:.0f}"
 
 
 def build_ns3(build_dir):
