@@ -1,6 +1,7 @@
 // A computation's timeline for a trace: on each GPU host's compute track,
-// every op as a slice named by its label, and every bubble (the GPU idle
-// while waiting for inputs) as a slice named "bubble" in category "bubble".
+// every op as a slice named by its label, and every idle stretch of its
+// bubble account (a wait for inputs before an op, the idle after its last op)
+// as a slice named "bubble" in category "bubble".
 #pragma once
 
 #include "timeline/trace_tracks.h"
