@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli/bad_input.h"
-#include "cli/summary_file.h"
-#include "cli/sweep_grid.h"
+#include "console/bad_input.h"
 #include "scenario/suggest.h"
+#include "sweep/summary_file.h"
+#include "sweep/sweep_grid.h"
 
 namespace safs::cli {
 
@@ -48,7 +48,7 @@ Metric parse_metric(const std::string& text) {
     try {
       m.scale = std::stod(scale);
     } catch (const std::exception&) {
-      throw BadInput("--metric " + text + ": scale '" + scale + "' is not a number");
+      throw console::BadInput("--metric " + text + ": scale '" + scale + "' is not a number");
     }
   }
   if (m.label.empty()) m.label = m.path;
@@ -63,9 +63,9 @@ struct Run {
 };
 
 Run load_run(const std::string& dir) {
-  Run run{dir, read_summary(dir + "/summary.json"), "", ""};
+  Run run{dir, sweep::read_summary(dir + "/summary.json"), "", ""};
   run.transport = run.summary.value("transport", "?");
-  for (const Assignment& a : read_point_file(dir)) {
+  for (const sweep::Assignment& a : sweep::read_point_file(dir)) {
     if (a.key != "transport.name") run.point_without_transport += a.key + "=" + a.value + ";";
   }
   return run;
@@ -83,7 +83,7 @@ std::vector<Run> load_runs(const std::vector<std::string>& dirs) {
     for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
       if (fs::exists(e.path() / "summary.json")) points.push_back(e.path().string());
     }
-    if (points.empty()) throw BadInput(dir + ": no summary.json, and no runs in it");
+    if (points.empty()) throw console::BadInput(dir + ": no summary.json, and no runs in it");
     std::sort(points.begin(), points.end());  // directory order is unspecified
     for (const std::string& p : points) runs.push_back(load_run(p));
   }
@@ -100,7 +100,7 @@ std::vector<int> baselines(const std::vector<Run>& runs, const std::string& base
       if (fs::equivalent(runs[i].dir, base.dir)) result.assign(runs.size(), static_cast<int>(i));
     }
     if (result.front() < 0) {
-      throw BadInput("--baseline " + baseline + ": not one of the compared runs");
+      throw console::BadInput("--baseline " + baseline + ": not one of the compared runs");
     }
     return result;
   }
@@ -110,16 +110,16 @@ std::vector<int> baselines(const std::vector<Run>& runs, const std::string& base
     auto [it, inserted] =
         base_of_point.emplace(runs[i].point_without_transport, static_cast<int>(i));
     if (!inserted) {
-      throw BadInput("--baseline " + baseline + ": both " + runs[it->second].dir + " and " +
-                     runs[i].dir + " could be the baseline");
+      throw console::BadInput("--baseline " + baseline + ": both " + runs[it->second].dir +
+                              " and " + runs[i].dir + " could be the baseline");
     }
   }
   if (base_of_point.empty()) {
     std::vector<std::string> transports;
     for (const Run& r : runs) transports.push_back(r.transport);
-    throw BadInput("--baseline " + baseline +
-                   ": neither a run directory nor the transport of a compared run" +
-                   did_you_mean(baseline, transports));
+    throw console::BadInput("--baseline " + baseline +
+                            ": neither a run directory nor the transport of a compared run" +
+                            did_you_mean(baseline, transports));
   }
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const auto it = base_of_point.find(runs[i].point_without_transport);
@@ -152,11 +152,12 @@ std::string ratio(const nlohmann::ordered_json* v, const nlohmann::ordered_json*
 void warn_about_unknown_metrics(const std::vector<Metric>& metrics, const std::vector<Run>& runs) {
   for (const Metric& m : metrics) {
     const bool anywhere = std::any_of(runs.begin(), runs.end(), [&](const Run& r) {
-      return lookup(r.summary, m.path) != nullptr;
+      return sweep::lookup(r.summary, m.path) != nullptr;
     });
     if (anywhere || runs.empty()) continue;
     std::vector<std::string> known;
-    for (const auto& [path, value] : numeric_leaves(runs.front().summary)) known.push_back(path);
+    for (const auto& [path, value] : sweep::numeric_leaves(runs.front().summary))
+      known.push_back(path);
     std::fprintf(stderr, "warning: --metric %s: in no summary.json%s\n", m.path.c_str(),
                  did_you_mean(m.path, known).c_str());
   }
@@ -181,9 +182,9 @@ int compare(const CompareOptions& options) {
   for (std::size_t i = 0; i < runs.size(); ++i) {
     std::printf("| %s | %s |", runs[i].dir.c_str(), runs[i].transport.c_str());
     for (const Metric& m : metrics) {
-      const nlohmann::ordered_json* v = lookup(runs[i].summary, m.path);
+      const nlohmann::ordered_json* v = sweep::lookup(runs[i].summary, m.path);
       const nlohmann::ordered_json* b =
-          base[i] < 0 ? nullptr : lookup(runs[base[i]].summary, m.path);
+          base[i] < 0 ? nullptr : sweep::lookup(runs[base[i]].summary, m.path);
       std::printf(" %s%s |", cell(v, m).c_str(), ratio(v, b).c_str());
     }
     std::printf("\n");

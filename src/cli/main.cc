@@ -4,14 +4,14 @@
 
 #include <CLI/CLI.hpp>
 
-#include "cli/bad_input.h"
 #include "cli/compare.h"
 #include "cli/fct_table.h"
 #include "cli/option_suggestions.h"
 #include "cli/run_command.h"
-#include "cli/sweep.h"
+#include "console/bad_input.h"
 #include "scenario/reference.h"
 #include "scenario/scenario.h"
+#include "sweep/sweep.h"
 #include "transport/registry.h"
 
 namespace {
@@ -26,9 +26,9 @@ struct VerbosityFlags {
     cmd->add_flag("--quiet,-q", quiet, "Print nothing on success");
     cmd->add_flag("--verbose,-v", verbose, "Print the configuration and more detail");
   }
-  safs::cli::Verbosity level() const {
-    if (quiet) return safs::cli::Verbosity::kQuiet;
-    return verbose ? safs::cli::Verbosity::kVerbose : safs::cli::Verbosity::kNormal;
+  safs::console::Verbosity level() const {
+    if (quiet) return safs::console::Verbosity::kQuiet;
+    return verbose ? safs::console::Verbosity::kVerbose : safs::console::Verbosity::kNormal;
   }
 };
 
@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run_verbosity.add_to(run_cmd);
 
-  safs::cli::SweepOptions sweep_options;
+  safs::sweep::SweepOptions sweep_options;
   std::string sweep_transport;
   std::int64_t sweep_seed = -1;
   VerbosityFlags sweep_verbosity;
@@ -156,7 +156,7 @@ int main(int argc, char** argv) {
       sweep_options.overrides =
           safs::cli::all_overrides(sweep_options.overrides, sweep_transport, sweep_seed);
       sweep_options.verbosity = sweep_verbosity.level();
-      return safs::cli::sweep(sweep_options);
+      return safs::sweep::run_sweep(sweep_options);
     }
     if (*validate_cmd) {
       const safs::ExperimentConfig config = safs::load_scenario(validate_file, validate_overrides);
@@ -179,7 +179,7 @@ int main(int argc, char** argv) {
   } catch (const safs::ScenarioError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitBadInput;
-  } catch (const safs::cli::BadInput& e) {
+  } catch (const safs::console::BadInput& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitBadInput;
   } catch (const std::exception& e) {

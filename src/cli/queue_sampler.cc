@@ -6,7 +6,7 @@
 
 namespace safs::cli {
 
-QueueSampler::QueueSampler(Experiment& experiment, SamplerFanout& samplers, TimePs period)
+QueueSampler::QueueSampler(Experiment& experiment, timeline::SamplerFanout& samplers, TimePs period)
     : experiment_(experiment) {
   const Network& net = experiment.network();
   for (std::size_t i = 0; i < net.ports().size(); ++i) {

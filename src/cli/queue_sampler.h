@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "cli/sampler_fanout.h"
 #include "experiment/experiment.h"
+#include "timeline/sampler_fanout.h"
 
 namespace safs::cli {
 
 class QueueSampler {
  public:
-  QueueSampler(Experiment& experiment, SamplerFanout& samplers, TimePs period);
+  QueueSampler(Experiment& experiment, timeline::SamplerFanout& samplers, TimePs period);
   void write_csv(const std::string& path) const;
 
  private:

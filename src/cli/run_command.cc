@@ -7,14 +7,14 @@
 #include <memory>
 #include <sstream>
 
-#include "cli/progress_line.h"
 #include "cli/queue_sampler.h"
-#include "cli/sampler_fanout.h"
-#include "cli/timeline_trace.h"
+#include "console/progress_line.h"
 #include "experiment/inference_report.h"
 #include "experiment/report.h"
 #include "metrics/summary.h"
 #include "scenario/scenario.h"
+#include "timeline/sampler_fanout.h"
+#include "timeline/timeline_trace.h"
 
 namespace safs::cli {
 
@@ -33,7 +33,7 @@ std::string read_file(const std::string& path) {
 
 // Simulated time against the stop_ms limit: a run that ends when its flows
 // are done finishes sooner, so the ETA is an upper bound.
-void install_progress(Experiment& experiment, ProgressLine& line) {
+void install_progress(Experiment& experiment, console::ProgressLine& line) {
   const auto start = std::chrono::steady_clock::now();
   const double stop_s = ps_to_sec(experiment.config().stop_ps);
   experiment.sim().set_progress_hook(kEventsPerProgressCheck, [&experiment, &line, start, stop_s] {
@@ -45,7 +45,7 @@ void install_progress(Experiment& experiment, ProgressLine& line) {
     char text[160];
     std::snprintf(text, sizeof text, "%.3f of %.3f ms simulated, %.2f M events/s, ETA <= %s",
                   sim_s * 1e3, stop_s * 1e3, wall > 0 ? events / wall / 1e6 : 0.0,
-                  duration_text(eta).c_str());
+                  console::duration_text(eta).c_str());
     line.show(stop_s > 0 ? sim_s / stop_s : 0, text);
   });
 }
@@ -92,18 +92,19 @@ int run(const RunOptions& o) {
     out_dir = "out/" + std::filesystem::path(o.file).stem().string() + "-" + config.transport;
   }
   std::filesystem::create_directories(out_dir);
-  if (o.verbosity == Verbosity::kVerbose) print_configuration(config);
+  if (o.verbosity == console::Verbosity::kVerbose) print_configuration(config);
 
   Experiment experiment(std::move(config));
-  ProgressLine progress(o.verbosity != Verbosity::kQuiet);
+  console::ProgressLine progress(o.verbosity != console::Verbosity::kQuiet);
   if (progress.active()) install_progress(experiment, progress);
-  SamplerFanout samplers(experiment.sim());
+  timeline::SamplerFanout samplers(experiment.sim());
   std::unique_ptr<QueueSampler> queues;
   if (o.queue_sample_us > 0) {
     queues = std::make_unique<QueueSampler>(experiment, samplers, us_to_ps(o.queue_sample_us));
   }
-  std::unique_ptr<TimelineTrace> trace;
-  if (!o.trace.path.empty()) trace = std::make_unique<TimelineTrace>(experiment, samplers, o.trace);
+  std::unique_ptr<timeline::TimelineTrace> trace;
+  if (!o.trace.path.empty())
+    trace = std::make_unique<timeline::TimelineTrace>(experiment, samplers, o.trace);
   const double wall_s = experiment.run();
   progress.clear();
   if (trace) trace->finish();
@@ -119,13 +120,13 @@ int run(const RunOptions& o) {
   write_summary_json(experiment, {o.file, read_file(o.file), wall_s}, out_dir + "/summary.json");
 
   const FlowSummary s = summarize(experiment.recorder().records(), experiment.sim().now());
-  if (o.verbosity != Verbosity::kQuiet && experiment.inference() != nullptr) {
+  if (o.verbosity != console::Verbosity::kQuiet && experiment.inference() != nullptr) {
     const TpotSummary tpot = summarize_tpot(*experiment.inference());
     std::printf("%s: %zu requests, TPOT p50 %.3f ms, p99 %.3f ms\n",
                 experiment.config().transport.c_str(), tpot.requests, tpot.p50_s * 1e3,
                 tpot.p99_s * 1e3);
   }
-  if (o.verbosity != Verbosity::kQuiet) {
+  if (o.verbosity != console::Verbosity::kQuiet) {
     std::printf("%s: %zu/%zu flows complete, last at %.3f ms, mean FCT %.3f ms, p99 slowdown %.2f",
                 experiment.config().transport.c_str(), s.completed, s.flows, s.last_finish_s * 1e3,
                 s.fct_mean_s * 1e3, s.slowdown_p99);
@@ -135,7 +136,7 @@ int run(const RunOptions& o) {
                 static_cast<double>(experiment.sim().events_processed()) / wall_s / 1e6,
                 out_dir.c_str());
   }
-  if (o.verbosity == Verbosity::kVerbose) print_class_summaries(experiment);
+  if (o.verbosity == console::Verbosity::kVerbose) print_class_summaries(experiment);
   std::size_t unfinished_listed = 0;
   for (const FlowRecord& r : experiment.recorder().records()) {
     if (r.spec.id < experiment.config().flows.size() && !r.complete()) ++unfinished_listed;

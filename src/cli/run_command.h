@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "cli/trace_options.h"
-#include "cli/verbosity.h"
+#include "console/verbosity.h"
+#include "timeline/trace_options.h"
 
 namespace safs::cli {
 
@@ -18,9 +18,9 @@ struct RunOptions {
   std::int64_t seed = -1;
   std::vector<std::string> overrides;
   std::string out_dir;
-  double queue_sample_us = 0;  // > 0: also write queues.csv
-  TraceOptions trace;          // a path: also write a timeline trace there
-  Verbosity verbosity = Verbosity::kNormal;
+  double queue_sample_us = 0;    // > 0: also write queues.csv
+  timeline::TraceOptions trace;  // a path: also write a timeline trace there
+  console::Verbosity verbosity = console::Verbosity::kNormal;
 };
 
 // The --transport and --seed shorthands as --set overrides, after the others.

@@ -80,6 +80,8 @@ nlohmann::ordered_json inference_json(const InferenceDriver& driver) {
       {"late_fraction",
        transfers > 0 ? static_cast<double>(late) / static_cast<double>(transfers) : 0.0},
       {"max_lateness_s", max_lateness_s}};
+  // The waits part of each step's bubble account (bubble_account.h): hosts
+  // idle before ops for their inputs, not after their last op of a step.
   j["bubble_fraction"] = {
       {"attention",
        step_sum_s > 0 ? attention_wait_s / (step_sum_s * afd.attention_instances()) : 0.0},

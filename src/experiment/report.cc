@@ -12,6 +12,7 @@
 
 #include "experiment/inference_report.h"
 #include "metrics/summary.h"
+#include "workload/compute/bubble_account.h"
 
 namespace safs {
 
@@ -143,16 +144,14 @@ nlohmann::ordered_json compute_json(const ComputeEngine& c) {
   j["iteration_time_s"] = ps_to_sec(c.makespan_ps());
   j["planned_iteration_time_s"] = ps_to_sec(c.planned_makespan_ps());
   j["exposed_communication_s"] = ps_to_sec(c.makespan_ps() - c.planned_makespan_ps());
+  const BubbleAccount account(c);  // the trace draws the same account
   nlohmann::ordered_json bubbles = nlohmann::ordered_json::array();
   for (std::size_t g = 0; g < c.graph().gpu_order.size(); ++g) {
     if (c.graph().gpu_order[g].empty()) continue;
-    bubbles.push_back(
-        {{"gpu", g},
-         {"bubble_s", ps_to_sec(c.bubble_ps(static_cast<int>(g)))},
-         {"bubble_fraction", c.makespan_ps() > 0
-                                 ? static_cast<double>(c.bubble_ps(static_cast<int>(g))) /
-                                       static_cast<double>(c.makespan_ps())
-                                 : 0.0}});
+    const int gpu = static_cast<int>(g);
+    bubbles.push_back({{"gpu", g},
+                       {"bubble_s", ps_to_sec(account.gpu(gpu).total_ps())},
+                       {"bubble_fraction", account.fraction(gpu)}});
   }
   j["gpus"] = bubbles;
   std::size_t late = 0, updates = 0;

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -88,6 +89,36 @@ TEST(TraceCli, PipelineTraceHasOpsBubblesFlowsGrantsAndQueues) {
   EXPECT_TRUE(threads.count("compute (ops, bubbles)"));
   EXPECT_TRUE(threads.count("grants sent"));
   EXPECT_TRUE(threads.count("flows in, lane 0"));
+}
+
+// The trace draws the bubble account summary.json reports: per GPU, its
+// bubble slices (waits before ops and the idle after its last op) add up to
+// compute.gpus[].bubble_s, to the picosecond. DCTCP with background flows,
+// so that inputs arrive late.
+TEST(TraceCli, BubbleSlicesAddUpToTheSummarysBubbles) {
+  const fs::path out = temp("out");
+  const fs::path trace = temp("trace.json");
+  ASSERT_EQ(run_cli("run " + kTinyPipeline + " --transport dctcp --out " + out.string() +
+                    " --trace " + trace.string() + " --trace-max-events 100000000"),
+            0)
+      << read_text(temp("log"));
+  std::map<int, double> slice_us;  // by pid (host + 1)
+  std::size_t after_last_op = 0;
+  for (const json& e : trace_events(trace)) {
+    if (e["ph"] != "X" || e.value("cat", "") != "bubble") continue;
+    slice_us[e["pid"].get<int>()] += e["dur"].get<double>();
+    if (e["args"].contains("after")) ++after_last_op;
+  }
+  const json gpus = json::parse(read_text(out / "summary.json"))["compute"]["gpus"];
+  ASSERT_EQ(gpus.size(), 4u);
+  double bubbles_s = 0;
+  for (const json& gpu : gpus) {
+    const double bubble_s = gpu["bubble_s"].get<double>();
+    EXPECT_NEAR(slice_us[gpu["gpu"].get<int>() + 1] * 1e-6, bubble_s, 1e-12) << gpu.dump();
+    bubbles_s += bubble_s;
+  }
+  EXPECT_GT(bubbles_s, 0.0);
+  EXPECT_GE(after_last_op, 1u);  // at least the GPUs that end before the makespan
 }
 
 TEST(TraceCli, TracingLeavesResultsIdentical) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "experiment/experiment.h"
+#include "workload/compute/bubble_account.h"
 #include "workload/compute/compute_graph.h"
 #include "workload/pipeline/pipeline_workload.h"
 
@@ -183,6 +184,61 @@ TEST(PipelineOnTheNetwork, SafsIterationBarelyMovesWithBackground) {
   // DCTCP shares each stage's link six ways and does not.
   EXPECT_GT(static_cast<double>(zb_iteration_ps("dctcp", 5)),
             1.05 * static_cast<double>(zb_iteration_ps("dctcp", 0)));
+}
+
+// The bubble account of a contended run (DCTCP, two background flows into
+// every stage host, so inputs arrive late): per GPU, its idle slices and busy
+// ops tile the window, the waits are ops.csv's, the tail is the idle after
+// the last op, and the parts add up to makespan - busy.
+TEST(BubbleAccount, PartsAddUpToMakespanMinusBusyUnderBackgroundTraffic) {
+  const ComputeEngine* c = nullptr;
+  std::unique_ptr<Experiment> keep;
+  zb_iteration_ps("dctcp", 2, &c, &keep);
+  const BubbleAccount account(*c);
+  ASSERT_EQ(account.gpus(), 4u);
+  TimePs all_waits = 0, all_tails = 0;
+  for (int g = 0; g < 4; ++g) {
+    const GpuBubbles& b = account.gpu(g);
+    TimePs op_waits = 0, idle = 0;
+    for (const int op : c->graph().gpu_order[static_cast<std::size_t>(g)]) {
+      op_waits += c->ops()[static_cast<std::size_t>(op)].wait_ps;
+    }
+    for (const IdleSlice& slice : b.idle) {
+      EXPECT_GT(slice.length_ps(), 0);
+      idle += slice.length_ps();
+    }
+    EXPECT_EQ(b.waits_ps, op_waits) << "gpu " << g;
+    EXPECT_EQ(b.unfinished_op_ps, 0) << "gpu " << g;
+    EXPECT_EQ(idle, b.waits_ps + b.after_last_op_ps) << "gpu " << g;
+    EXPECT_EQ(b.total_ps(), c->makespan_ps() - c->busy_ps(g)) << "gpu " << g;
+    EXPECT_EQ(c->bubble_ps(g), b.total_ps()) << "gpu " << g;
+    all_waits += b.waits_ps;
+    all_tails += b.after_last_op_ps;
+  }
+  EXPECT_GT(all_waits, 0);  // late inputs
+  EXPECT_GT(all_tails, 0);  // only one GPU ends the iteration
+}
+
+// A run stopped mid-iteration: the account still adds up to makespan - busy,
+// with the running ops' time inside the window as its own part.
+TEST(BubbleAccount, StoppedRunCountsTheUnfinishedOps) {
+  ComputeGraph g;
+  g.add_op(0, kPsPerMs, "A");
+  g.add_op(1, 3 * kPsPerMs, "B");
+  g.add_op(0, 5 * kPsPerMs, "C");  // after A on GPU 0
+  ExperimentConfig config = star_with(g, 2);
+  config.stop_ps = 4 * kPsPerMs;  // A done at 1, B done at 3, C running
+  Experiment e(config);
+  e.run();
+  const ComputeEngine& engine = *e.compute();
+  ASSERT_FALSE(engine.finished());
+  const BubbleAccount account(engine);
+  EXPECT_EQ(account.makespan_ps(), 3 * kPsPerMs);  // B's end
+  for (int gpu = 0; gpu < 2; ++gpu) {
+    EXPECT_EQ(account.gpu(gpu).total_ps(), engine.makespan_ps() - engine.busy_ps(gpu));
+  }
+  EXPECT_EQ(account.gpu(0).unfinished_op_ps, 2 * kPsPerMs);  // C from 1 to 3
+  EXPECT_EQ(account.gpu(1).total_ps(), 0);
 }
 
 // Without contention (and with transfers much shorter than the slack) the

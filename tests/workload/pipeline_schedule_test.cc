@@ -6,9 +6,10 @@
 //   ZB-H2: (p-1)(T_F+T_B-2T_W) floored at 0, memory (2p-1).
 // The paper's bubble of a stage is the idle time inside the stage's own span
 // (zb.py measures each stage from its first F to its last op) and its
-// formulas are the maximum over stages; Timeline::span_bubble_per_stage is
-// that quantity. Timeline::bubble_per_stage measures against the whole
-// iteration instead; both are checked.
+// formulas are the maximum over stages; Timeline::span_idle_per_stage is
+// that quantity. Timeline::idle_per_stage measures against the whole
+// iteration instead; both are checked. (In the simulator, "bubble" means the
+// bubble account of a run; the schedule's figures are named idle.)
 #include "workload/pipeline/schedule.h"
 
 #include <gtest/gtest.h>
@@ -211,7 +212,7 @@ TEST(PipelineSchedule, GPipeBubbleFraction) {
       const TimePs per_mb = t.f + t.b + t.w;
       EXPECT_EQ(tl.iteration_time, (m + p - 1) * per_mb) << label(spec);
       for (int s = 0; s < p; ++s) {
-        const TimePs bubble = tl.bubble_per_stage[static_cast<std::size_t>(s)];
+        const TimePs bubble = tl.idle_per_stage[static_cast<std::size_t>(s)];
         EXPECT_EQ(bubble, (p - 1) * per_mb) << label(spec) << " s=" << s;
         // bubble / iteration == (p-1)/(m+p-1), exactly.
         EXPECT_EQ(bubble * (m + p - 1), tl.iteration_time * (p - 1)) << label(spec);
@@ -229,12 +230,12 @@ TEST(PipelineSchedule, OneFOneBBubble) {
       const Timeline tl = run(spec);
       const TimePs formula = (p - 1) * (t.f + t.b + t.w);
       for (int s = 0; s < p; ++s) {
-        EXPECT_EQ(tl.bubble_per_stage[static_cast<std::size_t>(s)], formula) << label(spec);
-        EXPECT_EQ(tl.span_bubble_per_stage[static_cast<std::size_t>(s)],
+        EXPECT_EQ(tl.idle_per_stage[static_cast<std::size_t>(s)], formula) << label(spec);
+        EXPECT_EQ(tl.span_idle_per_stage[static_cast<std::size_t>(s)],
                   (p - 1 - s) * (t.f + t.b + t.w))
             << label(spec) << " s=" << s;
       }
-      EXPECT_EQ(max_of(tl.span_bubble_per_stage), formula);
+      EXPECT_EQ(max_of(tl.span_idle_per_stage), formula);
     }
   }
 }
@@ -248,12 +249,12 @@ TEST(PipelineSchedule, ZbH1Bubble) {
       const Timeline tl = run(spec);
       const TimePs formula = (p - 1) * (t.f + t.b - t.w);
       for (int s = 0; s < p; ++s) {
-        EXPECT_EQ(tl.bubble_per_stage[static_cast<std::size_t>(s)], formula) << label(spec);
-        EXPECT_EQ(tl.span_bubble_per_stage[static_cast<std::size_t>(s)],
+        EXPECT_EQ(tl.idle_per_stage[static_cast<std::size_t>(s)], formula) << label(spec);
+        EXPECT_EQ(tl.span_idle_per_stage[static_cast<std::size_t>(s)],
                   (p - 1 - s) * (t.f + t.b - t.w))
             << label(spec) << " s=" << s;
       }
-      EXPECT_EQ(max_of(tl.span_bubble_per_stage), formula) << label(spec);
+      EXPECT_EQ(max_of(tl.span_idle_per_stage), formula) << label(spec);
       EXPECT_LT(formula,
                 run(make(Schedule::k1F1B, p, m, t)).iteration_time - m * (t.f + t.b + t.w));
     }
@@ -274,14 +275,13 @@ TEST(PipelineSchedule, ZbH2Bubble) {
       const Timeline tl = run(spec);
       const TimePs formula = std::max<TimePs>(0, (p - 1) * (t.f + t.b - 2 * t.w));
       for (int s = 0; s < p; ++s) {
-        EXPECT_EQ(tl.span_bubble_per_stage[static_cast<std::size_t>(s)],
+        EXPECT_EQ(tl.span_idle_per_stage[static_cast<std::size_t>(s)],
                   formula / (p - 1) * (p - 1 - s))
             << label(spec) << " s=" << s;
-        EXPECT_EQ(tl.bubble_per_stage[static_cast<std::size_t>(s)],
-                  std::max(formula, (p - 1) * t.f))
+        EXPECT_EQ(tl.idle_per_stage[static_cast<std::size_t>(s)], std::max(formula, (p - 1) * t.f))
             << label(spec);
       }
-      EXPECT_EQ(max_of(tl.span_bubble_per_stage), formula) << label(spec);
+      EXPECT_EQ(max_of(tl.span_idle_per_stage), formula) << label(spec);
     }
   }
 }
@@ -290,7 +290,7 @@ TEST(PipelineSchedule, ZbH2ZeroBubbleWithEqualTimes) {
   for (auto [p, m] : grid()) {
     if (m < 2 * p - 1) continue;
     const Timeline tl = run(make(Schedule::kZbH2, p, m));
-    EXPECT_EQ(max_of(tl.span_bubble_per_stage), 0) << "p=" << p << " m=" << m;
+    EXPECT_EQ(max_of(tl.span_idle_per_stage), 0) << "p=" << p << " m=" << m;
     EXPECT_EQ(tl.iteration_time, (3 * m + p - 1) * kT);
   }
 }
@@ -305,8 +305,8 @@ TEST(PipelineSchedule, ZbH2WithFewMicrobatches) {
         const Timeline h2 = run(spec);
         const Timeline h1 = run(make(Schedule::kZbH1, p, m, t));
         const TimePs h2_formula = std::max<TimePs>(0, (p - 1) * (t.f + t.b - 2 * t.w));
-        EXPECT_GE(max_of(h2.span_bubble_per_stage), h2_formula) << label(spec);
-        EXPECT_LE(max_of(h2.span_bubble_per_stage), (p - 1) * (t.f + t.b - t.w)) << label(spec);
+        EXPECT_GE(max_of(h2.span_idle_per_stage), h2_formula) << label(spec);
+        EXPECT_LE(max_of(h2.span_idle_per_stage), (p - 1) * (t.f + t.b - t.w)) << label(spec);
         EXPECT_LE(h2.iteration_time, h1.iteration_time) << label(spec);
       }
     }
@@ -320,9 +320,9 @@ TEST(PipelineSchedule, ZbFormulasAssumeShortW) {
   const Times t{4 * kT, 6 * kT, 5 * kT};
   for (auto [p, m] : grid()) {
     if (m < 2 * p - 1) continue;
-    const TimePs h1 = max_of(run(make(Schedule::kZbH1, p, m, t)).span_bubble_per_stage);
-    const TimePs h2 = max_of(run(make(Schedule::kZbH2, p, m, t)).span_bubble_per_stage);
-    const TimePs one_f_one_b = max_of(run(make(Schedule::k1F1B, p, m, t)).span_bubble_per_stage);
+    const TimePs h1 = max_of(run(make(Schedule::kZbH1, p, m, t)).span_idle_per_stage);
+    const TimePs h2 = max_of(run(make(Schedule::kZbH2, p, m, t)).span_idle_per_stage);
+    const TimePs one_f_one_b = max_of(run(make(Schedule::k1F1B, p, m, t)).span_idle_per_stage);
     EXPECT_GT(h1, (p - 1) * (t.f + t.b - t.w));
     EXPECT_GT(h2, std::max<TimePs>(0, (p - 1) * (t.f + t.b - 2 * t.w)));
     EXPECT_LT(h2, h1);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "workload/compute/bubble_account.h"
+
 namespace safs {
 
 ComputeEngine::ComputeEngine(Simulator& sim, ComputeGraph graph, ComputeHooks hooks,
@@ -157,5 +159,7 @@ TimePs ComputeEngine::busy_ps(int gpu) const {
   }
   return busy;
 }
+
+TimePs ComputeEngine::bubble_ps(int gpu) const { return BubbleAccount(*this).gpu(gpu).total_ps(); }
 
 }  // namespace safs

@@ -61,8 +61,9 @@ class ComputeEngine {
   TimePs started_ps() const { return started_ps_; }
   TimePs makespan_ps() const;                                          // last op end - start
   TimePs planned_makespan_ps() const { return planned_makespan_ps_; }  // with free communication
-  TimePs busy_ps(int gpu) const;
-  TimePs bubble_ps(int gpu) const { return makespan_ps() - busy_ps(gpu); }
+  TimePs busy_ps(int gpu) const;  // its finished ops' durations
+  // makespan - busy: the total of the GPU's BubbleAccount (bubble_account.h).
+  TimePs bubble_ps(int gpu) const;
 
  private:
   struct Gpu {

@@ -292,8 +292,8 @@ Timeline evaluate(const PipelineSpec& spec, const std::vector<std::vector<Op>>& 
     }
   }
 
-  timeline.bubble_per_stage.resize(idx(p));
-  timeline.span_bubble_per_stage.resize(idx(p));
+  timeline.idle_per_stage.resize(idx(p));
+  timeline.span_idle_per_stage.resize(idx(p));
   for (int s = 0; s < p; ++s) {
     const auto& times = timeline.op_times[idx(s)];
     if (!times.empty())
@@ -302,8 +302,8 @@ Timeline evaluate(const PipelineSpec& spec, const std::vector<std::vector<Op>>& 
   for (int s = 0; s < p; ++s) {
     const auto& times = timeline.op_times[idx(s)];
     const TimePs busy = timeline.busy_per_stage[idx(s)];
-    timeline.bubble_per_stage[idx(s)] = timeline.iteration_time - busy;
-    timeline.span_bubble_per_stage[idx(s)] =
+    timeline.idle_per_stage[idx(s)] = timeline.iteration_time - busy;
+    timeline.span_idle_per_stage[idx(s)] =
         times.empty() ? 0 : times.back().second - times.front().first - busy;
   }
   timeline.peak_activations = peak_activations(orders, spec.schedule);

@@ -96,13 +96,15 @@ struct Timeline {
   // [stage][position in the order]: (start, end).
   std::vector<std::vector<std::pair<TimePs, TimePs>>> op_times;
   TimePs iteration_time = 0;  // makespan, from time 0 to the last op's end
-  // iteration_time - busy time of the stage.
-  std::vector<TimePs> bubble_per_stage;
+  // iteration_time - busy time of the stage: the planned counterpart of a
+  // simulated GPU's bubble (workload/compute/bubble_account.h), named apart
+  // because it is a property of the schedule, not of a run.
+  std::vector<TimePs> idle_per_stage;
   // (last end - first start) - busy time: idle time inside the stage's own
-  // span. This is the ZB paper's bubble (zb.py measures each stage from its
-  // first F to its last op); its formulas are the maximum over stages, which
-  // is stage 0's.
-  std::vector<TimePs> span_bubble_per_stage;
+  // span. This is what the ZB paper calls a stage's bubble (zb.py measures
+  // each stage from its first F to its last op); its formulas are the maximum
+  // over stages, which is stage 0's.
+  std::vector<TimePs> span_idle_per_stage;
   std::vector<TimePs> busy_per_stage;
   std::vector<int> peak_activations;
 };

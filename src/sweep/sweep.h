@@ -1,0 +1,27 @@
+// `safs-sim sweep FILE`: runs every point of a grid (from the file's [sweep]
+// table and --grid) in parallel worker processes, skips points finished by an
+// earlier sweep, and writes OUT/<point>/ for each point plus OUT/sweep.csv.
+// Under mpirun, rank r runs the points i with i % ranks == r and rank 0
+// writes the CSV.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "console/verbosity.h"
+
+namespace safs::sweep {
+
+struct SweepOptions {
+  std::string file;
+  std::vector<std::string> grid;       // --grid key=v1,v2 (over the file's axes)
+  std::vector<std::string> overrides;  // --set, --transport, --seed: every point
+  std::vector<std::string> metrics;    // --metric (replaces sweep.metrics)
+  std::string out_dir;                 // default out/sweep-STEM
+  int jobs = 0;                        // parallel points per rank; 0 = its share of the cores
+  console::Verbosity verbosity = console::Verbosity::kNormal;
+};
+
+int run_sweep(const SweepOptions& options);
+
+}  // namespace safs::sweep
