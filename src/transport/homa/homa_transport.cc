@@ -9,17 +9,11 @@
 #include "engine/timer.h"
 #include "transport/common/host_endpoints.h"
 #include "transport/common/segment_tracker.h"
+#include "transport/homa/homa_header.h"
 
 namespace safs {
 
 namespace {
-
-// Subtypes of PacketKind::kControl, in words[3].
-enum ControlType : std::uint64_t {
-  kBusy = 1,     // sender -> receiver: alive, deliberately sending other messages
-  kNeedAck = 2,  // sender -> receiver: I may send nothing more; where are we?
-  kUnknown = 3,  // receiver -> sender: no packet of this message ever arrived
-};
 
 // Every control packet travels at the top level (module protocol.md).
 constexpr std::uint8_t kControlPriority = kTopPriority;
@@ -251,6 +245,7 @@ Packet* HomaTransport::build_data(Message& m, std::uint64_t offset) {
   p.route = &m.data_route;
   p.next_hop = 1;  // hop 0 is this NIC
   p.kind = PacketKind::kData;
+  p.message_type = homa_header::kData;
   p.priority = offset < m.unsched ? m.unsched_priority : m.sched_priority;
   p.ecn_capable = false;
   p.flow_id = m.spec.id;
@@ -261,8 +256,7 @@ Packet* HomaTransport::build_data(Message& m, std::uint64_t offset) {
       std::min<std::uint64_t>(env_.mtu_bytes, m.spec.size_bytes - offset));
   p.wire_bytes = p.payload_bytes + env_.header_bytes;
   p.sent_at_ps = env_.sim.now();
-  p.words[0] = m.spec.size_bytes;  // message length
-  p.words[1] = m.unsched;          // bytes sent without grants
+  homa_header::put_data(p, {m.spec.size_bytes, m.unsched});
   ++stats_.data_packets;
   ++m.counters.data_packets;
   return &p;
@@ -307,9 +301,7 @@ void HomaTransport::on_probe_timer(Message& m) {
   }
   ++stats_.timeouts;
   ++probes_;
-  Packet& p = new_control(m, PacketKind::kControl, false);
-  p.words[3] = kNeedAck;
-  send_control(m, p);
+  send_control(m, new_control(m, homa_header::kNeedAck, false));
   m.probe_timer->arm_in(config_.sender_probe_ps);
 }
 
@@ -424,9 +416,10 @@ void HomaTransport::on_data(Host& host, Message& m, const Packet& p) {
   if (!m.rx_known) {
     m.rx_known = true;
     m.birth_ps = env_.sim.now();
-    m.length = p.words[0];
+    const homa_header::DataFields data = homa_header::get_data(p);
+    m.length = data.message_length;
     m.received = SegmentTracker(m.length, env_.mtu_bytes);
-    m.rx_granted = std::min(m.length, p.words[1]);
+    m.rx_granted = std::min(m.length, data.unscheduled_bytes);
     m.rx_levels.emplace_back(m.rx_granted, unsched_priority(m.length));
   }
   const std::size_t level = p.priority & (kNumPriorities - 1);
@@ -456,7 +449,7 @@ void HomaTransport::on_data(Host& host, Message& m, const Packet& p) {
     m.resend_timer->cancel();
     update_incoming(host, m);
     update_grantable(host, m);
-    send_control(m, new_control(m, PacketKind::kAck, true));
+    send_control(m, new_control(m, homa_header::kAck, true));
   } else {
     update_incoming(host, m);
     update_grantable(host, m);
@@ -571,11 +564,12 @@ bool HomaTransport::fifo_grant(Host& host) {
 
 // ----------------------------------------------------------------- both --
 
-Packet& HomaTransport::new_control(Message& m, PacketKind kind, bool to_sender) {
+Packet& HomaTransport::new_control(Message& m, homa_header::Type type, bool to_sender) {
   Packet& p = *env_.pool.acquire();
   p.route = to_sender ? &m.ctrl_route : &m.data_route;
   p.next_hop = 0;
-  p.kind = kind;
+  p.kind = PacketKind::kControl;
+  p.message_type = type;
   p.priority = kControlPriority;
   p.ecn_capable = false;
   p.flow_id = m.spec.id;
@@ -589,7 +583,7 @@ Packet& HomaTransport::new_control(Message& m, PacketKind kind, bool to_sender) 
 void HomaTransport::send_control(Message& m, Packet& p) {
   ++stats_.control_packets;
   stats_.control_bytes += p.wire_bytes;
-  if (p.kind != PacketKind::kAck) {
+  if (p.message_type != homa_header::kAck) {
     ++stats_.scheduling_packets;
     ++m.counters.control_packets;
   }
@@ -603,20 +597,16 @@ void HomaTransport::send_grant(Message& m, std::uint8_t priority) {
     m.rx_levels.emplace_back(m.rx_granted, priority);
   }
   m.rx_last_progress = env_.sim.now();  // module: a grant resets silent_ticks
-  Packet& p = new_control(m, PacketKind::kGrant, true);
-  p.words[0] = m.rx_granted;
-  p.words[1] = priority;
+  Packet& p = new_control(m, homa_header::kGrant, true);
+  homa_header::put_grant(p, {m.rx_granted, priority});
   send_control(m, p);
 }
 
 // A RESEND names a byte range and also repeats the current grant (offset and
 // scheduled level), so a lost GRANT is repaired by the next RESEND.
 void HomaTransport::send_resend(Message& m, std::uint64_t offset, std::uint64_t length) {
-  Packet& p = new_control(m, PacketKind::kResend, true);
-  p.seq = offset;
-  p.words[0] = length;
-  p.words[1] = m.rx_granted;
-  p.words[2] = m.rx_priority;
+  Packet& p = new_control(m, homa_header::kResend, true);
+  homa_header::put_resend(p, {offset, length, {m.rx_granted, m.rx_priority}});
   if (length > 0) ++resends_;
   send_control(m, p);
 }
@@ -625,57 +615,56 @@ void HomaTransport::on_packet(Host& host, Packet& p) {
   Message* found = message(p.flow_id);
   if (found != nullptr && found->spec.size_bytes > 0) {
     Message& m = *found;
-    switch (p.kind) {
-      case PacketKind::kData:  // receiver
+    switch (p.message_type) {
+      case homa_header::kData:  // receiver
         on_data(host, m, p);
         break;
-      case PacketKind::kGrant:  // sender
+      case homa_header::kGrant: {  // sender
         note_sender_activity(m);
-        apply_grant(m, p.words[0], static_cast<std::uint8_t>(p.words[1]));
+        const homa_header::GrantFields grant = homa_header::get_grant(p);
+        apply_grant(m, grant.offset, grant.priority);
         break;
-      case PacketKind::kResend: {  // sender
+      }
+      case homa_header::kResend: {  // sender
         note_sender_activity(m);
         if (m.acked) break;
-        apply_grant(m, p.words[1], static_cast<std::uint8_t>(p.words[2]));
-        const std::uint64_t length = p.words[0];
-        if (length == 0) break;  // only "still here, keep waiting"
+        const homa_header::ResendFields resend = homa_header::get_resend(p);
+        apply_grant(m, resend.grant.offset, resend.grant.priority);
+        if (resend.length == 0) break;  // only "still here, keep waiting"
         // Module homa_resend_pkt: retransmit what of the range was sent; if
         // none of it was, the sender is choosing to send other messages: BUSY.
-        if (p.seq < m.next_offset) {
-          queue_retransmit(m, p.seq, std::min(p.seq + length, m.next_offset));
+        if (resend.offset < m.next_offset) {
+          queue_retransmit(m, resend.offset,
+                           std::min(resend.offset + resend.length, m.next_offset));
         } else {
-          Packet& busy = new_control(m, PacketKind::kControl, false);
-          busy.words[3] = kBusy;
-          send_control(m, busy);
+          send_control(m, new_control(m, homa_header::kBusy, false));
         }
         break;
       }
-      case PacketKind::kAck:  // sender: the receiver has the whole message
+      case homa_header::kAck:  // sender: the receiver has the whole message
         if (!m.acked) {
           m.acked = true;
           update_ready(m);
           m.probe_timer->cancel();
         }
         break;
-      case PacketKind::kControl:
-        if (p.words[3] == kBusy) {  // receiver: the sender is alive
-          m.rx_last_progress = env_.sim.now();
-          arm_resend(m);
-        } else if (p.words[3] == kNeedAck) {  // receiver
-          if (!m.rx_known) {
-            Packet& unknown = new_control(m, PacketKind::kControl, true);
-            unknown.words[3] = kUnknown;
-            ++unknowns_;
-            send_control(m, unknown);
-          } else if (m.complete) {
-            send_control(m, new_control(m, PacketKind::kAck, true));
-          } else if (!expecting(m) || request_retransmission(host, m) == 0) {
-            send_resend(m, m.recv_end, 0);  // known, nothing overdue: keep waiting
-          }
-        } else if (p.words[3] == kUnknown) {  // sender: everything sent was lost
-          note_sender_activity(m);
-          queue_retransmit(m, 0, m.next_offset);
+      case homa_header::kBusy:  // receiver: the sender is alive
+        m.rx_last_progress = env_.sim.now();
+        arm_resend(m);
+        break;
+      case homa_header::kNeedAck:  // receiver
+        if (!m.rx_known) {
+          ++unknowns_;
+          send_control(m, new_control(m, homa_header::kUnknown, true));
+        } else if (m.complete) {
+          send_control(m, new_control(m, homa_header::kAck, true));
+        } else if (!expecting(m) || request_retransmission(host, m) == 0) {
+          send_resend(m, m.recv_end, 0);  // known, nothing overdue: keep waiting
         }
+        break;
+      case homa_header::kUnknown:  // sender: everything sent was lost
+        note_sender_activity(m);
+        queue_retransmit(m, 0, m.next_offset);
         break;
       default:
         break;

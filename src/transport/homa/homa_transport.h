@@ -25,6 +25,7 @@
 #include <memory>
 #include <vector>
 
+#include "transport/homa/homa_header.h"
 #include "transport/params.h"
 #include "transport/transport.h"
 
@@ -108,7 +109,7 @@ class HomaTransport final : public Transport {
 
   // Both.
   void on_packet(Host& host, Packet& p);
-  Packet& new_control(Message& m, PacketKind kind, bool to_sender);
+  Packet& new_control(Message& m, homa_header::Type type, bool to_sender);
   void send_control(Message& m, Packet& p);
   void send_grant(Message& m, std::uint8_t priority);
   void send_resend(Message& m, std::uint64_t offset, std::uint64_t length);

@@ -1,23 +1,15 @@
 #include "transport/pfabric/pfabric_transport.h"
 
 #include <algorithm>
-#include <bit>
 #include <limits>
 
 #include "transport/common/host_endpoints.h"
+#include "transport/pfabric/pfabric_header.h"
 #include "transport/pfabric/pfabric_queue.h"
 
 namespace safs {
 
 namespace {
-
-// ACK and probe header fields in Packet::words.
-constexpr std::size_t kFlagsWord = 0;
-constexpr std::uint64_t kProbeFlag = 1;  // a probe, or the ACK of one
-// words[1..3]: selective ACK of the 192 segments after the cumulative point
-// (bit i = segment cumulative_segment + 1 + i has arrived).
-constexpr std::size_t kSackFirstWord = 1;
-constexpr std::uint64_t kSackSegments = 3 * 64;
 
 constexpr std::uint32_t kAbsent = std::numeric_limits<std::uint32_t>::max();
 
@@ -101,7 +93,10 @@ PFabricTransport::PFabricTransport(TransportEnv& env, const PFabricConfig& confi
 PFabricTransport::~PFabricTransport() = default;
 
 void PFabricTransport::start_flow(const FlowSpec& spec) {
-  Flow& flow = flows_.add(env_.net, spec);
+  Flow& flow = flows_.add(spec.id);
+  flow.spec = spec;
+  flow.data_route = env_.net.route(spec.src, spec.dst, spec.id);
+  flow.ack_route = env_.net.route(spec.dst, spec.src, spec.id);
 
   // The path's bandwidth-delay product: bottleneck rate x the unloaded RTT of
   // a full packet and its ACK.
@@ -170,14 +165,14 @@ std::uint32_t PFabricTransport::segment_bytes(const Flow& flow, std::uint64_t se
 
 void PFabricTransport::on_packet(Packet& packet) {
   if (Flow* flow = flow_for(packet.flow_id)) {
-    switch (packet.kind) {
-      case PacketKind::kData:
+    switch (packet.message_type) {
+      case pfabric_header::kData:
         on_data(*flow, packet);
         break;
-      case PacketKind::kAck:
+      case pfabric_header::kAck:
         on_ack(*flow, packet);
         break;
-      case PacketKind::kControl:  // a probe: answer with the receiver's state
+      case pfabric_header::kProbe:  // answer with the receiver's state
         send_ack(*flow, packet.seq, true, packet.sent_at_ps);
         break;
       default:
@@ -206,7 +201,8 @@ void PFabricTransport::send_ack(Flow& flow, std::uint64_t seq, bool probe, TimeP
   Packet& ack = *env_.pool.acquire();
   ack.route = &flow.ack_route;
   ack.next_hop = 0;  // pushed through the NIC queue, ahead of pulled data
-  ack.kind = PacketKind::kAck;
+  ack.kind = PacketKind::kControl;
+  ack.message_type = pfabric_header::kAck;
   ack.priority = kTopPriority;
   ack.rank = 0;  // the highest pFabric priority
   ack.flow_id = flow.spec.id;
@@ -215,14 +211,13 @@ void PFabricTransport::send_ack(Flow& flow, std::uint64_t seq, bool probe, TimeP
   ack.wire_bytes = env_.header_bytes;
   ack.ack = flow.received.cumulative_bytes();
   ack.seq = seq;
-  ack.words[kFlagsWord] = probe ? kProbeFlag : 0;
+  pfabric_header::set_answers_probe(ack, probe);
   // Selective ACK of the segments received above the cumulative point.
   const std::uint64_t first_missing = ack.ack / env_.mtu_bytes;
-  const std::uint64_t end = std::min(flow.received_end, first_missing + 1 + kSackSegments);
+  const std::uint64_t end =
+      std::min(flow.received_end, first_missing + 1 + pfabric_header::kSackSegments);
   for (std::uint64_t index = first_missing + 1; index < end; ++index) {
-    if (!flow.received.has(index)) continue;
-    const std::uint64_t bit = index - first_missing - 1;
-    ack.words[kSackFirstWord + bit / 64] |= std::uint64_t{1} << (bit % 64);
+    if (flow.received.has(index)) pfabric_header::set_sack(ack, index - first_missing - 1);
   }
   ack.echo_ps = echo_ps;
   ack.sent_at_ps = env_.sim.now();
@@ -249,18 +244,14 @@ void PFabricTransport::on_ack(Flow& flow, const Packet& ack) {
   const std::uint64_t mtu = env_.mtu_bytes;
   const std::uint64_t old_cumulative = flow.acked.cumulative_bytes();
   std::uint64_t newly_acked = 0;
-  if ((ack.words[kFlagsWord] & kProbeFlag) == 0) newly_acked += mark_acked(flow, ack.seq);
+  if (!pfabric_header::answers_probe(ack)) newly_acked += mark_acked(flow, ack.seq);
   const std::uint64_t cumulative = std::min(ack.ack, flow.spec.size_bytes);
   while (flow.acked.cumulative_bytes() < cumulative) {
     newly_acked += mark_acked(flow, flow.acked.cumulative_bytes());
   }
   const std::uint64_t sack_base = cumulative / mtu + 1;
-  for (std::size_t w = 0; w < 3; ++w) {
-    for (std::uint64_t bits = ack.words[kSackFirstWord + w]; bits != 0; bits &= bits - 1) {
-      const auto bit = static_cast<std::uint64_t>(std::countr_zero(bits));
-      newly_acked += mark_acked(flow, (sack_base + 64 * w + bit) * mtu);
-    }
-  }
+  pfabric_header::for_each_sack(
+      ack, [&](std::uint64_t bit) { newly_acked += mark_acked(flow, (sack_base + bit) * mtu); });
 
   if (flow.probe_mode) {
     // Any ACK ends probe mode; the flow re-enters slow start from 1 MTU
@@ -394,6 +385,7 @@ Packet* PFabricTransport::build_segment(Flow& flow) {
   p.route = &flow.data_route;
   p.next_hop = 1;  // hop 0 is this NIC
   p.kind = PacketKind::kData;
+  p.message_type = pfabric_header::kData;
   p.rank = flow.remaining();
   p.flow_id = flow.spec.id;
   p.src_host = static_cast<std::uint32_t>(flow.spec.src);
@@ -416,6 +408,7 @@ Packet* PFabricTransport::build_probe(Flow& flow) {
   p.route = &flow.data_route;
   p.next_hop = 1;
   p.kind = PacketKind::kControl;
+  p.message_type = pfabric_header::kProbe;
   p.rank = flow.remaining();
   p.flow_id = flow.spec.id;
   p.src_host = static_cast<std::uint32_t>(flow.spec.src);
@@ -423,7 +416,6 @@ Packet* PFabricTransport::build_probe(Flow& flow) {
   p.seq = flow.acked.cumulative_bytes();
   p.payload_bytes = 0;  // the byte is padding: delivery counts whole segments only
   p.wire_bytes = env_.header_bytes + 1;
-  p.words[kFlagsWord] = kProbeFlag;
   p.sent_at_ps = env_.sim.now();
   ++stats_.control_packets;
   stats_.control_bytes += p.wire_bytes;
