@@ -8,6 +8,9 @@
 #include <memory>
 #include <vector>
 
+#include "net/network.h"
+#include "transport/flow.h"
+
 namespace safs {
 
 template <typename Entry>
@@ -28,5 +31,26 @@ class FlowTable {
  private:
   std::vector<std::unique_ptr<Entry>> by_id_;
 };
+
+// Both sides' entries of a new flow.
+template <typename Sender, typename Receiver>
+struct FlowSides {
+  Sender& sender;
+  Receiver& receiver;
+};
+
+// Adds a flow's sender entry, with its spec and `data_route` (sender to
+// receiver), and its receiver entry, with its spec and `reverse_route`.
+template <typename Sender, typename Receiver>
+FlowSides<Sender, Receiver> add_flow(Network& net, const FlowSpec& spec, FlowTable<Sender>& senders,
+                                     FlowTable<Receiver>& receivers) {
+  Sender& sender = senders.add(spec.id);
+  sender.spec = spec;
+  sender.data_route = net.route(spec.src, spec.dst, spec.id);
+  Receiver& receiver = receivers.add(spec.id);
+  receiver.spec = spec;
+  receiver.reverse_route = net.route(spec.dst, spec.src, spec.id);
+  return {sender, receiver};
+}
 
 }  // namespace safs

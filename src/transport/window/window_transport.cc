@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "transport/common/control_packet.h"
 #include "transport/common/host_endpoints.h"
 
 namespace safs {
@@ -34,16 +35,13 @@ WindowTransport::WindowTransport(TransportEnv& env, const WindowConfig& config,
 WindowTransport::~WindowTransport() = default;
 
 void WindowTransport::start_flow(const FlowSpec& spec) {
-  SenderFlow& sender = senders_.add(spec.id);
-  sender.spec = spec;
-  sender.data_route = env_.net.route(spec.src, spec.dst, spec.id);
-  ReceiverFlow& receiver = receivers_.add(spec.id);
-  receiver.spec = spec;
-  receiver.ack_route = env_.net.route(spec.dst, spec.src, spec.id);
+  const auto sides = add_flow(env_.net, spec, senders_, receivers_);
+  SenderFlow& sender = sides.sender;
+  ReceiverFlow& receiver = sides.receiver;
   receiver.received = SegmentTracker(spec.size_bytes, env_.mtu_bytes);
 
   sender.base_rtt_ps = sender.data_route.packet_latency_ps(env_.mtu_bytes + env_.header_bytes) +
-                       receiver.ack_route.packet_latency_ps(env_.header_bytes);
+                       receiver.reverse_route.packet_latency_ps(env_.header_bytes);
   sender.cc.cwnd_bytes = std::uint64_t{config_.initial_cwnd_packets} * env_.mtu_bytes;
   sender.cc.ssthresh_bytes = UINT64_MAX;
   sender.cc.alpha = config_.initial_alpha;
@@ -154,27 +152,12 @@ Packet* WindowTransport::build_segment(SenderFlow& flow, std::uint8_t priority) 
 
 Packet& WindowTransport::new_control(const SenderFlow& flow, std::uint8_t message_type,
                                      std::uint8_t priority) {
-  return control_packet(flow.spec, flow.data_route, false, message_type, priority);
+  return new_control_packet(env_, flow.spec, flow.data_route, false, message_type, priority);
 }
 
 Packet& WindowTransport::new_control(const ReceiverFlow& flow, std::uint8_t message_type,
                                      std::uint8_t priority) {
-  return control_packet(flow.spec, flow.ack_route, true, message_type, priority);
-}
-
-Packet& WindowTransport::control_packet(const FlowSpec& spec, const Route& route, bool to_sender,
-                                        std::uint8_t message_type, std::uint8_t priority) {
-  Packet& p = *env_.pool.acquire();
-  p.route = &route;
-  p.kind = PacketKind::kControl;
-  p.message_type = message_type;
-  p.priority = priority;
-  p.flow_id = spec.id;
-  p.src_host = static_cast<std::uint32_t>(to_sender ? spec.dst : spec.src);
-  p.dst_host = static_cast<std::uint32_t>(to_sender ? spec.src : spec.dst);
-  p.wire_bytes = env_.header_bytes;
-  p.sent_at_ps = env_.sim.now();
-  return p;
+  return new_control_packet(env_, flow.spec, flow.reverse_route, true, message_type, priority);
 }
 
 void WindowTransport::send_control(FlowSide& from, Packet& packet) {

@@ -132,8 +132,6 @@ class WindowTransport : public Transport {
   Packet* next_segment(Host& host);
   Packet* build_segment(SenderFlow& flow, std::uint8_t priority);
   std::uint32_t segment_bytes(const SenderFlow& flow, std::uint64_t seq) const;
-  Packet& control_packet(const FlowSpec& spec, const Route& route, bool to_sender,
-                         std::uint8_t message_type, std::uint8_t priority);
 
   TransportEnv env_;
   WindowConfig config_;
@@ -188,7 +186,7 @@ struct WindowTransport::SenderFlow : FlowSide {
 
 // The receiver's state of a flow, at its destination host.
 struct WindowTransport::ReceiverFlow : FlowSide {
-  Route ack_route;  // receiver -> sender
+  Route reverse_route;  // receiver -> sender
   SegmentTracker received;
   bool complete = false;
 };
