@@ -53,4 +53,12 @@ FlowSides<Sender, Receiver> add_flow(Network& net, const FlowSpec& spec, FlowTab
   return {sender, receiver};
 }
 
+// Bytes the receiver entry of flow `id` has delivered (`received`, a
+// SegmentTracker); 0 for a flow it does not know.
+template <typename Receiver>
+std::uint64_t delivered_bytes_of(const FlowTable<Receiver>& receivers, std::uint32_t id) {
+  const Receiver* receiver = receivers.find(id);
+  return receiver != nullptr ? receiver->received.delivered_bytes() : 0;
+}
+
 }  // namespace safs

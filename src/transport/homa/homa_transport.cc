@@ -8,8 +8,8 @@
 #include <utility>
 
 #include "engine/timer.h"
-#include "transport/common/control_packet.h"
 #include "transport/common/host_endpoints.h"
+#include "transport/common/new_packet.h"
 #include "transport/common/segment_tracker.h"
 #include "transport/homa/homa_header.h"
 
@@ -245,21 +245,12 @@ Packet* HomaTransport::next_packet(Host& host) {
 }
 
 Packet* HomaTransport::build_data(OutgoingMessage& m, std::uint64_t offset) {
-  Packet& p = *env_.pool.acquire();
-  p.route = &m.data_route;
-  p.next_hop = 1;  // hop 0 is this NIC
-  p.kind = PacketKind::kData;
-  p.message_type = homa_header::kData;
+  Packet& p = new_pulled_packet(env_, m.spec, m.data_route, PacketKind::kData, homa_header::kData);
   p.priority = offset < m.unsched ? m.unsched_priority : m.sched_priority;
-  p.ecn_capable = false;
-  p.flow_id = m.spec.id;
-  p.src_host = static_cast<std::uint32_t>(m.spec.src);
-  p.dst_host = static_cast<std::uint32_t>(m.spec.dst);
   p.seq = offset;
   p.payload_bytes = static_cast<std::uint32_t>(
       std::min<std::uint64_t>(env_.mtu_bytes, m.spec.size_bytes - offset));
   p.wire_bytes = p.payload_bytes + env_.header_bytes;
-  p.sent_at_ps = env_.sim.now();
   homa_header::put_data(p, {m.spec.size_bytes, m.unsched});
   ++stats_.data_packets;
   ++m.data_packets;
@@ -577,12 +568,7 @@ Packet& HomaTransport::new_control(const IncomingMessage& m, homa_header::Type t
 }
 
 void HomaTransport::send_control(MessageSide& from, Packet& p) {
-  ++stats_.control_packets;
-  stats_.control_bytes += p.wire_bytes;
-  if (p.message_type != homa_header::kAck) {
-    ++stats_.scheduling_packets;
-    ++from.control_packets;
-  }
+  count_control(stats_, p, p.message_type == homa_header::kAck, from.control_packets);
   forward(p);
 }
 

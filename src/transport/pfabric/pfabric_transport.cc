@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "transport/common/control_packet.h"
 #include "transport/common/host_endpoints.h"
+#include "transport/common/new_packet.h"
 #include "transport/pfabric/pfabric_header.h"
 #include "transport/pfabric/pfabric_queue.h"
 
@@ -146,8 +146,7 @@ void PFabricTransport::start_flow(const FlowSpec& spec) {
 }
 
 std::uint64_t PFabricTransport::delivered_bytes(std::uint32_t flow_id) const {
-  const ReceiverFlow* flow = receivers_.find(flow_id);
-  return flow != nullptr ? flow->received.delivered_bytes() : 0;
+  return delivered_bytes_of(receivers_, flow_id);
 }
 
 // ACKs and probes are not scheduling control: only data is counted.
@@ -378,19 +377,12 @@ Packet* PFabricTransport::build_segment(SenderFlow& flow) {
   flow.set_outstanding(seq / env_.mtu_bytes, true);
   flow.in_flight += length;
 
-  Packet& p = *env_.pool.acquire();
-  p.route = &flow.data_route;
-  p.next_hop = 1;  // hop 0 is this NIC
-  p.kind = PacketKind::kData;
-  p.message_type = pfabric_header::kData;
+  Packet& p =
+      new_pulled_packet(env_, flow.spec, flow.data_route, PacketKind::kData, pfabric_header::kData);
   p.rank = flow.remaining();
-  p.flow_id = flow.spec.id;
-  p.src_host = static_cast<std::uint32_t>(flow.spec.src);
-  p.dst_host = static_cast<std::uint32_t>(flow.spec.dst);
   p.seq = seq;
   p.payload_bytes = length;
   p.wire_bytes = length + env_.header_bytes;
-  p.sent_at_ps = env_.sim.now();
   ++stats_.data_packets;
   ++flow.data_packets;
   if (!flow.rto_timer->armed()) flow.rto_timer->arm_in(flow.path.rto_ps);
@@ -401,19 +393,12 @@ Packet* PFabricTransport::build_segment(SenderFlow& flow) {
 // data; the receiver answers it with an ACK of its state. One per RTT.
 Packet* PFabricTransport::build_probe(SenderFlow& flow) {
   flow.probe_due = false;
-  Packet& p = *env_.pool.acquire();
-  p.route = &flow.data_route;
-  p.next_hop = 1;
-  p.kind = PacketKind::kControl;
-  p.message_type = pfabric_header::kProbe;
+  Packet& p = new_pulled_packet(env_, flow.spec, flow.data_route, PacketKind::kControl,
+                                pfabric_header::kProbe);
   p.rank = flow.remaining();
-  p.flow_id = flow.spec.id;
-  p.src_host = static_cast<std::uint32_t>(flow.spec.src);
-  p.dst_host = static_cast<std::uint32_t>(flow.spec.dst);
   p.seq = flow.acked.cumulative_bytes();
   p.payload_bytes = 0;  // the byte is padding: delivery counts whole segments only
   p.wire_bytes = env_.header_bytes + 1;
-  p.sent_at_ps = env_.sim.now();
   ++stats_.control_packets;
   stats_.control_bytes += p.wire_bytes;
   ++pfabric_stats_.probes;

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <bit>
 
-#include "transport/common/control_packet.h"
 #include "transport/common/host_endpoints.h"
+#include "transport/common/new_packet.h"
 
 namespace safs {
 
@@ -55,8 +55,7 @@ void WindowTransport::start_flow(const FlowSpec& spec) {
 }
 
 std::uint64_t WindowTransport::delivered_bytes(std::uint32_t flow_id) const {
-  const ReceiverFlow* flow = receivers_.find(flow_id);
-  return flow != nullptr ? flow->received.delivered_bytes() : 0;
+  return delivered_bytes_of(receivers_, flow_id);
 }
 
 FlowCounters WindowTransport::flow_counters(std::uint32_t flow_id) const {
@@ -129,20 +128,13 @@ Packet* WindowTransport::build_segment(SenderFlow& flow, std::uint8_t priority) 
     if (flow.snd_nxt <= flow.high_water) ++stats_.retransmissions;  // go-back-N resend
     flow.high_water = std::max(flow.high_water, flow.snd_nxt);
   }
-  Packet& p = *env_.pool.acquire();
-  p.route = &flow.data_route;
-  p.next_hop = 1;  // hop 0 is this NIC
-  p.kind = PacketKind::kData;
-  p.message_type = window_header::kData;
+  Packet& p =
+      new_pulled_packet(env_, flow.spec, flow.data_route, PacketKind::kData, window_header::kData);
   p.priority = priority;
   p.ecn_capable = control_->ecn_capable();
-  p.flow_id = flow.spec.id;
-  p.src_host = static_cast<std::uint32_t>(flow.spec.src);
-  p.dst_host = static_cast<std::uint32_t>(flow.spec.dst);
   p.seq = seq;
   p.payload_bytes = segment_bytes(flow, seq);
   p.wire_bytes = p.payload_bytes + env_.header_bytes;
-  p.sent_at_ps = env_.sim.now();
   ++stats_.data_packets;
   ++flow.data_packets;
   if (!flow.rto_timer->armed()) flow.rto_timer->arm_in(flow.rto_ps);
@@ -161,12 +153,7 @@ Packet& WindowTransport::new_control(const ReceiverFlow& flow, std::uint8_t mess
 }
 
 void WindowTransport::send_control(FlowSide& from, Packet& packet) {
-  ++stats_.control_packets;
-  stats_.control_bytes += packet.wire_bytes;
-  if (packet.message_type != window_header::kAck) {
-    ++stats_.scheduling_packets;
-    ++from.control_packets;
-  }
+  count_control(stats_, packet, packet.message_type == window_header::kAck, from.control_packets);
   forward(packet);
 }
 
