@@ -7,22 +7,21 @@ PacedTransport::PacedTransport(TransportEnv& env, const WindowConfig& window,
                                std::unique_ptr<CongestionControl> control, std::uint64_t rate_bps)
     : WindowTransport(env, window, std::move(control)), rate_bps_(rate_bps) {}
 
-void PacedTransport::on_flow_start(Flow& flow) {
-  const std::uint32_t id = spec_of(flow).id;  // ids are dense: 0, 1, 2, ...
-  if (next_send_ps_.size() <= id) next_send_ps_.resize(id + 1, 0);
+void PacedTransport::on_sender_start(SenderFlow& flow) {
+  flow.extension = std::make_unique<Pacing>();
 }
 
 // Called whenever the NIC is free and this flow's window is open.
-WindowTransport::SendGate PacedTransport::send_gate(Flow& flow) {
-  const TimePs next = next_send_ps_[spec_of(flow).id];
+WindowTransport::SendGate PacedTransport::send_gate(SenderFlow& flow) {
+  const TimePs next = flow.ext<Pacing>().next_send_ps;
   if (next > env().sim.now()) return {false, 0, next};  // ask again at `next`
-  return {true, 0};                                       // send now, at priority 0
+  return {true, 0};                                     // send now, at priority 0
 }
 
 // The segment is leaving: the next one may follow one serialisation time of
 // this one at the configured rate.
-void PacedTransport::on_segment_sent(Flow& flow, Packet& packet) {
-  TimePs& next = next_send_ps_[spec_of(flow).id];
+void PacedTransport::on_segment_sent(SenderFlow& flow, Packet& packet) {
+  TimePs& next = flow.ext<Pacing>().next_send_ps;
   next = std::max(next, env().sim.now()) + serialization_ps(packet.wire_bytes, rate_bps_);
 }
 // [end-snippet]

@@ -13,6 +13,8 @@
 // the segment it answers and a selective-ACK bitmap of the segments above the
 // cumulative point, so a retransmission never repeats a segment the sender
 // knows has arrived. Each host NIC serves its flows shortest remaining first.
+// The sender's and the receiver's state of a flow are separate entries, each
+// in its own table; the messages and their fields are in pfabric_header.h.
 #pragma once
 
 #include <cstdint>
@@ -68,7 +70,8 @@ class PFabricTransport final : public Transport {
   PathInfo path_info(std::uint32_t flow_id) const;
 
  private:
-  struct Flow;
+  struct SenderFlow;    // at the flow's source host
+  struct ReceiverFlow;  // at its destination
   class Host;
   struct ReadyBefore {
     const PFabricTransport* t;
@@ -80,29 +83,29 @@ class PFabricTransport final : public Transport {
   };
   using ReadyHeap = IndexHeap<ReadyBefore, ReadyPosition>;
 
-  Flow* flow_for(std::uint32_t id) const { return flows_.find(id); }
   void on_packet(Packet& packet);
   // Receiver.
-  void on_data(Flow& flow, const Packet& data);
-  void send_ack(Flow& flow, std::uint64_t seq, bool probe, TimePs echo_ps);
+  void on_data(ReceiverFlow& flow, const Packet& data);
+  void send_ack(ReceiverFlow& flow, std::uint64_t seq, bool probe, TimePs echo_ps);
   // Sender.
-  void on_ack(Flow& flow, const Packet& ack);
-  std::uint64_t mark_acked(Flow& flow, std::uint64_t seq);
-  void grow_window(Flow& flow, std::uint64_t acked_bytes);
-  void on_timeout(Flow& flow);
-  void on_probe_timer(Flow& flow);
-  void finish_sender(Flow& flow);
-  bool sendable(Flow& flow);
-  void refresh(Flow& flow);  // the flow's place in its host's ready heap
+  void on_ack(SenderFlow& flow, const Packet& ack);
+  std::uint64_t mark_acked(SenderFlow& flow, std::uint64_t seq);
+  void grow_window(SenderFlow& flow, std::uint64_t acked_bytes);
+  void on_timeout(SenderFlow& flow);
+  void on_probe_timer(SenderFlow& flow);
+  void finish_sender(SenderFlow& flow);
+  bool sendable(SenderFlow& flow);
+  void refresh(SenderFlow& flow);  // the flow's place in its host's ready heap
   Packet* next_packet(Host& host);
-  Packet* build_segment(Flow& flow);
-  Packet* build_probe(Flow& flow);
-  std::uint32_t segment_bytes(const Flow& flow, std::uint64_t seq) const;
+  Packet* build_segment(SenderFlow& flow);
+  Packet* build_probe(SenderFlow& flow);
+  std::uint32_t segment_bytes(const SenderFlow& flow, std::uint64_t seq) const;
 
   TransportEnv env_;
   PFabricConfig config_;
   std::vector<std::unique_ptr<Host>> hosts_;
-  FlowTable<Flow> flows_;
+  FlowTable<SenderFlow> senders_;
+  FlowTable<ReceiverFlow> receivers_;
   TransportStats stats_;
   PFabricStats pfabric_stats_;
 };
