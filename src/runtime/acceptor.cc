@@ -47,6 +47,12 @@ void Acceptor::on_accept() {
       close(fd);
       continue;
     }
+    if (config_.security.insecure_loopback_only && !is_loopback(remote_host(fd))) {
+      config_.log("refusing a connection from " + remote_host(fd) +
+                  ": insecure_loopback_only accepts loopback only");
+      close(fd);
+      continue;
+    }
     set_no_delay(fd);
     unbound_[fd] = {fd, {}, std::nullopt, monotonic_ns()};
     loop_.add(fd, EPOLLIN, [this, fd](std::uint32_t) { on_readable(fd); });
@@ -98,6 +104,13 @@ void Acceptor::on_readable(int fd) {
   const wire::DecodeResult result = wire::decode(connection.bytes);
   if (result.status == wire::DecodeStatus::kNeedMore) return;
   if (result.status == wire::DecodeStatus::kInvalid) {
+    if (wire::frame_version(connection.bytes) == 1) {
+      const std::vector<std::uint8_t> refusal = wire::version_one_refusal();
+      [[maybe_unused]] const ssize_t sent =
+          send(fd, refusal.data(), refusal.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      protocol_error("a version-1 peer: version 2 (authenticated) is required");
+      return;
+    }
     protocol_error(result.error);
     return;
   }

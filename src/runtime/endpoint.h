@@ -84,7 +84,8 @@ struct EndpointStats {
   std::uint64_t data_bytes_received = 0;
   std::uint64_t grants_sent = 0;
   std::uint64_t grants_received = 0;
-  std::uint64_t protocol_errors = 0;  // connections closed for a bad message
+  std::uint64_t protocol_errors = 0;          // connections closed for a bad message
+  std::uint64_t authentication_failures = 0;  // wrong proofs, forged frames, bad tokens
   std::uint64_t peers = 0;
   std::uint64_t incoming_flows = 0;         // receiving now
   std::uint64_t incoming_buffer_bytes = 0;  // held for them

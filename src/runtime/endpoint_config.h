@@ -6,8 +6,11 @@
 #include <functional>
 #include <string_view>
 
+#include <optional>
+
 #include "core/receiver_scheduler.h"
 #include "runtime/pacer.h"
+#include "runtime/security.h"
 #include "runtime/socket_ops.h"
 
 namespace safs::runtime {
@@ -17,13 +20,17 @@ struct PeerLimits {
   std::uint64_t max_buffer_bytes = 256ull << 20;  // held for incoming flows (not posted buffers)
   std::uint64_t max_message_bytes = 1ull << 30;   // one flow
   std::uint32_t max_parked_connections = 16;  // data connections that came before their announce
+  // Control bytes read from one connection per loop turn: a flood waits in
+  // its own socket (TCP's window closes on it) instead of in memory.
+  std::size_t max_control_bytes_per_turn = 64 * 1024;
 };
 
 // A sender that sustains more than `ratio` times its grant (plus
 // `allowance_bytes` per window, for bursts) for `windows` consecutive
 // windows has all its flows demoted to background, and its reads are held to
-// its grant. TCP pacing is within a few percent of its rate (runtime.md §3),
-// so 1.5 is far outside what an obedient sender does.
+// its grant. Kernel TCP pacing holds a flow within a few percent of its rate
+// (docs/runtime.md, "Data path"), so 1.5 is far outside what an obedient
+// sender does.
 struct EnforcementConfig {
   std::int64_t window_ns = 10'000'000;
   double ratio = 1.5;
@@ -31,16 +38,29 @@ struct EnforcementConfig {
   int windows = 3;
 };
 
+// Who may talk to this endpoint (docs/security.md). Every endpoint of a job
+// holds the same job key; a peer that cannot prove it holds the key gets
+// nothing. Without a key an endpoint refuses to start unless
+// `insecure_loopback_only` is set: then a fixed, public key is used and only
+// loopback addresses are accepted, listened on or connected to (tests).
+struct SecurityConfig {
+  std::optional<JobKey> job_key;  // read_job_key_file() or job_key_from_environment()
+  bool insecure_loopback_only = false;
+  // A control connection must complete the handshake within this long.
+  std::int64_t handshake_timeout_ns = 2'000'000'000;
+};
+
 struct EndpointConfig {
   PeerAddress listen{"127.0.0.1", 0};
   // What this endpoint's receiver divides among its senders (bits per second).
   double downlink_bps = 1e9;
-  // Sent before any grant arrives (Homa's unscheduled bytes; runtime.md §2).
+  // Sent before any grant arrives (Homa's unscheduled bytes: Montazeri et al., SIGCOMM 2018).
   std::uint64_t unscheduled_bytes = 64 * 1024;
   // After its unscheduled bytes a flow waits this long for its first grant,
   // then falls back to a fair share.
   std::int64_t first_grant_wait_ns = 20'000'000;
   PacingMode pacing = PacingMode::kAuto;
+  SecurityConfig security;
   PeerLimits limits;
   EnforcementConfig enforcement;
   // Scheduler settings for real hosts; downlink_bps overrides its link rate.

@@ -6,11 +6,14 @@
 //
 // Control connection lifecycle: opened by whichever side first has a flow
 // for the other (connect()) or accepted with a Hello already read (adopt());
-// each side sends its Hello first. Messages before the Hello, a second
-// Hello, a DataOpen or an unreadable frame close the connection as a
-// protocol error; Error with flow 0 closes it on the peer's word. Every
-// other message concerns one flow and goes to the owner. Closing a peer
-// tells the owner first, so it can end that peer's flows.
+// the channel runs the authenticated handshake (control_channel.h). A peer
+// is identified (its session bound, its data connections accepted, its
+// flows heard) only once it proved it holds the job key; one that has not
+// within the handshake timeout is closed. A DataOpen or an unreadable frame
+// closes the connection as a protocol error; Error with flow 0 closes it on
+// the peer's word. Every other message concerns one flow and goes to the
+// owner. Closing a peer tells the owner first, so it can end that peer's
+// flows.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +39,9 @@ struct Peer {
   std::unique_ptr<ControlChannel> control;
   bool connected = false;            // outgoing: the connect completed
   std::optional<wire::Hello> hello;  // theirs
+  bool authenticated = false;        // proved it holds the job key
+  std::int64_t since_ns = 0;         // the connection's start (handshake timeout)
+  std::uint64_t highest_flow = 0;    // announced by it so far: ids only grow
   std::int64_t rtt_ns = 0;           // control connection's smoothed RTT
   // Held for flows from this peer (limited by PeerLimits).
   std::uint32_t incoming_flows = 0;
@@ -65,8 +71,10 @@ class PeerTable {
     ~Events() = default;
   };
 
-  // `local` is the Hello this endpoint sends every peer.
-  PeerTable(EventLoop& loop, const EndpointConfig& config, wire::Hello local, Events& events);
+  // `local` is the Hello this endpoint sends every peer (each connection
+  // with a fresh nonce); `key` the job key the handshake proves.
+  PeerTable(EventLoop& loop, const EndpointConfig& config, wire::Hello local, const JobKey& key,
+            Events& events);
 
   std::uint64_t local_session() const { return local_.session; }
 
@@ -76,7 +84,7 @@ class PeerTable {
   Peer& at(PeerId id) { return peers_.at(id); }
   Peer* find_by_session(std::uint64_t session);
   // The peer at `address`, connecting to it first if need be; nullptr (and
-  // `error`) when the connect fails at once.
+  // `error`) when the connect fails at once or the address is not allowed.
   Peer* connect(const PeerAddress& address, std::string& error);
   // An accepted control connection whose Hello was read, with what came after it.
   void adopt(int fd, const wire::Hello& hello, std::span<const std::uint8_t> early_bytes);
@@ -90,22 +98,27 @@ class PeerTable {
   void charge(Peer& peer, std::uint64_t buffered_bytes);
   void refund(PeerId id, std::uint64_t buffered_bytes);  // the peer may be gone
 
+  // Closes the peers that have not authenticated within the handshake timeout.
+  void expire(std::int64_t now_ns);
+  void count_authentication_failure() { ++stats_.authentication_failures; }
   void add_stats(EndpointStats& stats) const;
 
  private:
-  Peer& add(int fd, std::string name);
+  wire::Hello fresh_hello() const;
+  Peer& add(std::string name);
   void on_control_event(PeerId id, std::uint32_t events);
   void dispatch(Peer& peer, const wire::Message& message);
 
   EventLoop& loop_;
   const EndpointConfig& config_;
   const wire::Hello local_;
+  const JobKey key_;
   Events& events_;
   PeerId next_peer_ = 1;
   std::map<PeerId, Peer> peers_;
   std::map<std::string, PeerId> peer_by_name_;
   std::map<std::uint64_t, PeerId> peer_by_session_;
-  EndpointStats stats_;  // protocol errors, and closed peers' control bytes
+  EndpointStats stats_;  // protocol and authentication errors, closed peers' control bytes
 };
 
 }  // namespace safs::runtime

@@ -49,9 +49,13 @@ void ReceiveSide::on_announce(Peer& peer, const wire::Announce& announce) {
     peers_.send(peer, error);
   };
   if (announce.flow == 0) return refuse(wire::ErrorCode::kMalformed, "flow id 0");
-  if (incoming_by_remote_.count({peer.id, announce.flow}) != 0) {
-    return refuse(wire::ErrorCode::kMalformed, "flow announced twice");
+  // Flow ids only grow on a session: a duplicate or replayed announce
+  // (even of a flow that finished) is refused.
+  if (announce.flow <= peer.highest_flow) {
+    return refuse(wire::ErrorCode::kMalformed, "flow " + std::to_string(announce.flow) +
+                                                   " announced before (duplicate or replay)");
   }
+  peer.highest_flow = announce.flow;
   const ReceiveHandle posted = posted_.match(announce.tag, announce.size_bytes);
   if (const auto refusal = peers_.refusal(peer, announce.size_bytes, posted == 0)) {
     return refuse(refusal->code, refusal->reason);
@@ -109,19 +113,29 @@ void ReceiveSide::drop_flows_from(PeerId peer, const std::string& reason) {
 
 void ReceiveSide::bind_data(UnboundConnection& connection) {
   const wire::DataOpen& open = *connection.data_open;
-  const Peer* peer = peers_.find_by_session(open.session);
-  const auto known =
-      peer == nullptr ? incoming_by_remote_.end() : incoming_by_remote_.find({peer->id, open.flow});
-  if (known == incoming_by_remote_.end()) {
-    // Came before its peer's hello or its flow's announce: park it, unread.
-    acceptor_.park(connection);
-    return;
-  }
-  IncomingFlow& flow = incoming_.at(known->second);
   auto reject = [&](const std::string& reason) {
     config_.log("closing data connection from " + remote_host(connection.fd) + ": " + reason);
     loop_.remove_and_close(connection.fd);
   };
+  const Peer* peer = peers_.find_by_session(open.session);
+  if (peer == nullptr) {
+    // Came before its peer authenticated: park it, unread.
+    acceptor_.park(connection);
+    return;
+  }
+  // Only the authenticated peer's own data connections carry its token.
+  if (!peer->control->crypto()->verify_peer_flow_token(open.flow, open.size_bytes, open.token)) {
+    peers_.count_authentication_failure();
+    return reject("its flow token does not authenticate");
+  }
+  const auto known = incoming_by_remote_.find({peer->id, open.flow});
+  if (known == incoming_by_remote_.end()) {
+    if (open.flow <= peer->highest_flow)
+      return reject("its flow is over (a replayed data connection)");
+    acceptor_.park(connection);  // before its flow's announce
+    return;
+  }
+  IncomingFlow& flow = incoming_.at(known->second);
   if (flow.fd >= 0) return reject("a second data connection for one flow");
   if (open.size_bytes != flow.announce.size_bytes) {
     reject("its size differs from the announce");

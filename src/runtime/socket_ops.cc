@@ -68,6 +68,15 @@ std::optional<SocketAddress> resolve_numeric(const PeerAddress& address) {
   return result;
 }
 
+bool is_loopback(const std::string& host) {
+  in_addr v4{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  if (inet_pton(AF_INET6, host.c_str(), &v6) != 1) return false;
+  if (IN6_IS_ADDR_LOOPBACK(&v6)) return true;
+  return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
+}
+
 int listen_tcp(const PeerAddress& address) {
   const auto resolved = resolve_numeric(address);
   if (!resolved) {

@@ -26,6 +26,8 @@ struct SocketAddress {
 };
 
 std::optional<SocketAddress> resolve_numeric(const PeerAddress& address);
+// 127.0.0.0/8, ::1 or an IPv4-mapped 127.x address.
+bool is_loopback(const std::string& host);
 
 // Each returns a non-blocking, close-on-exec socket, or -1 with errno set.
 int listen_tcp(const PeerAddress& address);

@@ -1,0 +1,395 @@
+// Attacks from docs/security.md's table, one test each: a hostile peer is
+// driven from the test on loopback (bounded in count and time) while a
+// legitimate sender transfers to the same receiver. Each asserts that the
+// legitimate transfer meets its deadline with a matching checksum, that the
+// attack got nothing, and that the process's RSS stayed within its budget.
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "runtime/endpoint.h"
+#include "runtime/scripted_peer.h"
+#include "runtime/test_support.h"
+
+namespace safs::runtime {
+namespace {
+
+using namespace safs::runtime::testing;  // NOLINT: the runtime tests' helpers
+
+constexpr double kDownlinkBps = 400 * kMbps;  // 50 MB/s
+// Above what the test process holds when idle plus the payloads it makes.
+constexpr std::int64_t kRssBudgetBytes = 192ll << 20;
+
+JobKey job_key() {
+  JobKey key;
+  key.fill(0x42);
+  return key;
+}
+
+EndpointConfig keyed(CapturedLog* log) {
+  EndpointConfig config = config_at("127.0.0.1", kDownlinkBps, log);
+  config.security.insecure_loopback_only = false;
+  config.security.job_key = job_key();
+  return config;
+}
+
+std::int64_t rss_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::int64_t pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return resident * sysconf(_SC_PAGESIZE);
+}
+
+// The highest RSS seen while it runs, above the RSS when it started.
+class RssWatch {
+ public:
+  RssWatch()
+      : start_(rss_bytes()), thread_([this] {
+          while (!stop_) {
+            peak_ = std::max(peak_.load(), rss_bytes());
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          }
+        }) {}
+  ~RssWatch() { finish(); }
+  std::int64_t growth() {
+    finish();
+    return peak_ - start_;
+  }
+
+ private:
+  void finish() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  std::int64_t start_;
+  std::atomic<std::int64_t> peak_ = 0;
+  std::atomic<bool> stop_ = false;
+  std::thread thread_;
+};
+
+// The receiver on its own thread, recording each delivered message.
+class Receiver {
+ public:
+  explicit Receiver(EndpointConfig config) : endpoint_(std::move(config)) {
+    endpoint_.on_message([this](const IncomingMessage& m) {
+      std::lock_guard lock(mutex_);
+      delivered_.push_back({m.tag, checksum(m.data)});
+    });
+    loop_ = std::make_unique<LoopThread>(endpoint_);
+  }
+  std::uint16_t port() const { return endpoint_.address().port; }
+  PeerAddress address() const { return endpoint_.address(); }
+  EndpointStats stats() { return loop_->stats(); }
+  // Checksums of the messages delivered with `tag`.
+  std::vector<std::uint64_t> delivered(std::uint64_t tag) {
+    std::lock_guard lock(mutex_);
+    std::vector<std::uint64_t> sums;
+    for (const auto& [t, sum] : delivered_) {
+      if (t == tag) sums.push_back(sum);
+    }
+    return sums;
+  }
+
+ private:
+  Endpoint endpoint_;
+  std::unique_ptr<LoopThread> loop_;
+  std::mutex mutex_;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> delivered_;
+};
+
+// A legitimate sender of the job: one urgent transfer on its own thread.
+class LegitTransfer {
+ public:
+  static constexpr std::uint64_t kTag = 1000;
+  LegitTransfer(const PeerAddress& to, std::size_t bytes, std::int64_t slack_ns,
+                std::uint64_t tag = kTag)
+      : payload_(random_bytes(bytes, tag)), slack_ns_(slack_ns), tag_(tag), thread_([this, to] {
+          Endpoint sender(keyed(nullptr));
+          const std::int64_t start = monotonic_ns();
+          const FlowHandle flow =
+              sender.send(to, payload_, FlowHint::urgent_within(slack_ns_, tag_));
+          state_ = sender.wait(flow, 10 * kSecond).state;
+          fct_ns_ = monotonic_ns() - start;
+        }) {}
+  ~LegitTransfer() { join(); }
+  void join() {
+    if (thread_.joinable()) thread_.join();
+  }
+  // Done within its deadline, delivered once, intact.
+  void expect_delivered(Receiver& receiver) {
+    join();
+    EXPECT_EQ(state_, FlowState::kDone);
+    EXPECT_LT(fct_ns_, slack_ns_) << "FCT " << fct_ns_ / kMs << " ms";
+    EXPECT_EQ(receiver.delivered(tag_), std::vector<std::uint64_t>{checksum(payload_)});
+  }
+  std::int64_t fct_ns() const { return fct_ns_; }
+  const std::vector<std::byte>& payload() const { return payload_; }
+
+ private:
+  std::vector<std::byte> payload_;
+  std::int64_t slack_ns_;
+  std::uint64_t tag_;
+  FlowState state_ = FlowState::kFailed;
+  std::int64_t fct_ns_ = 0;
+  std::thread thread_;
+};
+
+// ---- authentication ----
+
+TEST(Attack, AnyHostWithoutTheKeyGetsNothing) {
+  CapturedLog log;
+  RssWatch rss;
+  Receiver receiver(keyed(&log));
+  LegitTransfer legit(receiver.address(), 8 << 20, 1500 * kMs);
+  // Outsiders: a wrong key, a made-up session, asking for a big urgent flow.
+  constexpr int kOutsiders = 8;
+  int granted = 0;
+  for (int i = 0; i < kOutsiders; ++i) {
+    JobKey wrong = job_key();
+    wrong[0] ^= static_cast<std::uint8_t>(i + 1);
+    ScriptedPeer outsider(receiver.port(), 1000 + static_cast<std::uint64_t>(i), wrong);
+    EXPECT_FALSE(outsider.handshake());  // the receiver's proof does not verify
+    outsider.send(wire::Announce{1, 64 << 20, 1'000'000, 1, 0xffffffffu, 0, 9});
+    if (outsider.receive(200 * kMs)) ++granted;
+    EXPECT_TRUE(outsider.raw().closed_within(kSecond));
+  }
+  legit.expect_delivered(receiver);
+  const EndpointStats stats = receiver.stats();
+  EXPECT_EQ(granted, 0);
+  EXPECT_EQ(stats.authentication_failures, static_cast<std::uint64_t>(kOutsiders));
+  EXPECT_TRUE(log.contains("authentication failed")) << log.all();
+  EXPECT_LT(rss.growth(), kRssBudgetBytes);
+}
+
+TEST(Attack, EndpointsWithoutAKeyRefuseToStartOffLoopback) {
+  EndpointConfig none = config_at("127.0.0.1", kDownlinkBps, nullptr);
+  none.security.insecure_loopback_only = false;
+  EXPECT_THROW(Endpoint{none}, std::invalid_argument);
+  EndpointConfig wide = config_at("0.0.0.0", kDownlinkBps, nullptr);
+  EXPECT_THROW(Endpoint{wide}, std::invalid_argument);
+  // An insecure endpoint will not connect off loopback either.
+  Endpoint loopback(config_at("127.0.0.1", kDownlinkBps, nullptr));
+  const std::vector<std::byte> byte(1);
+  const FlowHandle flow = loopback.send(PeerAddress{"198.18.0.1", 9}, byte, FlowHint::background());
+  const FlowStatus status = loopback.test(flow);
+  EXPECT_EQ(status.state, FlowState::kFailed);
+  EXPECT_NE(status.error.find("loopback only"), std::string::npos) << status.error;
+}
+
+TEST(Attack, VersionOnePeerGetsAClearError) {
+  CapturedLog log;
+  Receiver receiver(keyed(&log));
+  RawPeer old(receiver.port());
+  std::vector<std::uint8_t> hello = frame(hello_from(1));
+  hello[1] = 1;  // a version-1 header
+  old.write(hello);
+  std::vector<std::uint8_t> expected = wire::version_one_refusal();
+  std::vector<std::uint8_t> got(expected.size());
+  std::size_t have = 0;
+  for (std::int64_t t = monotonic_ns(); have < got.size() && monotonic_ns() - t < kSecond;) {
+    const ssize_t n = recv(old.fd(), got.data() + have, got.size() - have, MSG_DONTWAIT);
+    if (n > 0) have += static_cast<std::size_t>(n);
+    if (n == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_EQ(got, expected);
+  EXPECT_TRUE(old.closed_within(kSecond));
+  EXPECT_TRUE(log.contains("a version-1 peer")) << log.all();
+}
+
+// ---- injection with a sniffed session ----
+
+TEST(Attack, SniffedSessionCannotInjectOrHijack) {
+  CapturedLog log;
+  RssWatch rss;
+  Receiver receiver(keyed(&log));
+  LegitTransfer legit(receiver.address(), 8 << 20, 1500 * kMs);
+  // The victim: an authenticated member of the job announcing one flow.
+  constexpr std::uint64_t kVictimSession = 0x1234;
+  constexpr std::uint64_t kBytes = 1 << 20;
+  constexpr std::uint64_t kTag = 5;
+  ScriptedPeer victim(receiver.port(), kVictimSession, job_key());
+  ASSERT_TRUE(victim.handshake());
+  victim.send(wire::Announce{1, kBytes, wire::kNoDeadline, 0, 0, 0, kTag});
+  // The attacker saw the session (it is sent in clear) but not the key.
+  RawPeer hijack(receiver.port());
+  hijack.write(hello_from(kVictimSession));  // cannot take the session over
+  const auto forged = random_bytes(kBytes, 66);
+  {
+    RawPeer inject(receiver.port());
+    wire::DataOpen open{kVictimSession, 1, kBytes, {}};
+    open.token.fill(0x99);
+    inject.write(open);
+    inject.write(std::vector<std::uint8_t>(
+        reinterpret_cast<const std::uint8_t*>(forged.data()),
+        reinterpret_cast<const std::uint8_t*>(forged.data()) + forged.size()));
+    EXPECT_TRUE(inject.closed_within(kSecond));
+  }
+  // The victim's own data connection still lands, with its own bytes.
+  const auto real = random_bytes(kBytes, 77);
+  RawPeer data(receiver.port());
+  data.write(victim.data_open(1, kBytes));
+  data.write(
+      std::vector<std::uint8_t>(reinterpret_cast<const std::uint8_t*>(real.data()),
+                                reinterpret_cast<const std::uint8_t*>(real.data()) + real.size()));
+  bool done = false;
+  for (std::int64_t t = monotonic_ns(); !done && monotonic_ns() - t < 2 * kSecond;) {
+    const auto message = victim.receive(100 * kMs);
+    done = message && std::holds_alternative<wire::Done>(*message);
+  }
+  EXPECT_TRUE(done);
+  legit.expect_delivered(receiver);
+  EXPECT_EQ(receiver.delivered(kTag), std::vector<std::uint64_t>{checksum(real)});
+  EXPECT_TRUE(log.contains("flow token does not authenticate")) << log.all();
+  EXPECT_GE(receiver.stats().authentication_failures, 1u);
+  EXPECT_LT(rss.growth(), kRssBudgetBytes);
+}
+
+// ---- floods ----
+
+TEST(Attack, ControlFloodIsReadAtABoundedPace) {
+  CapturedLog log;
+  RssWatch rss;
+  Receiver receiver(keyed(&log));
+  ScriptedPeer flooder(receiver.port(), 0xf100d, job_key());
+  ASSERT_TRUE(flooder.handshake());
+  LegitTransfer legit(receiver.address(), 8 << 20, 1500 * kMs);
+  // An insider writes valid sealed Updates as fast as the socket takes them.
+  std::uint64_t flood_bytes = 0;
+  for (std::int64_t t = monotonic_ns(); monotonic_ns() - t < 1500 * kMs;) {
+    std::vector<std::uint8_t> burst;
+    for (int i = 0; i < 256; ++i) {
+      const auto one = flooder.sealed(wire::Update{7, 1'000'000, 1, 0xffffffffu, 0});
+      burst.insert(burst.end(), one.begin(), one.end());
+    }
+    flooder.raw().write(burst);  // blocks while the receiver holds it off
+    flood_bytes += burst.size();
+  }
+  legit.expect_delivered(receiver);
+  EXPECT_GT(flood_bytes, 1u << 20);
+  std::cout << "flood: " << (flood_bytes >> 20) << " MB of sealed updates in 1.5 s, RSS growth "
+            << (rss.growth() >> 20) << " MB\n";
+  EXPECT_LT(rss.growth(), kRssBudgetBytes);
+}
+
+// ---- replay ----
+
+// A loopback TCP relay that records what each accepted connection sent. A
+// thread per direction: a parked (unread) connection must not stall others.
+class RecordingRelay {
+ public:
+  explicit RecordingRelay(std::uint16_t target) : target_(target) {
+    listen_fd_ = listen_tcp(PeerAddress{"127.0.0.1", 0});
+    port_ = local_port(listen_fd_);
+    accept_thread_ = std::thread([this] { accept_loop(); });
+  }
+  ~RecordingRelay() {
+    stop_ = true;
+    accept_thread_.join();  // then no forwarder is added any more
+    for (std::thread& thread : forwarders_) thread.join();
+    for (int fd : fds_) close(fd);
+    close(listen_fd_);
+  }
+  std::uint16_t port() const { return port_; }
+  std::vector<std::vector<std::uint8_t>> recorded() {
+    std::lock_guard lock(mutex_);
+    return recorded_;
+  }
+
+ private:
+  // Returns once `stop_` is set or either side closes.
+  bool wait_readable(int fd) {
+    while (!stop_) {
+      pollfd p{fd, POLLIN, 0};
+      if (poll(&p, 1, 10) > 0) return true;
+    }
+    return false;
+  }
+  void accept_loop() {
+    while (wait_readable(listen_fd_)) {
+      const int client = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (client < 0) continue;
+      const int server = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+      const auto address = resolve_numeric(PeerAddress{"127.0.0.1", target_});
+      if (connect(server, reinterpret_cast<const sockaddr*>(&address->storage), address->length) !=
+          0) {
+        close(client);
+        close(server);
+        continue;
+      }
+      std::lock_guard lock(mutex_);
+      fds_.insert(fds_.end(), {client, server});
+      const std::size_t index = recorded_.size();
+      recorded_.emplace_back();
+      forwarders_.emplace_back([this, client, server, index] { forward(client, server, index); });
+      forwarders_.emplace_back([this, client, server] { forward(server, client, kNotRecorded); });
+    }
+  }
+  void forward(int from, int to, std::size_t index) {
+    std::uint8_t buffer[65536];
+    while (wait_readable(from)) {
+      const ssize_t n = recv(from, buffer, sizeof buffer, 0);
+      if (n <= 0) break;
+      if (index != kNotRecorded) {
+        std::lock_guard lock(mutex_);
+        recorded_[index].insert(recorded_[index].end(), buffer, buffer + n);
+      }
+      if (::send(to, buffer, static_cast<std::size_t>(n), MSG_NOSIGNAL) != n) break;
+    }
+    shutdown(to, SHUT_WR);
+  }
+
+  static constexpr std::size_t kNotRecorded = ~std::size_t{0};
+  std::uint16_t target_;
+  int listen_fd_ = -1;
+  std::uint16_t port_ = 0;
+  std::atomic<bool> stop_ = false;
+  std::mutex mutex_;
+  std::vector<int> fds_;
+  std::vector<std::vector<std::uint8_t>> recorded_;
+  std::thread accept_thread_;
+  std::vector<std::thread> forwarders_;  // added by the accept loop only
+};
+
+TEST(Attack, ReplayedTransferIsDeliveredOnce) {
+  CapturedLog log;
+  RssWatch rss;
+  Receiver receiver(keyed(&log));
+  std::vector<std::vector<std::uint8_t>> recorded;
+  constexpr std::uint64_t kRecordedTag = 2000;
+  {
+    RecordingRelay relay(receiver.port());
+    LegitTransfer original(PeerAddress{"127.0.0.1", relay.port()}, 2 << 20, 1500 * kMs,
+                           kRecordedTag);
+    original.expect_delivered(receiver);
+    recorded = relay.recorded();
+  }
+  ASSERT_GE(recorded.size(), 2u);  // its control and data connections
+  LegitTransfer legit(receiver.address(), 8 << 20, 1500 * kMs);
+  // Every recorded connection replayed three times at once.
+  std::vector<std::unique_ptr<RawPeer>> replays;
+  for (int round = 0; round < 3; ++round) {
+    for (const auto& bytes : recorded) {
+      replays.push_back(std::make_unique<RawPeer>(receiver.port()));
+      replays.back()->write(bytes);
+    }
+  }
+  for (auto& replay : replays) EXPECT_TRUE(replay->closed_within(3 * kSecond));
+  legit.expect_delivered(receiver);
+  EXPECT_EQ(receiver.delivered(kRecordedTag).size(), 1u);
+  EXPECT_EQ(receiver.stats().incoming_completed, 2u);
+  EXPECT_EQ(receiver.stats().authentication_failures, 3u);  // each replayed Hello's old proof
+  EXPECT_LT(rss.growth(), kRssBudgetBytes);
+}
+
+}  // namespace
+}  // namespace safs::runtime
