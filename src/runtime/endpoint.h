@@ -86,12 +86,14 @@ struct EndpointStats {
   std::uint64_t grants_received = 0;
   std::uint64_t protocol_errors = 0;          // connections closed for a bad message
   std::uint64_t authentication_failures = 0;  // wrong proofs, forged frames, bad tokens
+  std::uint64_t refused_connections = 0;      // over a cap, or shed when out of fds
   std::uint64_t peers = 0;
   std::uint64_t incoming_flows = 0;         // receiving now
   std::uint64_t incoming_buffer_bytes = 0;  // held for them
   std::uint64_t incoming_completed = 0;
   std::uint64_t incoming_failed = 0;
   std::uint64_t demoted_peers = 0;
+  std::uint64_t ghost_flows = 0;  // granted flows that sent nothing, taken off the scheduler
 };
 
 class Endpoint {

@@ -15,6 +15,7 @@
 
 namespace safs::runtime {
 
+// What one peer may hold at once; refused beyond with an Error naming the limit.
 struct PeerLimits {
   std::uint32_t max_flows = 64;                   // incoming flows at once
   std::uint64_t max_buffer_bytes = 256ull << 20;  // held for incoming flows (not posted buffers)
@@ -23,6 +24,32 @@ struct PeerLimits {
   // Control bytes read from one connection per loop turn: a flood waits in
   // its own socket (TCP's window closes on it) instead of in memory.
   std::size_t max_control_bytes_per_turn = 64 * 1024;
+  // An announced flow whose bytes stop (or never start) for this long is
+  // dropped with an Error: its buffer and its grants go to others.
+  std::int64_t idle_flow_timeout_ns = 2'000'000'000;
+  // A flow granted a rate that sends nothing for this long loses its grants
+  // (leaves the scheduler) until its bytes come. An obedient sender applies
+  // a grant within a tick or two; this is generous for a loaded host.
+  std::int64_t ghost_grace_ns = 100'000'000;
+};
+
+// What the whole endpoint holds at once, across peers.
+struct EndpointLimits {
+  // Buffers held for incoming flows (not posted ones), all peers together: a
+  // flow that would exceed it is refused with an Error naming the limit.
+  std::uint64_t max_buffer_bytes = 1ull << 30;
+  std::uint32_t max_peers = 256;  // control connections, authenticated or not
+  // Accepted connections that have not said what they are, or data
+  // connections waiting for their announce. At the cap the oldest is closed
+  // to make room: a connection that never speaks cannot keep out one that does.
+  std::uint32_t max_unidentified_connections = 1024;
+  std::int64_t unidentified_timeout_ns = 2'000'000'000;
+  int listen_backlog = kDefaultListenBacklog;  // sized for a job's burst of connects
+  // Out of file descriptors: accepting pauses this long (no busy loop).
+  std::int64_t accept_backoff_ns = 50'000'000;
+  // A sender fails its flows to a peer it has heard nothing from (no grant,
+  // no done, no control frame) and that took no bytes for this long.
+  std::int64_t silent_peer_timeout_ns = 10'000'000'000;
 };
 
 // A sender that sustains more than `ratio` times its grant (plus
@@ -62,6 +89,7 @@ struct EndpointConfig {
   PacingMode pacing = PacingMode::kAuto;
   SecurityConfig security;
   PeerLimits limits;
+  EndpointLimits endpoint_limits;
   EnforcementConfig enforcement;
   // Scheduler settings for real hosts; downlink_bps overrides its link rate.
   core::ReceiverConfig scheduler = default_scheduler_config();

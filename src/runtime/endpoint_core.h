@@ -50,6 +50,7 @@ class EndpointCore final : private Acceptor::Events, private PeerTable::Events {
   // Acceptor::Events
   void on_control_connection(UnboundConnection& connection, const wire::Hello& hello) override;
   void on_data_connection(UnboundConnection& connection) override;
+  bool on_out_of_descriptors() override { return peers_.evict_unauthenticated(); }
   // PeerTable::Events
   void on_peer_identified(Peer& peer) override;
   void on_flow_message(Peer& peer, const wire::Message& message) override;

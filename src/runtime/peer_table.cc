@@ -2,6 +2,7 @@
 
 #include <sys/epoll.h>
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -67,6 +68,14 @@ Peer* PeerTable::connect(const PeerAddress& address, std::string& error) {
 }
 
 void PeerTable::adopt(int fd, const wire::Hello& hello, std::span<const std::uint8_t> early_bytes) {
+  if (peers_.size() >= config_.endpoint_limits.max_peers && !evict_unauthenticated()) {
+    config_.log("refusing a control connection from " + remote_host(fd) + ": more than " +
+                std::to_string(config_.endpoint_limits.max_peers) + " peers");
+    ++stats_.refused_connections;
+    loop_.remove(fd);
+    ::close(fd);
+    return;
+  }
   Peer& peer = add(PeerAddress{remote_host(fd), hello.listen_port}.text());
   peer.control = std::make_unique<ControlChannel>(fd, key_, fresh_hello(), hello);
   const PeerId id = peer.id;
@@ -107,6 +116,7 @@ void PeerTable::on_control_event(PeerId id, std::uint32_t events) {
     std::vector<wire::Message> messages;
     const ControlChannel::ReadResult result =
         peer.control->read(messages, config_.limits.max_control_bytes_per_turn);
+    if (!messages.empty()) peer.last_heard_ns = monotonic_ns();
     for (const wire::Message& message : messages) {
       dispatch(peer, message);
       if (find(id) == nullptr) return;  // the message closed the connection
@@ -184,6 +194,19 @@ void PeerTable::close(PeerId id, const std::string& reason, bool protocol_error)
   peers_.erase(it);  // its control channel closes the socket
 }
 
+bool PeerTable::evict_unauthenticated() {
+  const auto oldest =
+      std::min_element(peers_.begin(), peers_.end(), [](const auto& a, const auto& b) {
+        // Unauthenticated first, then the oldest.
+        return std::pair(a.second.authenticated, a.second.since_ns) <
+               std::pair(b.second.authenticated, b.second.since_ns);
+      });
+  if (oldest == peers_.end() || oldest->second.authenticated) return false;
+  ++stats_.refused_connections;
+  close(oldest->first, "too many peers: closed the oldest unauthenticated one", false);
+  return true;
+}
+
 void PeerTable::expire(std::int64_t now_ns) {
   std::vector<PeerId> late;
   for (const auto& [id, peer] : peers_) {
@@ -213,15 +236,23 @@ std::optional<Refusal> PeerTable::refusal(const Peer& peer, std::uint64_t size_b
         wire::ErrorCode::kMemoryLimit,
         "would hold more than " + std::to_string(limits.max_buffer_bytes) + " bytes for one peer"};
   }
+  const std::uint64_t budget = config_.endpoint_limits.max_buffer_bytes;
+  if (buffered && buffer_bytes_ + size_bytes > budget) {
+    return Refusal{wire::ErrorCode::kMemoryLimit,
+                   "would hold more than " + std::to_string(budget) +
+                       " bytes across all peers (the endpoint's memory budget)"};
+  }
   return std::nullopt;
 }
 
 void PeerTable::charge(Peer& peer, std::uint64_t buffered_bytes) {
   ++peer.incoming_flows;
   peer.buffer_bytes += buffered_bytes;
+  buffer_bytes_ += buffered_bytes;
 }
 
 void PeerTable::refund(PeerId id, std::uint64_t buffered_bytes) {
+  buffer_bytes_ -= buffered_bytes;
   if (Peer* peer = find(id)) {
     --peer->incoming_flows;
     peer->buffer_bytes -= buffered_bytes;
@@ -233,6 +264,7 @@ void PeerTable::add_stats(EndpointStats& stats) const {
   stats.control_bytes_received += stats_.control_bytes_received;
   stats.protocol_errors += stats_.protocol_errors;
   stats.authentication_failures += stats_.authentication_failures;
+  stats.refused_connections += stats_.refused_connections;
   for (const auto& [id, peer] : peers_) {
     stats.control_bytes_sent += peer.control->bytes_sent();
     stats.control_bytes_received += peer.control->bytes_received();

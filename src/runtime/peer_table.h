@@ -42,6 +42,7 @@ struct Peer {
   bool authenticated = false;        // proved it holds the job key
   std::int64_t since_ns = 0;         // the connection's start (handshake timeout)
   std::uint64_t highest_flow = 0;    // announced by it so far: ids only grow
+  std::int64_t last_heard_ns = 0;    // its last control frame (a silent peer fails our flows)
   std::int64_t rtt_ns = 0;           // control connection's smoothed RTT
   // Held for flows from this peer (limited by PeerLimits).
   std::uint32_t incoming_flows = 0;
@@ -92,12 +93,15 @@ class PeerTable {
   void send(Peer& peer, const wire::Message& message);
   void close(PeerId id, const std::string& reason, bool protocol_error);
 
-  // The per-peer limits on a new incoming flow of `size_bytes`;
+  // The per-peer limits and the endpoint's memory budget on a new incoming
+  // flow of `size_bytes`;
   // `buffered`: no posted buffer takes it, so this endpoint holds it.
   std::optional<Refusal> refusal(const Peer& peer, std::uint64_t size_bytes, bool buffered) const;
   void charge(Peer& peer, std::uint64_t buffered_bytes);
   void refund(PeerId id, std::uint64_t buffered_bytes);  // the peer may be gone
 
+  // Makes room by closing the oldest unauthenticated peer; false if none.
+  bool evict_unauthenticated();
   // Closes the peers that have not authenticated within the handshake timeout.
   void expire(std::int64_t now_ns);
   void count_authentication_failure() { ++stats_.authentication_failures; }
@@ -105,6 +109,7 @@ class PeerTable {
 
  private:
   wire::Hello fresh_hello() const;
+
   Peer& add(std::string name);
   void on_control_event(PeerId id, std::uint32_t events);
   void dispatch(Peer& peer, const wire::Message& message);
@@ -115,6 +120,7 @@ class PeerTable {
   const JobKey key_;
   Events& events_;
   PeerId next_peer_ = 1;
+  std::uint64_t buffer_bytes_ = 0;  // held for all peers' flows (the endpoint's budget)
   std::map<PeerId, Peer> peers_;
   std::map<std::string, PeerId> peer_by_name_;
   std::map<std::uint64_t, PeerId> peer_by_session_;

@@ -37,16 +37,21 @@ ReceiveSide::~ReceiveSide() {
 
 // ---- from the sender ----
 
+void ReceiveSide::tell_sender(Peer& peer, std::uint64_t flow, wire::ErrorCode code,
+                              const std::string& reason) {
+  wire::Error error;
+  error.flow = flow;
+  error.from_receiver = 1;
+  error.code = code;
+  error.reason = reason;
+  peers_.send(peer, error);
+}
+
 void ReceiveSide::on_announce(Peer& peer, const wire::Announce& announce) {
   auto refuse = [&](wire::ErrorCode code, const std::string& reason) {
     config_.log("refusing flow " + std::to_string(announce.flow) + " from " + peer.name + ": " +
                 reason);
-    wire::Error error;
-    error.flow = announce.flow;
-    error.from_receiver = 1;
-    error.code = code;
-    error.reason = reason;
-    peers_.send(peer, error);
+    tell_sender(peer, announce.flow, code, reason);
   };
   if (announce.flow == 0) return refuse(wire::ErrorCode::kMalformed, "flow id 0");
   // Flow ids only grow on a session: a duplicate or replayed announce
@@ -68,12 +73,18 @@ void ReceiveSide::on_announce(Peer& peer, const wire::Announce& announce) {
   flow.id = id;
   flow.peer = peer.id;
   flow.announce = announce;
+  flow.last_bytes_ns = now;
   if (posted != 0) {
     flow.posted = posted;
     flow.target = posted_.claim(posted, peer.name, announce.size_bytes);
   } else {
     // Not value-initialised: pages are touched as bytes land, not all at once.
-    flow.owned.reset(new std::byte[announce.size_bytes]);
+    flow.owned.reset(new (std::nothrow) std::byte[announce.size_bytes]);
+    if (!flow.owned) {
+      incoming_.erase(id);
+      return refuse(wire::ErrorCode::kMemoryLimit,
+                    "cannot allocate " + std::to_string(announce.size_bytes) + " bytes");
+    }
     flow.owned_bytes = announce.size_bytes;
     flow.target = std::span(flow.owned.get(), announce.size_bytes);
   }
@@ -91,7 +102,7 @@ void ReceiveSide::on_update(const Peer& peer, const wire::Update& update) {
   flow.announce.criticality = update.criticality;
   flow.announce.group = update.group;
   flow.announce.slack_ns = update.slack_ns;
-  scheduler_.add_flow(semantic_flow(flow, peer, update.slack_ns, monotonic_ns()));
+  if (!flow.ghost) scheduler_.add_flow(semantic_flow(flow, peer, update.slack_ns, monotonic_ns()));
 }
 
 void ReceiveSide::on_aborted(const Peer& peer, const wire::Error& error) {
@@ -195,6 +206,12 @@ void ReceiveSide::read_data(IncomingFlow& flow, std::int64_t now_ns) {
     if (n > 0) {
       const auto got = static_cast<std::uint64_t>(n);
       flow.received_bytes += got;
+      flow.last_bytes_ns = now_ns;
+      if (flow.ghost) {  // it sends after all: back in the scheduler
+        flow.ghost = false;
+        scheduler_.add_flow(
+            semantic_flow(flow, peers_.at(flow.peer), flow.announce.slack_ns, now_ns));
+      }
       budget -= static_cast<std::size_t>(got);
       stats_.data_bytes_received += got;
       flow.overrun.on_bytes(got);
@@ -292,6 +309,8 @@ void ReceiveSide::send_grants(const std::vector<core::Grant>& grants, std::int64
     message.priority = grant.priority;
     peers_.send(*peer, message);
     ++stats_.grants_sent;
+    // Bytes are expected from the moment a rate is granted, not before.
+    if (!flow.granted || flow.granted_bps <= 0) flow.last_bytes_ns = now_ns;
     flow.granted = true;
     flow.granted_bps = grant.rate_bps;
     flow.overrun.on_grant(grant.rate_bps, now_ns);
@@ -309,11 +328,12 @@ void ReceiveSide::demote(Peer& peer, std::int64_t now_ns) {
     if (flow.peer != peer.id) continue;
     flow.throttled = true;
     flow.read_bucket.set_rate(flow.granted_bps / 8, now_ns);
-    scheduler_.add_flow(semantic_flow(flow, peer, flow.announce.slack_ns, now_ns));
+    if (!flow.ghost) scheduler_.add_flow(semantic_flow(flow, peer, flow.announce.slack_ns, now_ns));
   }
 }
 
 void ReceiveSide::tick(std::int64_t now_ns) {
+  police_idle_flows(now_ns);
   send_grants(scheduler_.poll(to_core_ps(now_ns)), now_ns);
   std::vector<core::FlowId> resume;
   for (auto& [id, flow] : incoming_) {
@@ -332,12 +352,44 @@ void ReceiveSide::tick(std::int64_t now_ns) {
   }
 }
 
+// A flow owes bytes from its announce (an obedient sender sends its
+// unscheduled bytes at once) and whenever it holds a rate; it waits on this
+// receiver once it has started and holds no rate, or while its reads are
+// held back. One that owes bytes and sends none for the ghost grace is a
+// ghost: it leaves the scheduler, so its share goes to flows that send,
+// until its bytes come. Quiet for the idle timeout, it is dropped.
+void ReceiveSide::police_idle_flows(std::int64_t now_ns) {
+  const std::int64_t timeout = config_.limits.idle_flow_timeout_ns;
+  std::vector<core::FlowId> idle;
+  for (auto& [id, flow] : incoming_) {
+    const bool started = flow.received_bytes > 0;
+    const bool waits_on_us = !flow.reading || (started && (!flow.granted || flow.granted_bps <= 0));
+    if (waits_on_us) flow.last_bytes_ns = now_ns;
+    const std::int64_t quiet_ns = now_ns - flow.last_bytes_ns;
+    if (!flow.ghost && quiet_ns > config_.limits.ghost_grace_ns) {
+      flow.ghost = true;
+      ++stats_.ghost_flows;
+      scheduler_.remove_flow(id);
+    }
+    if (quiet_ns > timeout) idle.push_back(id);
+  }
+  for (core::FlowId id : idle) {
+    IncomingFlow& flow = incoming_.at(id);
+    const std::string reason = "no data for " + std::to_string(timeout / kNsPerMs) + " ms after " +
+                               std::to_string(flow.received_bytes) + " of " +
+                               std::to_string(flow.target.size()) + " bytes";
+    tell_sender(peers_.at(flow.peer), flow.announce.flow, wire::ErrorCode::kAborted, reason);
+    drop(flow, reason);
+  }
+}
+
 void ReceiveSide::add_stats(EndpointStats& stats) const {
   stats.data_bytes_received += stats_.data_bytes_received;
   stats.grants_sent += stats_.grants_sent;
   stats.incoming_completed += stats_.incoming_completed;
   stats.incoming_failed += stats_.incoming_failed;
   stats.demoted_peers += stats_.demoted_peers;
+  stats.ghost_flows += stats_.ghost_flows;
   stats.incoming_flows += incoming_.size();
 }
 

@@ -11,7 +11,8 @@
 //   UPDATE:   the scheduler learns the new slack and class.
 //   end:      the last byte sends DONE and delivers the message (into its
 //             posted buffer, or whole to the message handler); the sender's
-//             ERROR, a broken data connection or the peer's end drops it.
+//             ERROR, a broken data connection, no bytes for the idle
+//             timeout (ERROR to the sender) or the peer's end drops it.
 #pragma once
 
 #include <cstdint>
@@ -51,7 +52,9 @@ struct IncomingFlow {
   OverrunDetector overrun;
   bool throttled = false;  // reads held to the grant (demoted sender)
   TokenBucket read_bucket;
-  bool reading = true;  // EPOLLIN registered
+  bool reading = true;             // EPOLLIN registered
+  std::int64_t last_bytes_ns = 0;  // since when it owes bytes and sent none
+  bool ghost = false;              // granted, sent nothing: out of the scheduler
 };
 
 class ReceiveSide {
@@ -93,6 +96,9 @@ class ReceiveSide {
   void drop(IncomingFlow& flow, const std::string& reason);
   void forget(IncomingFlow& flow);
   void demote(Peer& peer, std::int64_t now_ns);
+  void police_idle_flows(std::int64_t now_ns);
+  // An Error about one of the peer's flows (refused, aborted).
+  void tell_sender(Peer& peer, std::uint64_t flow, wire::ErrorCode code, const std::string& reason);
   core::SemanticFlow semantic_flow(const IncomingFlow& flow, const Peer& peer,
                                    std::int64_t slack_ns, std::int64_t now_ns) const;
   void send_grants(const std::vector<core::Grant>& grants, std::int64_t now_ns);

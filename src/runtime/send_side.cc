@@ -57,6 +57,7 @@ FlowHandle SendSide::send(const PeerAddress& address, std::span<const std::byte>
   flow.data = data;
   flow.hint = hint;
   flow.started_ns = now;
+  flow.last_written_ns = now;
   std::string error;
   Peer* peer = peers_.connect(address, error);
   if (peer == nullptr) {
@@ -229,6 +230,7 @@ void SendSide::pump(OutgoingFlow& flow, std::int64_t now_ns) {
       }
       const auto written = static_cast<std::uint64_t>(n);
       flow.sent_bytes += written;
+      flow.last_written_ns = now_ns;
       limit -= written;
       flow.pacer->on_written(written);
       flow.grant.on_sent(written);
@@ -323,6 +325,7 @@ void SendSide::end(OutgoingFlow& flow, FlowState state, const std::string& error
 
 void SendSide::tick(std::int64_t now_ns) {
   for (auto& [id, flow] : outgoing_) {
+    if (flow.state == FlowState::kPending) fail_if_peer_silent(flow, now_ns);
     if (flow.state != FlowState::kPending || flow.fd < 0 || !flow.connected) continue;
     apply_rate(flow, now_ns);
     if (!flow.writable && !flow.preamble.empty() && flow.sent_bytes < flow.data.size() &&
@@ -330,6 +333,16 @@ void SendSide::tick(std::int64_t now_ns) {
       pump(flow, now_ns);
     }
     if (flow.state == FlowState::kPending) check_risk(flow, now_ns);
+  }
+}
+
+void SendSide::fail_if_peer_silent(OutgoingFlow& flow, std::int64_t now_ns) {
+  const Peer* peer = peers_.find(flow.peer);
+  const std::int64_t heard = peer == nullptr ? 0 : peer->last_heard_ns;
+  const std::int64_t timeout = config_.endpoint_limits.silent_peer_timeout_ns;
+  if (now_ns - std::max(heard, flow.last_written_ns) > timeout) {
+    fail(flow, "receiver silent for " + std::to_string(timeout / kNsPerMs) +
+                   " ms (no control frame, no bytes taken)");
   }
 }
 

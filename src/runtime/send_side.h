@@ -51,7 +51,8 @@ struct OutgoingFlow {
   std::unique_ptr<Pacer> pacer;
   core::GrantHolder grant;
   std::int64_t started_ns = 0;
-  bool writable = false;  // EPOLLOUT is wanted
+  std::int64_t last_written_ns = 0;  // bytes the socket took (a silent receiver takes none)
+  bool writable = false;             // EPOLLOUT is wanted
   FlowState state = FlowState::kPending;
   std::string error;
   bool at_risk = false;
@@ -99,6 +100,7 @@ class SendSide {
   double target_rate_bps(const OutgoingFlow& flow, std::int64_t now_ns) const;
   void apply_rate(OutgoingFlow& flow, std::int64_t now_ns);
   void check_risk(OutgoingFlow& flow, std::int64_t now_ns);
+  void fail_if_peer_silent(OutgoingFlow& flow, std::int64_t now_ns);
   wire::Announce announce_for(const OutgoingFlow& flow, std::int64_t now_ns) const;
   // Done or failed: closes the data connection (a pending flow only).
   void end(OutgoingFlow& flow, FlowState state, const std::string& error);

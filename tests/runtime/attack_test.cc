@@ -143,11 +143,16 @@ class LegitTransfer {
   std::thread thread_;
 };
 
-// ---- authentication ----
-
-TEST(Attack, AnyHostWithoutTheKeyGetsNothing) {
+// Each attack: the receiver's log, and the RSS watched from the start.
+class Attack : public ::testing::Test {
+ protected:
   CapturedLog log;
   RssWatch rss;
+};
+
+// ---- authentication ----
+
+TEST_F(Attack, AnyHostWithoutTheKeyGetsNothing) {
   Receiver receiver(keyed(&log));
   LegitTransfer legit(receiver.address(), 8 << 20, 1500 * kMs);
   // Outsiders: a wrong key, a made-up session, asking for a big urgent flow.
@@ -170,7 +175,7 @@ TEST(Attack, AnyHostWithoutTheKeyGetsNothing) {
   EXPECT_LT(rss.growth(), kRssBudgetBytes);
 }
 
-TEST(Attack, EndpointsWithoutAKeyRefuseToStartOffLoopback) {
+TEST_F(Attack, EndpointsWithoutAKeyRefuseToStartOffLoopback) {
   EndpointConfig none = config_at("127.0.0.1", kDownlinkBps, nullptr);
   none.security.insecure_loopback_only = false;
   EXPECT_THROW(Endpoint{none}, std::invalid_argument);
@@ -185,8 +190,7 @@ TEST(Attack, EndpointsWithoutAKeyRefuseToStartOffLoopback) {
   EXPECT_NE(status.error.find("loopback only"), std::string::npos) << status.error;
 }
 
-TEST(Attack, VersionOnePeerGetsAClearError) {
-  CapturedLog log;
+TEST_F(Attack, VersionOnePeerGetsAClearError) {
   Receiver receiver(keyed(&log));
   RawPeer old(receiver.port());
   std::vector<std::uint8_t> hello = frame(hello_from(1));
@@ -208,9 +212,7 @@ TEST(Attack, VersionOnePeerGetsAClearError) {
 
 // ---- injection with a sniffed session ----
 
-TEST(Attack, SniffedSessionCannotInjectOrHijack) {
-  CapturedLog log;
-  RssWatch rss;
+TEST_F(Attack, SniffedSessionCannotInjectOrHijack) {
   Receiver receiver(keyed(&log));
   LegitTransfer legit(receiver.address(), 8 << 20, 1500 * kMs);
   // The victim: an authenticated member of the job announcing one flow.
@@ -256,9 +258,7 @@ TEST(Attack, SniffedSessionCannotInjectOrHijack) {
 
 // ---- floods ----
 
-TEST(Attack, ControlFloodIsReadAtABoundedPace) {
-  CapturedLog log;
-  RssWatch rss;
+TEST_F(Attack, ControlFloodIsReadAtABoundedPace) {
   Receiver receiver(keyed(&log));
   ScriptedPeer flooder(receiver.port(), 0xf100d, job_key());
   ASSERT_TRUE(flooder.handshake());
@@ -279,6 +279,170 @@ TEST(Attack, ControlFloodIsReadAtABoundedPace) {
   std::cout << "flood: " << (flood_bytes >> 20) << " MB of sealed updates in 1.5 s, RSS growth "
             << (rss.growth() >> 20) << " MB\n";
   EXPECT_LT(rss.growth(), kRssBudgetBytes);
+}
+
+// ---- claims held to account ----
+
+TEST_F(Attack, GhostFlowsLoseTheirGrants) {
+  Receiver receiver(keyed(&log));
+  // An insider announces 64 urgent flows, opens their data connections and
+  // never sends a byte.
+  constexpr int kGhosts = 64;
+  ScriptedPeer ghost(receiver.port(), 0x6057, job_key());
+  ASSERT_TRUE(ghost.handshake());
+  std::vector<std::unique_ptr<RawPeer>> connections;
+  for (std::uint64_t flow = 1; flow <= kGhosts; ++flow) {
+    ghost.send(wire::Announce{flow, 1 << 20, 1'000'000, 1, 0, 0, 50});
+    connections.push_back(std::make_unique<RawPeer>(receiver.port()));
+    connections.back()->write(ghost.data_open(flow, 1 << 20));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  // 15 MB with 700 ms slack at 50 MB/s: 300 ms at the full rate.
+  LegitTransfer legit(receiver.address(), 15'000'000, 700 * kMs);
+  legit.expect_delivered(receiver);
+  std::cout << "ghosts: legitimate 15 MB in " << legit.fct_ns() / kMs << " ms\n";
+  EXPECT_GE(receiver.stats().ghost_flows, 1u);
+  EXPECT_LT(rss.growth(), kRssBudgetBytes);
+}
+
+// ---- bounded resources ----
+
+TEST_F(Attack, PeersAnnouncingHugeFlowsAreHeldToTheMemoryBudget) {
+  EndpointConfig config = keyed(&log);
+  config.endpoint_limits.max_buffer_bytes = 96 << 20;
+  config.limits.idle_flow_timeout_ns = 300 * kMs;
+  Receiver receiver(config);
+  // 12 insiders announce 32 MB each: 384 MB asked, 96 MB allowed.
+  constexpr int kPeers = 12;
+  int refused = 0;
+  std::vector<std::unique_ptr<ScriptedPeer>> peers;
+  for (int i = 0; i < kPeers; ++i) {
+    peers.push_back(std::make_unique<ScriptedPeer>(receiver.port(), 500 + i, job_key()));
+    ASSERT_TRUE(peers.back()->handshake());
+    peers.back()->send(wire::Announce{1, 32 << 20, wire::kNoDeadline, 1, 0, 0, 77});
+  }
+  for (auto& peer : peers) {
+    const auto reply = peer->receive(300 * kMs);
+    const auto* error = reply ? std::get_if<wire::Error>(&*reply) : nullptr;
+    if (error != nullptr && error->code == wire::ErrorCode::kMemoryLimit) {
+      ++refused;
+      EXPECT_NE(error->reason.find("memory budget"), std::string::npos) << error->reason;
+    }
+  }
+  EXPECT_EQ(refused, kPeers - 3);
+  EXPECT_EQ(receiver.stats().incoming_buffer_bytes, 96u << 20);
+  // The three that were admitted never send: dropped at the idle timeout,
+  // so the budget is free again for a legitimate flow.
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  LegitTransfer legit(receiver.address(), 8 << 20, 1500 * kMs);
+  legit.expect_delivered(receiver);
+  EXPECT_TRUE(log.contains("memory budget")) << log.all();
+  EXPECT_EQ(receiver.stats().incoming_buffer_bytes, 0u);
+  EXPECT_LT(rss.growth(), kRssBudgetBytes);
+}
+
+TEST_F(Attack, SlowlorisConnectionsDoNotKeepSendersOut) {
+  EndpointConfig config = keyed(&log);
+  config.endpoint_limits.max_unidentified_connections = 64;
+  Receiver receiver(config);
+  // 200 connections that send half a header and wait, re-opened when closed.
+  std::atomic<bool> stop = false;
+  std::thread slowloris([&] {
+    std::vector<std::unique_ptr<RawPeer>> held;
+    while (!stop) {
+      std::erase_if(held, [](auto& peer) { return peer->closed_within(0); });
+      while (held.size() < 200) {
+        held.push_back(std::make_unique<RawPeer>(receiver.port()));
+        held.back()->write(std::vector<std::uint8_t>{0, wire::kVersion, 0});
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  std::vector<std::unique_ptr<LegitTransfer>> senders;
+  for (std::uint64_t i = 0; i < 3; ++i) {
+    senders.push_back(
+        std::make_unique<LegitTransfer>(receiver.address(), 4 << 20, 1500 * kMs, 3000 + i));
+  }
+  for (auto& sender : senders) sender->expect_delivered(receiver);
+  stop = true;
+  slowloris.join();
+  EXPECT_GT(receiver.stats().refused_connections, 0u);
+  EXPECT_TRUE(log.contains("too many unidentified connections")) << log.all();
+  EXPECT_LT(rss.growth(), kRssBudgetBytes);
+}
+
+TEST_F(Attack, ABurstOfSendersAllGetThrough) {
+  Receiver receiver(keyed(nullptr));
+  // 20 sender endpoints x 10 flows at once (the listen backlog and the
+  // unidentified-connection cap must hold the burst).
+  constexpr int kSenders = 20;
+  constexpr int kFlows = 10;
+  const auto payload = random_bytes(256 << 10, 8);
+  std::atomic<int> done = 0;
+  std::vector<std::thread> threads;
+  for (int s = 0; s < kSenders; ++s) {
+    threads.emplace_back([&, s] {
+      Endpoint sender(keyed(nullptr));
+      std::vector<FlowHandle> flows;
+      for (int f = 0; f < kFlows; ++f) {
+        flows.push_back(sender.send(receiver.address(), payload,
+                                    FlowHint::background(static_cast<std::uint64_t>(s))));
+      }
+      for (FlowHandle flow : flows) {
+        if (sender.wait(flow, 10 * kSecond).state == FlowState::kDone) ++done;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(done.load(), kSenders * kFlows);
+  EXPECT_EQ(receiver.stats().incoming_completed, static_cast<std::uint64_t>(kSenders * kFlows));
+}
+
+TEST_F(Attack, SilentFlowsAndPartialFramesTimeOut) {
+  EndpointConfig config = keyed(&log);
+  config.limits.idle_flow_timeout_ns = 300 * kMs;
+  config.security.handshake_timeout_ns = 300 * kMs;
+  Receiver receiver(config);
+  // An outsider's Hello and then half a frame: closed by the handshake timeout.
+  RawPeer partial(receiver.port());
+  partial.write(frame(hello_from(1)));
+  partial.write(std::vector<std::uint8_t>{0, wire::kVersion, 0, 8});
+  // An insider announces and never sends: dropped, its buffer freed, told why.
+  ScriptedPeer silent(receiver.port(), 0x5111, job_key());
+  ASSERT_TRUE(silent.handshake());
+  silent.send(wire::Announce{1, 16 << 20, 1'000'000, 1, 0, 0, 3});
+  bool told = false;
+  for (std::int64_t t = monotonic_ns(); !told && monotonic_ns() - t < 2 * kSecond;) {
+    const auto message = silent.receive(100 * kMs);
+    const auto* error = message ? std::get_if<wire::Error>(&*message) : nullptr;
+    told = error != nullptr && error->reason.find("no data for 300 ms") != std::string::npos;
+  }
+  EXPECT_TRUE(told) << log.all();
+  EXPECT_TRUE(partial.closed_within(kSecond));
+  EXPECT_TRUE(log.contains("handshake not completed in time")) << log.all();
+  const EndpointStats stats = receiver.stats();
+  EXPECT_EQ(stats.incoming_buffer_bytes, 0u);
+  EXPECT_EQ(stats.incoming_flows, 0u);
+}
+
+TEST_F(Attack, SenderFacingASilentReceiverFailsInTime) {
+  Endpoint receiver(keyed(nullptr));
+  EndpointConfig config = keyed(nullptr);
+  config.endpoint_limits.silent_peer_timeout_ns = 300 * kMs;
+  Endpoint sender(config);
+  const auto payload = random_bytes(64 << 20, 9);
+  const FlowHandle flow = sender.send(receiver.address(), payload, FlowHint::background());
+  // The receiver runs until bytes flow, then stops (a stopped process).
+  while (receiver.stats().data_bytes_received < (1u << 20)) {
+    receiver.progress(kMs);
+    sender.progress(0);
+  }
+  const std::int64_t silent_from = monotonic_ns();
+  const FlowStatus status = sender.wait(flow, 5 * kSecond);
+  EXPECT_EQ(status.state, FlowState::kFailed);
+  EXPECT_NE(status.error.find("receiver silent"), std::string::npos) << status.error;
+  EXPECT_LT(monotonic_ns() - silent_from, 1500 * kMs);
 }
 
 // ---- replay ----
@@ -360,9 +524,7 @@ class RecordingRelay {
   std::vector<std::thread> forwarders_;  // added by the accept loop only
 };
 
-TEST(Attack, ReplayedTransferIsDeliveredOnce) {
-  CapturedLog log;
-  RssWatch rss;
+TEST_F(Attack, ReplayedTransferIsDeliveredOnce) {
   Receiver receiver(keyed(&log));
   std::vector<std::vector<std::uint8_t>> recorded;
   constexpr std::uint64_t kRecordedTag = 2000;
