@@ -58,11 +58,21 @@ struct EndpointLimits {
 // its grant. Kernel TCP pacing holds a flow within a few percent of its rate
 // (docs/runtime.md, "Data path"), so 1.5 is far outside what an obedient
 // sender does.
+//
+// Standing is kept per identity (the peer's host and listen port), across
+// its flows and its sessions: a demoted identity stays demoted for
+// `memory_ns` after its last offence, so a new flow or a reconnect does not
+// reset it. An identity whose urgent claims are missed (its urgent flows
+// turn ghost or idle) more than `max_missed_ratio` of the time, over at
+// least `min_claims` claims, is demoted too.
 struct EnforcementConfig {
   std::int64_t window_ns = 10'000'000;
   double ratio = 1.5;
   std::uint64_t allowance_bytes = 64 * 1024;
   int windows = 3;
+  std::int64_t memory_ns = 60'000'000'000;
+  std::uint32_t min_claims = 8;
+  double max_missed_ratio = 0.5;
 };
 
 // Who may talk to this endpoint (docs/security.md). Every endpoint of a job

@@ -150,6 +150,8 @@ void PeerTable::dispatch(Peer& peer, const wire::Message& message) {
   }
   if (std::holds_alternative<wire::Auth>(message)) {
     peer.authenticated = true;
+    // A new session of an identity starts with the standing it earned.
+    peer.demoted = standing(peer).demoted_until_ns > monotonic_ns();
     peer_by_session_[peer.hello->session] = peer.id;
     events_.on_peer_identified(peer);
     return;

@@ -27,6 +27,7 @@
 #include "runtime/endpoint.h"
 #include "runtime/endpoint_config.h"
 #include "runtime/event_loop.h"
+#include "runtime/overrun_detector.h"
 #include "runtime/wire.h"
 
 namespace safs::runtime {
@@ -48,6 +49,16 @@ struct Peer {
   std::uint32_t incoming_flows = 0;
   std::uint64_t buffer_bytes = 0;  // owned buffers only, not posted ones
   bool demoted = false;            // it ignored its grants
+};
+
+// What an identity (host:listen port) has earned, across its sessions.
+struct Standing {
+  std::int64_t demoted_until_ns = 0;
+  // All its flows' bytes against the whole downlink: no obedient identity
+  // exceeds it, however many flows or sessions it opens.
+  std::optional<OverrunDetector> downlink_meter;
+  std::uint32_t urgent_claims = 0;  // urgent flows announced
+  std::uint32_t missed_claims = 0;  // of those, turned ghost or idle
 };
 
 // Why a peer's new flow is refused.
@@ -105,6 +116,8 @@ class PeerTable {
   // Closes the peers that have not authenticated within the handshake timeout.
   void expire(std::int64_t now_ns);
   void count_authentication_failure() { ++stats_.authentication_failures; }
+  // The standing of the peer's identity; it outlives the peer.
+  Standing& standing(const Peer& peer) { return standing_[peer.name]; }
   void add_stats(EndpointStats& stats) const;
 
  private:
@@ -124,6 +137,7 @@ class PeerTable {
   std::map<PeerId, Peer> peers_;
   std::map<std::string, PeerId> peer_by_name_;
   std::map<std::uint64_t, PeerId> peer_by_session_;
+  std::map<std::string, Standing> standing_;  // by identity (name)
   EndpointStats stats_;  // protocol and authentication errors, closed peers' control bytes
 };
 

@@ -89,6 +89,11 @@ void ReceiveSide::on_announce(Peer& peer, const wire::Announce& announce) {
     flow.target = std::span(flow.owned.get(), announce.size_bytes);
   }
   peers_.charge(peer, flow.owned_bytes);
+  if (announce.urgent != 0) ++peers_.standing(peer).urgent_claims;
+  if (peer.demoted) {  // its standing follows it to new flows: held from the start
+    flow.throttled = true;
+    flow.read_bucket.set_rate(0, now);
+  }
   incoming_by_remote_[{peer.id, announce.flow}] = id;
   scheduler_.add_flow(semantic_flow(flow, peer, announce.slack_ns, now));
   bind_parked(peer);
@@ -215,6 +220,7 @@ void ReceiveSide::read_data(IncomingFlow& flow, std::int64_t now_ns) {
       budget -= static_cast<std::size_t>(got);
       stats_.data_bytes_received += got;
       flow.overrun.on_bytes(got);
+      downlink_meter(peers_.at(flow.peer), now_ns).on_bytes(got);
       if (flow.throttled) flow.read_bucket.consume(got);
       if (!flow.granted) scheduler_.note_unscheduled(got, to_core_ps(now_ns));
       continue;
@@ -318,12 +324,12 @@ void ReceiveSide::send_grants(const std::vector<core::Grant>& grants, std::int64
   }
 }
 
-void ReceiveSide::demote(Peer& peer, std::int64_t now_ns) {
+void ReceiveSide::demote(Peer& peer, std::int64_t now_ns, const std::string& why) {
   peer.demoted = true;
+  peers_.standing(peer).demoted_until_ns = now_ns + config_.enforcement.memory_ns;
   ++stats_.demoted_peers;
-  config_.log("peer " + peer.name +
-              " sends well above its grants: its flows are demoted to background " +
-              "and its reads held to its grants");
+  config_.log("peer " + peer.name + " " + why +
+              ": its flows are demoted to background and its reads held to its grants");
   for (auto& [id, flow] : incoming_) {
     if (flow.peer != peer.id) continue;
     flow.throttled = true;
@@ -336,9 +342,18 @@ void ReceiveSide::tick(std::int64_t now_ns) {
   police_idle_flows(now_ns);
   send_grants(scheduler_.poll(to_core_ps(now_ns)), now_ns);
   std::vector<core::FlowId> resume;
+  std::vector<PeerId> metered;  // each sending peer's identity is judged once a tick
   for (auto& [id, flow] : incoming_) {
     Peer& peer = peers_.at(flow.peer);
-    if (flow.overrun.tick(now_ns) && !peer.demoted) demote(peer, now_ns);
+    if (flow.overrun.tick(now_ns) && !peer.demoted) {
+      demote(peer, now_ns, "sends well above its grants");
+    }
+    if (std::find(metered.begin(), metered.end(), peer.id) == metered.end()) {
+      metered.push_back(peer.id);
+      if (downlink_meter(peer, now_ns).tick(now_ns) && !peer.demoted) {
+        demote(peer, now_ns, "sends well above the whole downlink across its flows");
+      }
+    }
     if (flow.throttled && !flow.reading && flow.fd >= 0 && flow.read_bucket.available(now_ns) > 0) {
       resume.push_back(id);
     }
@@ -361,6 +376,7 @@ void ReceiveSide::tick(std::int64_t now_ns) {
 void ReceiveSide::police_idle_flows(std::int64_t now_ns) {
   const std::int64_t timeout = config_.limits.idle_flow_timeout_ns;
   std::vector<core::FlowId> idle;
+  std::vector<PeerId> missed;  // demoting changes the flows: after the loop
   for (auto& [id, flow] : incoming_) {
     const bool started = flow.received_bytes > 0;
     const bool waits_on_us = !flow.reading || (started && (!flow.granted || flow.granted_bps <= 0));
@@ -370,8 +386,12 @@ void ReceiveSide::police_idle_flows(std::int64_t now_ns) {
       flow.ghost = true;
       ++stats_.ghost_flows;
       scheduler_.remove_flow(id);
+      if (flow.announce.urgent != 0) missed.push_back(flow.peer);
     }
     if (quiet_ns > timeout) idle.push_back(id);
+  }
+  for (PeerId peer : missed) {
+    if (Peer* found = peers_.find(peer)) missed_claim(*found, now_ns);
   }
   for (core::FlowId id : idle) {
     IncomingFlow& flow = incoming_.at(id);
@@ -380,6 +400,27 @@ void ReceiveSide::police_idle_flows(std::int64_t now_ns) {
                                std::to_string(flow.target.size()) + " bytes";
     tell_sender(peers_.at(flow.peer), flow.announce.flow, wire::ErrorCode::kAborted, reason);
     drop(flow, reason);
+  }
+}
+
+OverrunDetector& ReceiveSide::downlink_meter(const Peer& peer, std::int64_t now_ns) {
+  std::optional<OverrunDetector>& meter = peers_.standing(peer).downlink_meter;
+  if (!meter) {
+    meter.emplace(config_.enforcement);
+    meter->on_grant(config_.downlink_bps, now_ns);
+  }
+  return *meter;
+}
+
+void ReceiveSide::missed_claim(Peer& peer, std::int64_t now_ns) {
+  Standing& standing = peers_.standing(peer);
+  ++standing.missed_claims;
+  const EnforcementConfig& enforcement = config_.enforcement;
+  if (!peer.demoted && standing.urgent_claims >= enforcement.min_claims &&
+      standing.missed_claims > enforcement.max_missed_ratio * standing.urgent_claims) {
+    demote(peer, now_ns,
+           "missed " + std::to_string(standing.missed_claims) + " of " +
+               std::to_string(standing.urgent_claims) + " urgent claims");
   }
 }
 

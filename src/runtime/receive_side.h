@@ -95,7 +95,12 @@ class ReceiveSide {
   void complete(IncomingFlow& flow);
   void drop(IncomingFlow& flow, const std::string& reason);
   void forget(IncomingFlow& flow);
-  void demote(Peer& peer, std::int64_t now_ns);
+  // Demotes the peer's flows and its identity's standing, saying why.
+  void demote(Peer& peer, std::int64_t now_ns, const std::string& why);
+  // The meter of the peer's identity: all its bytes against the downlink.
+  OverrunDetector& downlink_meter(const Peer& peer, std::int64_t now_ns);
+  // An urgent flow of the peer turned ghost: its standing drops.
+  void missed_claim(Peer& peer, std::int64_t now_ns);
   void police_idle_flows(std::int64_t now_ns);
   // An Error about one of the peer's flows (refused, aborted).
   void tell_sender(Peer& peer, std::uint64_t flow, wire::ErrorCode code, const std::string& reason);

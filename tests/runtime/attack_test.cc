@@ -4,7 +4,9 @@
 // legitimate transfer meets its deadline with a matching checksum, that the
 // attack got nothing, and that the process's RSS stayed within its budget.
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -302,6 +304,50 @@ TEST_F(Attack, GhostFlowsLoseTheirGrants) {
   legit.expect_delivered(receiver);
   std::cout << "ghosts: legitimate 15 MB in " << legit.fct_ns() / kMs << " ms\n";
   EXPECT_GE(receiver.stats().ghost_flows, 1u);
+  // Most of its urgent claims were missed: its standing drops.
+  EXPECT_TRUE(log.contains("urgent claims: its flows are demoted")) << log.all();
+  EXPECT_LT(rss.growth(), kRssBudgetBytes);
+}
+
+TEST_F(Attack, GrantIgnoringSenderStaysDemotedAcrossFlowsAndSessions) {
+  Receiver receiver(keyed(&log));
+  LegitTransfer legit(receiver.address(), 8 << 20, 1500 * kMs);
+  // One identity (127.0.0.1, listen port 9): a new session and flow every
+  // 8 MB (or 200 ms stalled), each sent unpaced, ignoring its grants.
+  constexpr std::uint64_t kFlowBytes = 8 << 20;
+  const std::vector<std::uint8_t> chunk(64 * 1024, 0x33);
+  const std::int64_t start = monotonic_ns();
+  int sessions = 0;
+  while (monotonic_ns() - start < 1500 * kMs) {
+    ScriptedPeer rogue(receiver.port(), 0x7000 + static_cast<std::uint64_t>(sessions++), job_key());
+    if (!rogue.handshake()) break;
+    rogue.send(wire::Announce{1, kFlowBytes, wire::kNoDeadline, 0, 0, 0, 60});
+    RawPeer data(receiver.port());
+    data.write(rogue.data_open(1, kFlowBytes));
+    std::uint64_t sent = 0;
+    std::int64_t progress_ns = monotonic_ns();
+    while (sent < kFlowBytes && monotonic_ns() - progress_ns < 200 * kMs) {
+      const ssize_t n =
+          ::send(data.fd(), chunk.data(), std::min<std::uint64_t>(chunk.size(), kFlowBytes - sent),
+                 MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n > 0) {
+        sent += static_cast<std::uint64_t>(n);
+        progress_ns = monotonic_ns();
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
+  }
+  const double seconds = static_cast<double>(monotonic_ns() - start) / 1e9;
+  legit.expect_delivered(receiver);
+  const EndpointStats stats = receiver.stats();
+  const double rogue_bps =
+      static_cast<double>(stats.data_bytes_received - legit.payload().size()) * 8 / seconds;
+  std::cout << "grant-ignoring rogue: " << sessions << " sessions, " << rogue_bps / 8e6
+            << " MB/s received from it (downlink 50 MB/s)\n";
+  EXPECT_GE(sessions, 2);
+  EXPECT_EQ(stats.demoted_peers, 1u);  // once: later sessions start demoted
+  EXPECT_LT(rogue_bps, 1.5 * kDownlinkBps);
   EXPECT_LT(rss.growth(), kRssBudgetBytes);
 }
 
@@ -443,6 +489,67 @@ TEST_F(Attack, SenderFacingASilentReceiverFailsInTime) {
   EXPECT_EQ(status.state, FlowState::kFailed);
   EXPECT_NE(status.error.find("receiver silent"), std::string::npos) << status.error;
   EXPECT_LT(monotonic_ns() - silent_from, 1500 * kMs);
+}
+
+// Its own suite: it forks, and the Attack fixture runs a thread.
+TEST(AttackProcess, OutOfDescriptorsDoesNotSpin) {
+  int to_parent[2];
+  ASSERT_EQ(pipe(to_parent), 0);
+  constexpr std::int64_t kRunNs = 3 * kSecond;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // The receiver, with 64 descriptors.
+    const rlimit limit{64, 64};
+    setrlimit(RLIMIT_NOFILE, &limit);
+    Endpoint receiver(keyed(nullptr));
+    int delivered = 0;
+    receiver.on_message([&](const IncomingMessage&) { ++delivered; });
+    const std::uint16_t port = receiver.address().port;
+    if (write(to_parent[1], &port, sizeof port) != sizeof port) _exit(1);
+    rusage before{}, after{};
+    getrusage(RUSAGE_SELF, &before);
+    for (const std::int64_t start = monotonic_ns(); monotonic_ns() - start < kRunNs;) {
+      receiver.progress(10 * kMs);
+    }
+    getrusage(RUSAGE_SELF, &after);
+    const auto cpu_ms =
+        static_cast<std::int64_t>((after.ru_utime.tv_sec - before.ru_utime.tv_sec +
+                                   after.ru_stime.tv_sec - before.ru_stime.tv_sec) *
+                                      1000 +
+                                  (after.ru_utime.tv_usec - before.ru_utime.tv_usec +
+                                   after.ru_stime.tv_usec - before.ru_stime.tv_usec) /
+                                      1000);
+    const std::int64_t report[3] = {
+        delivered, cpu_ms, static_cast<std::int64_t>(receiver.stats().refused_connections)};
+    [[maybe_unused]] const auto n = write(to_parent[1], report, sizeof report);
+    _exit(0);
+  }
+  std::uint16_t port = 0;
+  ASSERT_EQ(read(to_parent[0], &port, sizeof port), static_cast<ssize_t>(sizeof port));
+  // 100 Hellos that never authenticate: more than the receiver has descriptors.
+  std::vector<std::unique_ptr<RawPeer>> hellos;
+  for (std::uint64_t i = 0; i < 100; ++i) {
+    hellos.push_back(std::make_unique<RawPeer>(port));
+    hellos.back()->write(hello_from(i + 1));
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  Endpoint sender(keyed(nullptr));
+  const auto payload = random_bytes(2 << 20, 12);
+  const FlowHandle flow =
+      sender.send(PeerAddress{"127.0.0.1", port}, payload, FlowHint::background());
+  const FlowStatus status = sender.wait(flow, 2 * kSecond);
+  EXPECT_EQ(status.state, FlowState::kDone) << status.error;
+  std::int64_t report[3] = {};
+  ASSERT_EQ(read(to_parent[0], report, sizeof report), static_cast<ssize_t>(sizeof report));
+  waitpid(child, nullptr, 0);
+  close(to_parent[0]);
+  close(to_parent[1]);
+  std::cout << "out of descriptors: receiver CPU " << report[1] << " ms in " << kRunNs / kMs
+            << " ms, " << report[2] << " connections refused or shed\n";
+  EXPECT_EQ(report[0], 1);
+  EXPECT_GT(report[2], 0);
+  EXPECT_LT(report[1], kRunNs / kMs / 2);  // a busy loop would take all of it
 }
 
 // ---- replay ----
