@@ -93,7 +93,8 @@ struct EndpointStats {
   std::uint64_t incoming_completed = 0;
   std::uint64_t incoming_failed = 0;
   std::uint64_t demoted_peers = 0;
-  std::uint64_t ghost_flows = 0;  // granted flows that sent nothing, taken off the scheduler
+  std::uint64_t ghost_flows = 0;      // granted flows that sent nothing, taken off the scheduler
+  std::uint64_t quota_demotions = 0;  // urgent flows over their peer's urgent share
 };
 
 class Endpoint {

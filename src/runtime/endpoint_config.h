@@ -6,7 +6,9 @@
 #include <functional>
 #include <string_view>
 
+#include <map>
 #include <optional>
+#include <string>
 
 #include "core/receiver_scheduler.h"
 #include "runtime/pacer.h"
@@ -71,6 +73,12 @@ struct EnforcementConfig {
   std::uint64_t allowance_bytes = 64 * 1024;
   int windows = 3;
   std::int64_t memory_ns = 60'000'000'000;
+  // Urgent quota: while two or more identities have urgent work, none's
+  // urgent flows are granted more than its weighted share of the downlink
+  // (times `quota_tolerance`); beyond it, its most-granted urgent flow is
+  // scheduled as background. Weights by identity ("host:port"), default 1.
+  std::map<std::string, double> peer_weights;
+  double quota_tolerance = 1.1;
   std::uint32_t min_claims = 8;
   double max_missed_ratio = 0.5;
 };

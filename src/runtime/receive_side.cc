@@ -95,7 +95,8 @@ void ReceiveSide::on_announce(Peer& peer, const wire::Announce& announce) {
     flow.read_bucket.set_rate(0, now);
   }
   incoming_by_remote_[{peer.id, announce.flow}] = id;
-  scheduler_.add_flow(semantic_flow(flow, peer, announce.slack_ns, now));
+  flow.deadline_ns = deadline_for(announce.slack_ns, peer, now);
+  scheduler_.add_flow(semantic_flow(flow, peer));
   bind_parked(peer);
 }
 
@@ -107,7 +108,8 @@ void ReceiveSide::on_update(const Peer& peer, const wire::Update& update) {
   flow.announce.criticality = update.criticality;
   flow.announce.group = update.group;
   flow.announce.slack_ns = update.slack_ns;
-  if (!flow.ghost) scheduler_.add_flow(semantic_flow(flow, peer, update.slack_ns, monotonic_ns()));
+  flow.deadline_ns = deadline_for(update.slack_ns, peer, monotonic_ns());
+  reschedule(flow, peer);
 }
 
 void ReceiveSide::on_aborted(const Peer& peer, const wire::Error& error) {
@@ -214,8 +216,7 @@ void ReceiveSide::read_data(IncomingFlow& flow, std::int64_t now_ns) {
       flow.last_bytes_ns = now_ns;
       if (flow.ghost) {  // it sends after all: back in the scheduler
         flow.ghost = false;
-        scheduler_.add_flow(
-            semantic_flow(flow, peers_.at(flow.peer), flow.announce.slack_ns, now_ns));
+        reschedule(flow, peers_.at(flow.peer));
       }
       budget -= static_cast<std::size_t>(got);
       stats_.data_bytes_received += got;
@@ -280,22 +281,29 @@ void ReceiveSide::forget(IncomingFlow& flow) {
 
 // ---- the scheduler, its grants and their enforcement ----
 
-core::SemanticFlow ReceiveSide::semantic_flow(const IncomingFlow& flow, const Peer& peer,
-                                              std::int64_t slack_ns, std::int64_t now_ns) const {
+std::int64_t ReceiveSide::deadline_for(std::int64_t slack_ns, const Peer& peer,
+                                       std::int64_t now_ns) const {
+  if (slack_ns == wire::kNoDeadline || slack_ns >= kMaxSlackNs) return kNoDeadlineNs;
+  // The sender's slack was measured when it sent; half an RTT has passed since.
+  return now_ns + std::max(slack_ns, -kMaxSlackNs) - peer.rtt_ns / 2;
+}
+
+void ReceiveSide::reschedule(const IncomingFlow& flow, const Peer& peer) {
+  if (!flow.ghost) scheduler_.add_flow(semantic_flow(flow, peer));
+}
+
+core::SemanticFlow ReceiveSide::semantic_flow(const IncomingFlow& flow, const Peer& peer) const {
   core::SemanticFlow semantic;
   semantic.id = flow.id;
   semantic.sender = static_cast<std::uint32_t>(peer.id);
   semantic.size_bytes = flow.announce.size_bytes;
   semantic.remaining_bytes = flow.announce.size_bytes - flow.received_bytes;
   semantic.dependency = flow.announce.group;
-  const bool urgent = flow.announce.urgent != 0 && !peer.demoted;
+  const bool held = peer.demoted || flow.over_quota;
+  const bool urgent = flow.announce.urgent != 0 && !held;
   semantic.urgency = urgent ? core::Urgency::kUrgent : core::Urgency::kBackground;
-  semantic.criticality = peer.demoted ? 0 : flow.announce.criticality;
-  if (slack_ns != wire::kNoDeadline && slack_ns < kMaxSlackNs) {
-    // The sender's slack was measured when it sent; half an RTT has passed since.
-    const std::int64_t slack = std::max(slack_ns, -kMaxSlackNs) - peer.rtt_ns / 2;
-    semantic.no_bubble_ps = to_core_ps(now_ns + slack);
-  }
+  semantic.criticality = held ? 0 : flow.announce.criticality;
+  if (flow.deadline_ns != kNoDeadlineNs) semantic.no_bubble_ps = to_core_ps(flow.deadline_ns);
   return semantic;
 }
 
@@ -334,13 +342,14 @@ void ReceiveSide::demote(Peer& peer, std::int64_t now_ns, const std::string& why
     if (flow.peer != peer.id) continue;
     flow.throttled = true;
     flow.read_bucket.set_rate(flow.granted_bps / 8, now_ns);
-    if (!flow.ghost) scheduler_.add_flow(semantic_flow(flow, peer, flow.announce.slack_ns, now_ns));
+    reschedule(flow, peer);
   }
 }
 
 void ReceiveSide::tick(std::int64_t now_ns) {
   police_idle_flows(now_ns);
   send_grants(scheduler_.poll(to_core_ps(now_ns)), now_ns);
+  hold_urgent_quotas();
   std::vector<core::FlowId> resume;
   std::vector<PeerId> metered;  // each sending peer's identity is judged once a tick
   for (auto& [id, flow] : incoming_) {
@@ -403,6 +412,49 @@ void ReceiveSide::police_idle_flows(std::int64_t now_ns) {
   }
 }
 
+// One flow at a time (the most granted) leaves the urgent class per tick, so
+// the share settles within a few reallocations without overshooting.
+void ReceiveSide::hold_urgent_quotas() {
+  std::map<PeerId, double> urgent_bps;  // granted to each peer's urgent flows
+  for (const auto& [id, flow] : incoming_) {
+    const Peer& peer = peers_.at(flow.peer);
+    if (flow.announce.urgent == 0 || peer.demoted || flow.ghost) continue;
+    // A peer over quota still has urgent work (no lapse while it does).
+    urgent_bps[peer.id] += flow.granted && !flow.over_quota ? flow.granted_bps : 0;
+  }
+  const EnforcementConfig& enforcement = config_.enforcement;
+  auto weight = [&](const Peer& peer) {
+    const auto it = enforcement.peer_weights.find(peer.name);
+    return it == enforcement.peer_weights.end() ? 1.0 : it->second;
+  };
+  if (urgent_bps.size() < 2) {  // no contention for urgency: quotas lapse
+    for (auto& [id, flow] : incoming_) {
+      if (!flow.over_quota) continue;
+      flow.over_quota = false;
+      reschedule(flow, peers_.at(flow.peer));
+    }
+    return;
+  }
+  double total_weight = 0;
+  for (const auto& [peer, bps] : urgent_bps) total_weight += weight(peers_.at(peer));
+  for (const auto& [peer_id, bps] : urgent_bps) {
+    Peer& peer = peers_.at(peer_id);
+    const double share = config_.downlink_bps * weight(peer) / total_weight;
+    if (bps <= share * enforcement.quota_tolerance) continue;
+    IncomingFlow* most = nullptr;
+    for (auto& [id, flow] : incoming_) {
+      if (flow.peer != peer_id || flow.announce.urgent == 0 || flow.ghost || flow.over_quota) {
+        continue;
+      }
+      if (most == nullptr || flow.granted_bps > most->granted_bps) most = &flow;
+    }
+    if (most == nullptr) continue;
+    most->over_quota = true;
+    ++stats_.quota_demotions;
+    reschedule(*most, peer);
+  }
+}
+
 OverrunDetector& ReceiveSide::downlink_meter(const Peer& peer, std::int64_t now_ns) {
   std::optional<OverrunDetector>& meter = peers_.standing(peer).downlink_meter;
   if (!meter) {
@@ -431,6 +483,7 @@ void ReceiveSide::add_stats(EndpointStats& stats) const {
   stats.incoming_failed += stats_.incoming_failed;
   stats.demoted_peers += stats_.demoted_peers;
   stats.ghost_flows += stats_.ghost_flows;
+  stats.quota_demotions += stats_.quota_demotions;
   stats.incoming_flows += incoming_.size();
 }
 

@@ -52,9 +52,11 @@ struct IncomingFlow {
   OverrunDetector overrun;
   bool throttled = false;  // reads held to the grant (demoted sender)
   TokenBucket read_bucket;
-  bool reading = true;             // EPOLLIN registered
-  std::int64_t last_bytes_ns = 0;  // since when it owes bytes and sent none
-  bool ghost = false;              // granted, sent nothing: out of the scheduler
+  bool reading = true;                       // EPOLLIN registered
+  std::int64_t last_bytes_ns = 0;            // since when it owes bytes and sent none
+  bool ghost = false;                        // granted, sent nothing: out of the scheduler
+  bool over_quota = false;                   // its peer's urgent share was used up: background
+  std::int64_t deadline_ns = kNoDeadlineNs;  // its no-bubble deadline on this host's clock
 };
 
 class ReceiveSide {
@@ -104,8 +106,12 @@ class ReceiveSide {
   void police_idle_flows(std::int64_t now_ns);
   // An Error about one of the peer's flows (refused, aborted).
   void tell_sender(Peer& peer, std::uint64_t flow, wire::ErrorCode code, const std::string& reason);
-  core::SemanticFlow semantic_flow(const IncomingFlow& flow, const Peer& peer,
-                                   std::int64_t slack_ns, std::int64_t now_ns) const;
+  core::SemanticFlow semantic_flow(const IncomingFlow& flow, const Peer& peer) const;
+  // The deadline a relative slack from the peer names, on this host's clock.
+  std::int64_t deadline_for(std::int64_t slack_ns, const Peer& peer, std::int64_t now_ns) const;
+  // Tells the scheduler what changed about a flow (not while it is a ghost).
+  void reschedule(const IncomingFlow& flow, const Peer& peer);
+  void hold_urgent_quotas();
   void send_grants(const std::vector<core::Grant>& grants, std::int64_t now_ns);
 
   EventLoop& loop_;
