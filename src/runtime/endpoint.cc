@@ -24,6 +24,7 @@ Endpoint::Endpoint(EndpointConfig config)
 Endpoint::~Endpoint() = default;
 
 PeerAddress Endpoint::address() const { return core_->address(); }
+std::optional<PeerAddress> Endpoint::metrics_address() const { return core_->metrics_address(); }
 
 FlowHandle Endpoint::send(const PeerAddress& peer, std::span<const std::byte> data,
                           const FlowHint& hint) {

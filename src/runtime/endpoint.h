@@ -9,10 +9,12 @@
 // thread. Nothing here starts a thread, and there is no thread per flow.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -77,6 +79,11 @@ struct ReceiveStatus {
   std::string peer;
 };
 
+// Upper bounds of the lateness histogram's buckets (completion minus
+// deadline); a last bucket holds the rest.
+inline constexpr std::array<std::int64_t, 6> kLatenessBoundsNs = {
+    -100'000'000, 0, 1'000'000, 10'000'000, 100'000'000, 1'000'000'000};
+
 struct EndpointStats {
   std::uint64_t control_bytes_sent = 0;
   std::uint64_t control_bytes_received = 0;
@@ -95,6 +102,10 @@ struct EndpointStats {
   std::uint64_t demoted_peers = 0;
   std::uint64_t ghost_flows = 0;      // granted flows that sent nothing, taken off the scheduler
   std::uint64_t quota_demotions = 0;  // urgent flows over their peer's urgent share
+  std::uint64_t refused_flows = 0;    // announces refused with an Error
+  std::uint64_t deadline_misses = 0;  // incoming flows completed after their deadline
+  // Incoming flows with a deadline by lateness (kLatenessBoundsNs, then the rest).
+  std::array<std::uint64_t, kLatenessBoundsNs.size() + 1> lateness_buckets{};
 };
 
 class Endpoint {
@@ -106,6 +117,8 @@ class Endpoint {
 
   // Where peers reach this endpoint.
   PeerAddress address() const;
+  // Where the Prometheus counters are served (EndpointConfig::metrics_listen).
+  std::optional<PeerAddress> metrics_address() const;
 
   // Sends `data` (which must stay valid until the flow is done or failed).
   // The first bytes go out at once; the rest at the receiver's grants.

@@ -111,6 +111,9 @@ struct EndpointConfig {
   EnforcementConfig enforcement;
   // Scheduler settings for real hosts; downlink_bps overrides its link rate.
   core::ReceiverConfig scheduler = default_scheduler_config();
+  // Serves the Prometheus counters (docs/runtime.md, "Metrics") on this
+  // address (port 0: any free one); none when unset. Meant for a local port.
+  std::optional<PeerAddress> metrics_listen;
   // Logged reasons (connection closed, peer demoted, ...). Default: stderr.
   std::function<void(std::string_view)> log;
 

@@ -55,7 +55,12 @@ EndpointCore::EndpointCore(EndpointConfig config)
       peers_(loop_, config_, local_hello(config_, acceptor_.address()),
              effective_key(config_.security), *this),
       send_(loop_, config_, peers_),
-      receive_(loop_, config_, peers_, acceptor_) {}
+      receive_(loop_, config_, peers_, acceptor_) {
+  if (config_.metrics_listen) {
+    metrics_ =
+        std::make_unique<MetricsServer>(loop_, *config_.metrics_listen, [this] { return stats(); });
+  }
+}
 
 // Each part closes its own sockets; peers' control channels close theirs.
 EndpointCore::~EndpointCore() = default;
@@ -127,6 +132,7 @@ void EndpointCore::on_tick(std::int64_t now_ns) {
   receive_.tick(now_ns);
   acceptor_.expire(now_ns);
   peers_.expire(now_ns);
+  if (metrics_) metrics_->expire(now_ns);
 }
 
 EndpointStats EndpointCore::stats() const {

@@ -51,6 +51,7 @@ void ReceiveSide::on_announce(Peer& peer, const wire::Announce& announce) {
   auto refuse = [&](wire::ErrorCode code, const std::string& reason) {
     config_.log("refusing flow " + std::to_string(announce.flow) + " from " + peer.name + ": " +
                 reason);
+    ++stats_.refused_flows;
     tell_sender(peer, announce.flow, code, reason);
   };
   if (announce.flow == 0) return refuse(wire::ErrorCode::kMalformed, "flow id 0");
@@ -248,6 +249,7 @@ void ReceiveSide::complete(IncomingFlow& flow) {
   peers_.send(peer, wire::Done{flow.announce.flow, flow.announce.size_bytes});
   loop_.remove_and_close(flow.fd);
   ++stats_.incoming_completed;
+  if (flow.deadline_ns != kNoDeadlineNs) count_lateness(monotonic_ns() - flow.deadline_ns);
   if (flow.posted != 0) {
     posted_.complete(flow.posted, flow.announce.size_bytes);
   } else if (message_handler_) {
@@ -464,6 +466,13 @@ OverrunDetector& ReceiveSide::downlink_meter(const Peer& peer, std::int64_t now_
   return *meter;
 }
 
+void ReceiveSide::count_lateness(std::int64_t lateness_ns) {
+  if (lateness_ns > 0) ++stats_.deadline_misses;
+  std::size_t bucket = 0;
+  while (bucket < kLatenessBoundsNs.size() && lateness_ns > kLatenessBoundsNs[bucket]) ++bucket;
+  ++stats_.lateness_buckets[bucket];
+}
+
 void ReceiveSide::missed_claim(Peer& peer, std::int64_t now_ns) {
   Standing& standing = peers_.standing(peer);
   ++standing.missed_claims;
@@ -484,6 +493,11 @@ void ReceiveSide::add_stats(EndpointStats& stats) const {
   stats.demoted_peers += stats_.demoted_peers;
   stats.ghost_flows += stats_.ghost_flows;
   stats.quota_demotions += stats_.quota_demotions;
+  stats.refused_flows += stats_.refused_flows;
+  stats.deadline_misses += stats_.deadline_misses;
+  for (std::size_t i = 0; i < stats.lateness_buckets.size(); ++i) {
+    stats.lateness_buckets[i] += stats_.lateness_buckets[i];
+  }
   stats.incoming_flows += incoming_.size();
 }
 

@@ -112,6 +112,7 @@ class ReceiveSide {
   // Tells the scheduler what changed about a flow (not while it is a ghost).
   void reschedule(const IncomingFlow& flow, const Peer& peer);
   void hold_urgent_quotas();
+  void count_lateness(std::int64_t lateness_ns);
   void send_grants(const std::vector<core::Grant>& grants, std::int64_t now_ns);
 
   EventLoop& loop_;

@@ -84,9 +84,10 @@ int blocking(int fd) {
 }
 
 int run_recv(const std::string& listen, double downlink_mbps, int count, bool urgent_first,
-             const SecurityConfig& security) {
+             const SecurityConfig& security, const std::string& metrics) {
   EndpointConfig config;
   config.security = security;
+  if (!metrics.empty()) config.metrics_listen = parse_or_exit(metrics);
   config.scheduler.allocator.urgent_first = urgent_first;
   config.listen = parse_or_exit(listen);
   config.downlink_bps = downlink_mbps * kBitsPerMbit;
@@ -207,6 +208,7 @@ int main(int argc, char** argv) {
   std::uint64_t tag = 1;
   bool plain = false;
   bool urgent_first = false;
+  std::string metrics;
   KeyOptions keys;
   app.add_option("--key-file", keys.key_file,
                  "the job key: 32 bytes or 64 hex digits, mode 600 (default: $SAFS_JOB_KEY, "
@@ -219,6 +221,7 @@ int main(int argc, char** argv) {
   recv->add_option("--downlink-mbps", downlink_mbps, "what the receiver allocates (Mbit/s)");
   recv->add_option("--count", count, "messages to receive (-1: forever, plain only)");
   recv->add_flag("--plain", plain, "plain TCP instead of SAFS");
+  recv->add_option("--metrics", metrics, "host:port serving Prometheus counters (local)");
   recv->add_flag("--urgent-first", urgent_first,
                  "urgent flows take all they can (EDF at line rate)");
 
@@ -237,7 +240,8 @@ int main(int argc, char** argv) {
   try {
     if (*recv) {
       return plain ? run_plain_recv(listen, count)
-                   : run_recv(listen, downlink_mbps, count, urgent_first, security_or_exit(keys));
+                   : run_recv(listen, downlink_mbps, count, urgent_first, security_or_exit(keys),
+                              metrics);
     }
     if (*send) {
       return plain ? run_plain_send(to, bytes, slack_ms, tag, false)
