@@ -135,8 +135,11 @@ class Endpoint {
 
   // Messages nobody posted a buffer for arrive here, whole.
   void on_message(std::function<void(const IncomingMessage&)> handler);
-  // The next message with this tag that fits lands in `buffer`.
-  ReceiveHandle post_receive(std::uint64_t tag, std::span<std::byte> buffer);
+  // The next message with this tag that fits lands in `buffer`; with `from`,
+  // only one from that sender (its endpoint's address), so another member
+  // of the job cannot land its bytes there.
+  ReceiveHandle post_receive(std::uint64_t tag, std::span<std::byte> buffer,
+                             const std::optional<PeerAddress>& from = std::nullopt);
   ReceiveStatus test_receive(ReceiveHandle receive) const;
 
   // One loop iteration: waits at most `max_wait_ns` for I/O.

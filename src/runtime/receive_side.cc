@@ -62,7 +62,7 @@ void ReceiveSide::on_announce(Peer& peer, const wire::Announce& announce) {
                                                    " announced before (duplicate or replay)");
   }
   peer.highest_flow = announce.flow;
-  const ReceiveHandle posted = posted_.match(announce.tag, announce.size_bytes);
+  const ReceiveHandle posted = posted_.match(announce.tag, announce.size_bytes, peer.name);
   if (const auto refusal = peers_.refusal(peer, announce.size_bytes, posted == 0)) {
     return refuse(refusal->code, refusal->reason);
   }

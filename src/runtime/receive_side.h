@@ -67,8 +67,9 @@ class ReceiveSide {
   ReceiveSide& operator=(const ReceiveSide&) = delete;
 
   // Endpoint's interface for receiving.
-  ReceiveHandle post_receive(std::uint64_t tag, std::span<std::byte> buffer) {
-    return posted_.post(tag, buffer);
+  ReceiveHandle post_receive(std::uint64_t tag, std::span<std::byte> buffer,
+                             const std::optional<PeerAddress>& from) {
+    return posted_.post(tag, buffer, from ? from->text() : std::string());
   }
   ReceiveStatus test_receive(ReceiveHandle receive) const { return posted_.status(receive); }
   void on_message(std::function<void(const IncomingMessage&)> handler) {

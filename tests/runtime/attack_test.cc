@@ -384,6 +384,34 @@ TEST_F(Attack, UrgentClaimsOnEverythingGetOnlyTheirShare) {
   EXPECT_LT(rss.growth(), kRssBudgetBytes);
 }
 
+TEST_F(Attack, PostedReceiveFromOneSenderIgnoresAnother) {
+  Endpoint receiver(keyed(&log));
+  std::atomic<int> unposted = 0;
+  receiver.on_message([&](const IncomingMessage&) { ++unposted; });
+  LoopThread loop(receiver);
+  Endpoint expected(keyed(nullptr));
+  Endpoint other(keyed(nullptr));
+  std::vector<std::byte> buffer(1 << 20);
+  const ReceiveHandle posted =
+      loop.call([&] { return receiver.post_receive(42, buffer, expected.address()); });
+  // Another member sends first, with the same tag: it does not land there.
+  const auto intruding = random_bytes(1 << 20, 31);
+  EXPECT_EQ(
+      other.wait(other.send(receiver.address(), intruding, FlowHint::background(42)), 5 * kSecond)
+          .state,
+      FlowState::kDone);
+  const auto meant = random_bytes(1 << 20, 32);
+  EXPECT_EQ(
+      expected.wait(expected.send(receiver.address(), meant, FlowHint::background(42)), 5 * kSecond)
+          .state,
+      FlowState::kDone);
+  const ReceiveStatus status = loop.call([&] { return receiver.test_receive(posted); });
+  EXPECT_EQ(status.state, FlowState::kDone);
+  EXPECT_EQ(status.peer, expected.address().text());
+  EXPECT_EQ(checksum(buffer), checksum(meant));
+  EXPECT_EQ(unposted.load(), 1);  // the other one went to the message handler
+}
+
 // ---- bounded resources ----
 
 TEST_F(Attack, PeersAnnouncingHugeFlowsAreHeldToTheMemoryBudget) {
