@@ -10,7 +10,9 @@
 #include <toml++/toml.h>
 
 #include "scenario/schema.h"
+#include "scenario/sections.h"
 #include "scenario/suggest.h"
+#include "scenario/toml_section.h"
 #include "transport/registry.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/inference/inference_workload.h"
@@ -40,6 +42,8 @@ class Loader {
   std::int64_t integer(const toml::table& t, const std::string& key, const std::string& path) const;
   std::string text(const toml::table& t, const std::string& key, const std::string& path) const;
   bool present(const toml::table& t, const std::string& key) const { return t.contains(key); }
+  // `table` (may be null) as a SectionReader whose messages name keys `shown`.key.
+  TomlSection section_reader(const toml::table* table, const std::string& shown) const;
 
   void build_topology(ExperimentConfig& config) const;
   void build_flows(ExperimentConfig& config) const;
@@ -78,6 +82,9 @@ const toml::table& empty_table() {
   static const toml::table empty;
   return empty;
 }
+
+// The largest integer every smaller one of which a double holds exactly.
+constexpr std::int64_t kExactIntegerLimit = std::int64_t{1} << 53;
 
 void Loader::fail(const toml::node* node, const std::string& key,
                   const std::string& message) const {
@@ -188,8 +195,17 @@ void Loader::validate_leaf(const toml::node& node, const KeySpec& spec, const st
       numeric = static_cast<double>(node.as_integer()->get());
       break;
     case ValueType::kFloat:
-      if (!node.is_number()) fail(&node, shown, expected);
-      numeric = node.value<double>().value();
+      if (node.is_integer()) {
+        // A double holds every integer up to 2^53 exactly; beyond, say so.
+        const std::int64_t v = node.as_integer()->get();
+        if (v > kExactIntegerLimit || v < -kExactIntegerLimit) {
+          fail(&node, shown, expected + ", got an integer beyond 2^53 (write it as 1e19)");
+        }
+        numeric = static_cast<double>(v);
+        break;
+      }
+      if (!node.is_floating_point()) fail(&node, shown, expected);
+      numeric = node.as_floating_point()->get();
       if (!std::isfinite(numeric)) fail(&node, shown, expected + ", got a non-finite value");
       break;
     case ValueType::kString: {
@@ -204,7 +220,11 @@ void Loader::validate_leaf(const toml::node& node, const KeySpec& spec, const st
       return;
     }
     case ValueType::kBoolean:
-      if (!node.is_boolean()) fail(&node, shown, expected);
+      // 0 and 1 are accepted too, as --set transport.safs.urgent_first=1 has always been.
+      if (node.is_integer() && (node.as_integer()->get() == 0 || node.as_integer()->get() == 1)) {
+        return;
+      }
+      if (!node.is_boolean()) fail(&node, shown, expected + " (true or false)");
       return;
     case ValueType::kHostList: {
       const toml::array* list = node.as_array();
@@ -239,29 +259,13 @@ void Loader::validate_leaf(const toml::node& node, const KeySpec& spec, const st
 Value Loader::value(const toml::table& table, const std::string& key,
                     const std::string& path) const {
   const KeySpec* spec = find_key(path);
-  const toml::node* node = table.get(key);
-  if (node == nullptr) return spec->default_value;
-  switch (spec->type) {
-    case ValueType::kInteger:
-      return node->as_integer()->get();
-    case ValueType::kFloat:
-      return node->value<double>().value();
-    case ValueType::kString:
-      return node->as_string()->get();
-    case ValueType::kBoolean:
-      return node->as_boolean()->get();
-    case ValueType::kHostList: {
-      std::vector<std::int64_t> hosts;
-      for (const toml::node& item : *node->as_array()) hosts.push_back(item.as_integer()->get());
-      return hosts;
-    }
-    case ValueType::kStringList: {
-      std::vector<std::string> texts;
-      for (const toml::node& item : *node->as_array()) texts.push_back(item.as_string()->get());
-      return texts;
-    }
-  }
-  return {};
+  return section_reader(&table, "").get(key, spec->type).value_or(spec->default_value);
+}
+
+TomlSection Loader::section_reader(const toml::table* table, const std::string& shown) const {
+  return TomlSection(table, shown,
+                     [this](const toml::node* node, const std::string& key,
+                            const std::string& message) { fail(node, key, message); });
 }
 
 double Loader::number(const toml::table& t, const std::string& key, const std::string& path) const {
@@ -291,14 +295,12 @@ std::uint64_t gbps_to_bps(double gbps) {
 
 void Loader::build_topology(ExperimentConfig& config) const {
   const toml::table& topo = section(root_, "topology");
-  auto num = [&](const char* key) { return number(topo, key, std::string("topology.") + key); };
-  auto count = [&](const char* key) {
-    return static_cast<int>(integer(topo, key, std::string("topology.") + key));
-  };
+  const TopologyOptions options = topology_knobs().read(section_reader(&topo, "topology"));
   const std::string kind = text(topo, "kind", "topology.kind");
   TopologySpec& spec = config.topology;
-  spec.host_link = {gbps_to_bps(num("link_gbps")), us_to_ps(num("link_delay_us"))};
+  spec = options.spec;
   spec.fabric_link = spec.host_link;
+  const double link_gbps = static_cast<double>(spec.host_link.rate_bps) / 1e9;
 
   // Keys that belong to another kind are a mistake, not something to ignore.
   const std::vector<std::pair<std::string, std::vector<const char*>>> owners = {
@@ -321,28 +323,19 @@ void Loader::build_topology(ExperimentConfig& config) const {
   }
 
   if (kind == "star") {
-    spec.kind = TopologyKind::kStar;
-    spec.hosts = count("hosts");
+    // spec.hosts is all a star needs
   } else if (kind == "leaf_spine") {
-    spec.kind = TopologyKind::kLeafSpine;
-    spec.hosts_per_leaf = count("hosts_per_leaf");
-    spec.leaves = count("leaves");
-    spec.spines = count("spines");
     if (present(topo, "fabric_link_gbps") && present(topo, "oversubscription")) {
       fail(topo.get("oversubscription"), "topology.oversubscription",
            "give either fabric_link_gbps or oversubscription, not both");
     }
-    const double fabric_gbps =
-        present(topo, "fabric_link_gbps")
-            ? num("fabric_link_gbps")
-            : num("link_gbps") * spec.hosts_per_leaf / (spec.spines * num("oversubscription"));
+    const double fabric_gbps = options.fabric_link_gbps.value_or(
+        link_gbps * spec.hosts_per_leaf / (spec.spines * options.oversubscription));
     spec.fabric_link.rate_bps = gbps_to_bps(fabric_gbps);
   } else {
-    spec.kind = TopologyKind::kFatTree;
-    spec.fat_tree_k = count("k");
     if (spec.fat_tree_k % 2 != 0) fail(topo.get("k"), "topology.k", "must be even");
-    if (present(topo, "fabric_link_gbps"))
-      spec.fabric_link.rate_bps = gbps_to_bps(num("fabric_link_gbps"));
+    if (options.fabric_link_gbps)
+      spec.fabric_link.rate_bps = gbps_to_bps(*options.fabric_link_gbps);
   }
   if (spec.num_hosts() < 2) fail(topo.get("kind"), "topology", "needs at least two hosts");
 }
@@ -623,28 +616,19 @@ std::string Loader::resolve_path(const std::string& path) const {
   namespace fs = std::filesystem;
   if (fs::path(path).is_absolute()) return path;
   const fs::path beside = fs::path(name_).parent_path() / path;
-  if (fs::exists(beside)) return beside.string();
+  std::error_code error;  // a name too long to look up is reported when the file is opened
+  if (fs::exists(beside, error)) return beside.string();
   return path;
 }
 
 ExperimentConfig Loader::build() {
   ExperimentConfig config;
-  const toml::table& sim = section(root_, "simulation");
-  config.seed = static_cast<std::uint64_t>(integer(sim, "seed", "simulation.seed"));
-  config.stop_ps = ms_to_ps(number(sim, "stop_ms", "simulation.stop_ms"));
+  simulation_knobs().apply(section_reader(root_["simulation"].as_table(), "simulation"), config);
 
   build_topology(config);
 
   const toml::table& net = section(root_, "network");
-  auto net_int = [&](const char* key) {
-    return static_cast<std::uint64_t>(integer(net, key, std::string("network.") + key));
-  };
-  config.mtu_bytes = static_cast<std::uint32_t>(net_int("mtu_bytes"));
-  config.header_bytes = static_cast<std::uint32_t>(net_int("header_bytes"));
-  config.network.switches.port_buffer_bytes = net_int("port_buffer_bytes");
-  config.network.switches.shared_buffer_bytes = net_int("shared_buffer_bytes");
-  config.network.switches.ecn_threshold_bytes = net_int("ecn_threshold_bytes");
-  config.network.link_loss_rate = number(net, "link_loss_rate", "network.link_loss_rate");
+  network_knobs().apply(section_reader(&net, "network"), config);
   if (config.network.switches.port_buffer_bytes < config.mtu_bytes + config.header_bytes) {
     fail(net.get("port_buffer_bytes"), "network.port_buffer_bytes",
          "smaller than one full packet (mtu_bytes + header_bytes)");
@@ -658,7 +642,7 @@ ExperimentConfig Loader::build() {
     for (const auto& [key_node, node] : *params) {
       const std::string key(key_node.str());
       config.transport_params[key] =
-          number(*params, key, "transport." + config.transport + "." + key);
+          value(*params, key, "transport." + config.transport + "." + key);
     }
   }
 
