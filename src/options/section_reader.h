@@ -24,7 +24,14 @@ class SectionReader {
   bool has(std::string_view key) const { return get(key, ValueType::kString).has_value(); }
   // Throws an error naming where `key` was given ("file:line: section.key:
   // message"); an empty key names the section itself.
-  [[noreturn]] virtual void fail(std::string_view key, const std::string& message) const = 0;
+  [[noreturn]] void fail(std::string_view key, const std::string& message) const {
+    fail_near(key, key, message);
+    throw std::logic_error("SectionReader::fail_near returned");  // it must throw
+  }
+  // The same, pointing at `near` when `key` itself is not given (a pair of
+  // keys that disagree, one of them a default).
+  [[noreturn]] virtual void fail_near(std::string_view key, std::string_view near,
+                                      const std::string& message) const = 0;
 };
 
 // A value set by hand (a test, the Python API): any integer is taken as an
@@ -69,7 +76,8 @@ class MapReader final : public SectionReader {
     }
     return v;
   }
-  [[noreturn]] void fail(std::string_view key, const std::string& message) const override {
+  [[noreturn]] void fail_near(std::string_view key, std::string_view /*near*/,
+                              const std::string& message) const override {
     throw std::invalid_argument(section_ + (key.empty() ? "" : "." + std::string(key)) + ": " +
                                 message);
   }

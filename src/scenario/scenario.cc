@@ -9,14 +9,12 @@
 
 #include <toml++/toml.h>
 
+#include "experiment/workload_kind.h"
 #include "scenario/schema.h"
 #include "scenario/sections.h"
 #include "scenario/suggest.h"
 #include "scenario/toml_section.h"
 #include "transport/registry.h"
-#include "workload/flow_size_cdf.h"
-#include "workload/inference/inference_workload.h"
-#include "workload/pipeline/pipeline_workload.h"
 
 namespace safs {
 
@@ -38,20 +36,13 @@ class Loader {
   void validate_leaf(const toml::node& node, const KeySpec& spec, const std::string& shown);
   // The value at `key` in `table` (schema path `path`), or the schema default.
   Value value(const toml::table& table, const std::string& key, const std::string& path) const;
-  double number(const toml::table& t, const std::string& key, const std::string& path) const;
-  std::int64_t integer(const toml::table& t, const std::string& key, const std::string& path) const;
   std::string text(const toml::table& t, const std::string& key, const std::string& path) const;
   bool present(const toml::table& t, const std::string& key) const { return t.contains(key); }
   // `table` (may be null) as a SectionReader whose messages name keys `shown`.key.
   TomlSection section_reader(const toml::table* table, const std::string& shown) const;
 
   void build_topology(ExperimentConfig& config) const;
-  void build_flows(ExperimentConfig& config) const;
-  void build_bulk(ExperimentConfig& config) const;
-  void build_poisson(ExperimentConfig& config) const;
-  void build_pipeline(ExperimentConfig& config) const;
-  void build_inference(ExperimentConfig& config) const;
-  void check_hosts(const toml::table& t, const std::string& shown, int hosts) const;
+  void build_workloads(ExperimentConfig& config) const;
   std::string resolve_path(const std::string& path) const;
 
   std::string name_;
@@ -268,17 +259,6 @@ TomlSection Loader::section_reader(const toml::table* table, const std::string& 
                             const std::string& message) { fail(node, key, message); });
 }
 
-double Loader::number(const toml::table& t, const std::string& key, const std::string& path) const {
-  const Value v = value(t, key, path);
-  return std::holds_alternative<std::int64_t>(v) ? static_cast<double>(std::get<std::int64_t>(v))
-                                                 : std::get<double>(v);
-}
-
-std::int64_t Loader::integer(const toml::table& t, const std::string& key,
-                             const std::string& path) const {
-  return std::get<std::int64_t>(value(t, key, path));
-}
-
 std::string Loader::text(const toml::table& t, const std::string& key,
                          const std::string& path) const {
   return std::get<std::string>(value(t, key, path));
@@ -340,276 +320,24 @@ void Loader::build_topology(ExperimentConfig& config) const {
   if (spec.num_hosts() < 2) fail(topo.get("kind"), "topology", "needs at least two hosts");
 }
 
-void Loader::build_flows(ExperimentConfig& config) const {
-  const toml::array* flows = root_["flows"].as_array();
-  if (flows == nullptr) return;
-  const int hosts = config.topology.num_hosts();
-  for (std::size_t i = 0; i < flows->size(); ++i) {
-    const toml::table& t = *(*flows)[i].as_table();
-    const std::string shown = "flows[" + std::to_string(i) + "]";
-    FlowSpec flow;
-    flow.id = static_cast<std::uint32_t>(i);
-    flow.src = static_cast<int>(integer(t, "src", "flows[].src"));
-    flow.dst = static_cast<int>(integer(t, "dst", "flows[].dst"));
-    check_hosts(t, shown, hosts);
-    flow.size_bytes = static_cast<std::uint64_t>(integer(t, "size_bytes", "flows[].size_bytes"));
-    flow.start_ps = us_to_ps(number(t, "start_us", "flows[].start_us"));
-    if (present(t, "deadline_us")) {
-      flow.deadline_ps = us_to_ps(number(t, "deadline_us", "flows[].deadline_us"));
-      if (flow.deadline_ps <= flow.start_ps) {
-        fail(t.get("deadline_us"), shown + ".deadline_us", "must be later than start_us");
+// Every workload section, kind by kind in the registry's order; the kinds
+// read their tables through a SectionReader.
+void Loader::build_workloads(ExperimentConfig& config) const {
+  const FileResolver resolve = [this](const std::string& path) { return resolve_path(path); };
+  for (const WorkloadKind& kind : workload_kinds()) {
+    const std::string name(kind.section);
+    if (!kind.repeated) {
+      if (const toml::table* t = root_[name].as_table()) {
+        kind.read(section_reader(t, name), resolve, config);
       }
+      continue;
     }
-    flow.flow_class =
-        text(t, "class", "flows[].class") == "urgent" ? FlowClass::kUrgent : FlowClass::kBackground;
-    flow.dependency = static_cast<std::uint64_t>(integer(t, "dependency", "flows[].dependency"));
-    flow.criticality = static_cast<std::uint32_t>(integer(t, "criticality", "flows[].criticality"));
-    config.flows.push_back(flow);
-  }
-}
-
-// Both ends exist and differ.
-void Loader::check_hosts(const toml::table& t, const std::string& shown, int hosts) const {
-  const char* keys[2] = {"src", "dst"};
-  std::int64_t ends[2] = {0, 0};
-  for (int i = 0; i < 2; ++i) {
-    ends[i] = t.get(keys[i])->as_integer()->get();
-    if (ends[i] >= hosts) {
-      fail(t.get(keys[i]), shown + "." + keys[i],
-           "host " + std::to_string(ends[i]) + " is out of range (the topology has " +
-               std::to_string(hosts) + " hosts, 0.." + std::to_string(hosts - 1) + ")");
+    const toml::array* entries = root_[name].as_array();
+    for (std::size_t i = 0; entries != nullptr && i < entries->size(); ++i) {
+      const std::string shown = name + "[" + std::to_string(i) + "]";
+      kind.read(section_reader((*entries)[i].as_table(), shown), resolve, config);
     }
   }
-  if (ends[0] == ends[1]) fail(t.get("dst"), shown + ".dst", "a flow cannot go to its own host");
-}
-
-void Loader::build_bulk(ExperimentConfig& config) const {
-  const toml::array* chains = root_["bulk"].as_array();
-  if (chains == nullptr) return;
-  for (std::size_t i = 0; i < chains->size(); ++i) {
-    const toml::table& t = *(*chains)[i].as_table();
-    const std::string shown = "bulk[" + std::to_string(i) + "]";
-    check_hosts(t, shown, config.topology.num_hosts());
-    BulkSpec chain;
-    chain.src = static_cast<int>(integer(t, "src", "bulk[].src"));
-    chain.dst = static_cast<int>(integer(t, "dst", "bulk[].dst"));
-    chain.size_bytes = static_cast<std::uint64_t>(integer(t, "size_bytes", "bulk[].size_bytes"));
-    chain.start_ps = us_to_ps(number(t, "start_us", "bulk[].start_us"));
-    chain.count = static_cast<std::uint32_t>(integer(t, "count", "bulk[].count"));
-    chain.flow_class =
-        text(t, "class", "bulk[].class") == "urgent" ? FlowClass::kUrgent : FlowClass::kBackground;
-    config.bulk.push_back(chain);
-  }
-}
-
-void Loader::build_poisson(ExperimentConfig& config) const {
-  const toml::array* generators = root_["poisson"].as_array();
-  if (generators == nullptr) return;
-  const int hosts = config.topology.num_hosts();
-  for (std::size_t i = 0; i < generators->size(); ++i) {
-    const toml::table& t = *(*generators)[i].as_table();
-    const std::string shown = "poisson[" + std::to_string(i) + "]";
-    PoissonSpec spec;
-    spec.cdf_path = resolve_path(text(t, "cdf", "poisson[].cdf"));
-    spec.load = number(t, "load", "poisson[].load");
-    spec.per_receiver = text(t, "load_link", "poisson[].load_link") == "receiver";
-    for (const auto& [key, target] :
-         {std::pair{"senders", &spec.senders}, std::pair{"receivers", &spec.receivers}}) {
-      const std::string path = std::string("poisson[].") + key;
-      const Value list = value(t, key, path);  // keep it alive for the loop
-      for (const std::int64_t h : std::get<std::vector<std::int64_t>>(list)) {
-        if (h >= hosts) {
-          fail(t.get(key), shown + "." + key,
-               "host " + std::to_string(h) + " is out of range (the topology has " +
-                   std::to_string(hosts) + " hosts)");
-        }
-        target->push_back(static_cast<int>(h));
-      }
-    }
-    spec.start_ps = us_to_ps(number(t, "start_us", "poisson[].start_us"));
-    if (present(t, "stop_us")) spec.stop_ps = us_to_ps(number(t, "stop_us", "poisson[].stop_us"));
-    spec.max_flows = static_cast<std::uint64_t>(integer(t, "max_flows", "poisson[].max_flows"));
-    spec.flow_class = text(t, "class", "poisson[].class") == "urgent" ? FlowClass::kUrgent
-                                                                      : FlowClass::kBackground;
-    spec.deadline_factor = number(t, "deadline_factor", "poisson[].deadline_factor");
-    spec.measured = std::get<bool>(value(t, "measured", "poisson[].measured"));
-    if (spec.measured && spec.stop_ps == kTimeNever && spec.max_flows == 0) {
-      fail(&t, shown, "a measured generator needs stop_us or max_flows (or set measured = false)");
-    }
-    if (spec.stop_ps <= spec.start_ps)
-      fail(t.get("stop_us"), shown + ".stop_us", "must be later than start_us");
-    bool any_pair = false;
-    const std::vector<int> s_all = spec.senders, r_all = spec.receivers;
-    for (int a = 0; a < hosts && !any_pair; ++a) {
-      const bool sends = s_all.empty() || std::find(s_all.begin(), s_all.end(), a) != s_all.end();
-      for (int b = 0; b < hosts && sends && !any_pair; ++b) {
-        const bool receives =
-            r_all.empty() || std::find(r_all.begin(), r_all.end(), b) != r_all.end();
-        any_pair = receives && a != b;
-      }
-    }
-    if (!any_pair) fail(&t, shown, "no sender has a different host to send to");
-    try {
-      FlowSizeCdf::load(spec.cdf_path);
-    } catch (const std::exception& e) {
-      fail(t.get("cdf"), shown + ".cdf", e.what());
-    }
-    config.poisson.push_back(spec);
-  }
-}
-
-void Loader::build_pipeline(ExperimentConfig& config) const {
-  const toml::table* t = root_["pipeline"].as_table();
-  if (t == nullptr) return;
-  auto num = [&](const char* key) { return number(*t, key, std::string("pipeline.") + key); };
-  auto count = [&](const char* key) { return integer(*t, key, std::string("pipeline.") + key); };
-  PipelineWorkload w;
-  w.pipeline.schedule = pipeline::parse_schedule(text(*t, "schedule", "pipeline.schedule"));
-  w.pipeline.stages = static_cast<int>(count("stages"));
-  w.pipeline.microbatches = static_cast<int>(count("microbatches"));
-  w.pipeline.t_f = ms_to_ps(num("forward_ms"));
-  w.pipeline.t_b = ms_to_ps(num("backward_ms"));
-  w.pipeline.t_w = ms_to_ps(num("weight_ms"));
-  w.hidden = static_cast<std::uint64_t>(count("hidden"));
-  w.sequence = static_cast<std::uint64_t>(count("sequence"));
-  w.microbatch_size = static_cast<std::uint64_t>(count("microbatch_size"));
-  w.bytes_per_element = static_cast<std::uint64_t>(count("bytes_per_element"));
-  w.background_flows_per_stage = static_cast<int>(count("background_flows_per_stage"));
-  w.background_flow_bytes = static_cast<std::uint64_t>(count("background_flow_bytes"));
-  const Value hosts = value(*t, "stage_hosts", "pipeline.stage_hosts");
-  for (const std::int64_t h : std::get<std::vector<std::int64_t>>(hosts)) {
-    w.stage_hosts.push_back(static_cast<int>(h));
-  }
-  if (!w.stage_hosts.empty() && static_cast<int>(w.stage_hosts.size()) != w.pipeline.stages) {
-    fail(t->get("stage_hosts"), "pipeline.stage_hosts", "needs one host per stage");
-  }
-  if (w.pipeline.microbatches < w.pipeline.stages) {
-    fail(t->get("microbatches"), "pipeline.microbatches", "must be at least the number of stages");
-  }
-  if (w.hosts_needed() > config.topology.num_hosts()) {
-    fail(t, "pipeline",
-         "needs " + std::to_string(w.hosts_needed()) +
-             " hosts (stages and background senders); the "
-             "topology has " +
-             std::to_string(config.topology.num_hosts()));
-  }
-  config.compute = build_pipeline_graph(w);
-  const std::vector<BulkSpec> background = pipeline_background(w);
-  config.bulk.insert(config.bulk.end(), background.begin(), background.end());
-}
-
-void Loader::build_inference(ExperimentConfig& config) const {
-  const toml::table* t = root_["inference"].as_table();
-  if (t == nullptr) return;
-  if (config.compute) {
-    fail(t, "inference", "cannot share a run with [pipeline] (both place GPUs on hosts 0..)");
-  }
-  auto num = [&](const char* key) { return number(*t, key, std::string("inference.") + key); };
-  auto count = [&](const char* key) { return integer(*t, key, std::string("inference.") + key); };
-  InferenceWorkload w;
-  AfdSpec& afd = w.afd;
-  const int attention = static_cast<int>(count("attention_instances"));
-  const int ffn = static_cast<int>(count("ffn_instances"));
-  const int prefill = static_cast<int>(count("prefill_hosts"));
-  const int bulk = static_cast<int>(count("bulk_hosts"));
-  int host = 0;
-  for (int i = 0; i < attention; ++i) afd.attention_hosts.push_back(host++);
-  for (int i = 0; i < ffn; ++i) afd.ffn_hosts.push_back(host++);
-  for (int i = 0; i < prefill; ++i) w.prefill_hosts.push_back(host++);
-  for (int i = 0; i < bulk; ++i) w.bulk_hosts.push_back(host++);
-  if (host > config.topology.num_hosts()) {
-    fail(t, "inference",
-         "needs " + std::to_string(host) +
-             " hosts (attention, FFN, prefill and bulk hosts); the topology has " +
-             std::to_string(config.topology.num_hosts()));
-  }
-  afd.layers = static_cast<int>(count("layers"));
-  afd.microbatches = static_cast<int>(count("microbatches"));
-  afd.hidden = static_cast<std::uint64_t>(count("hidden"));
-  afd.dispatch_bytes_per_element = static_cast<std::uint64_t>(count("dispatch_bytes_per_element"));
-  afd.combine_bytes_per_element = static_cast<std::uint64_t>(count("combine_bytes_per_element"));
-  afd.routing_fraction = num("routing_fraction");
-  afd.max_tokens_per_microbatch = static_cast<int>(count("tokens_per_microbatch"));
-  afd.compute.attention_fixed_ps = us_to_ps(num("attention_fixed_us"));
-  afd.compute.attention_per_token_ps = us_to_ps(num("attention_per_token_us"));
-  afd.compute.attention_per_context_token_ps = ns_to_ps(num("attention_per_context_token_ns"));
-  afd.compute.ffn_fixed_ps = us_to_ps(num("ffn_fixed_us"));
-  afd.compute.ffn_per_token_ps = us_to_ps(num("ffn_per_token_us"));
-  afd.compute.sample_ps = us_to_ps(num("sample_us"));
-
-  RequestMix& mix = w.requests;
-  mix.output_tokens_min = static_cast<std::uint32_t>(count("output_tokens_min"));
-  mix.output_tokens_max = static_cast<std::uint32_t>(count("output_tokens_max"));
-  mix.context_tokens_min = static_cast<std::uint32_t>(count("context_tokens_min"));
-  mix.context_tokens_max = static_cast<std::uint32_t>(count("context_tokens_max"));
-  // Point at whichever of the pair the file sets (either may be a default).
-  auto located = [&](const char* first, const char* second) -> const toml::node* {
-    if (const toml::node* n = t->get(first)) return n;
-    if (const toml::node* n = t->get(second)) return n;
-    return t;
-  };
-  if (mix.output_tokens_max < mix.output_tokens_min) {
-    fail(located("output_tokens_max", "output_tokens_min"), "inference.output_tokens_max",
-         "must be at least output_tokens_min (" + std::to_string(mix.output_tokens_min) + ")");
-  }
-  if (mix.context_tokens_max < mix.context_tokens_min) {
-    fail(located("context_tokens_max", "context_tokens_min"), "inference.context_tokens_max",
-         "must be at least context_tokens_min (" + std::to_string(mix.context_tokens_min) + ")");
-  }
-  w.batch_load = num("batch_load");
-  mix.arrivals_per_s = num("arrivals_per_s");
-  if (w.batch_load <= 0 && mix.arrivals_per_s <= 0) {
-    fail(t, "inference", "needs batch_load > 0 or arrivals_per_s > 0");
-  }
-  w.warmup_requests = static_cast<std::uint32_t>(count("warmup_requests"));
-  w.measured_requests = static_cast<std::uint32_t>(count("measured_requests"));
-  w.free_communication =
-      std::get<bool>(value(*t, "free_communication", "inference.free_communication"));
-  if (w.batch_load > 0 && full_batch_step_ps(w) <= 0) {
-    fail(t, "inference",
-         "batch_load needs a compute time above zero (every *_us and *_ns cost is 0); set "
-         "arrivals_per_s instead");
-  }
-  w.kv_load = num("kv_load");
-  w.bulk_load = num("bulk_load");
-  // Background generators, each: its load on every receiver link must fit
-  // in its senders' links, or the backlog would grow for the whole run.
-  struct Background {
-    const char* load_key;
-    const char* hosts_key;
-    const char* cdf_key;
-    double load;
-    std::size_t senders, receivers;
-    std::string* cdf_path;
-  };
-  for (const Background& b :
-       {Background{"kv_load", "prefill_hosts", "kv_cdf", w.kv_load, w.prefill_hosts.size(),
-                   afd.attention_hosts.size(), &w.kv_cdf_path},
-        Background{"bulk_load", "bulk_hosts", "bulk_cdf", w.bulk_load, w.bulk_hosts.size(),
-                   afd.ffn_hosts.size(), &w.bulk_cdf_path}}) {
-    if (b.load <= 0 || b.senders == 0 || w.free_communication) continue;  // no generator
-    const double per_sender =
-        b.load * static_cast<double>(b.receivers) / static_cast<double>(b.senders);
-    if (per_sender > 1.0) {
-      char share[32];
-      std::snprintf(share, sizeof share, "%.2f", per_sender);
-      fail(located(b.load_key, b.hosts_key), std::string("inference.") + b.load_key,
-           "asks each of the " + std::to_string(b.senders) + " " + b.hosts_key + " for " + share +
-               " of its link; add hosts or lower the load");
-    }
-    const std::string path = std::string("inference.") + b.cdf_key;
-    *b.cdf_path = resolve_path(text(*t, b.cdf_key, path));
-    try {
-      FlowSizeCdf::load(*b.cdf_path);
-    } catch (const std::exception& e) {
-      fail(t->get(b.cdf_key) != nullptr ? t->get(b.cdf_key) : t, path, e.what());
-    }
-  }
-  if (!w.free_communication) {  // an infinitely fast network has no contention to model
-    const std::vector<PoissonSpec> background = inference_background(w);
-    config.poisson.insert(config.poisson.end(), background.begin(), background.end());
-  }
-  config.inference = std::move(w);
 }
 
 std::string Loader::resolve_path(const std::string& path) const {
@@ -646,11 +374,7 @@ ExperimentConfig Loader::build() {
     }
   }
 
-  build_flows(config);
-  build_bulk(config);
-  build_poisson(config);
-  build_pipeline(config);
-  build_inference(config);
+  build_workloads(config);
   return config;
 }
 

@@ -41,9 +41,12 @@ std::optional<Value> TomlSection::get(std::string_view key, ValueType type) cons
   return Value{};
 }
 
-void TomlSection::fail(std::string_view key, const std::string& message) const {
+void TomlSection::fail_near(std::string_view key, std::string_view near,
+                            const std::string& message) const {
   const toml::node* node = table_;
-  if (!key.empty() && table_ != nullptr && table_->get(key) != nullptr) node = table_->get(key);
+  for (const std::string_view k : {near, key}) {  // the key itself wins
+    if (!k.empty() && table_ != nullptr && table_->get(k) != nullptr) node = table_->get(k);
+  }
   fail_(node, key.empty() ? shown_ : shown_ + "." + std::string(key), message);
   throw std::logic_error("TomlSection: the fail callback returned");
 }

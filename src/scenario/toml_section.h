@@ -23,7 +23,8 @@ class TomlSection final : public SectionReader {
       : table_(table), shown_(std::move(shown)), fail_(std::move(fail)) {}
 
   std::optional<Value> get(std::string_view key, ValueType type) const override;
-  [[noreturn]] void fail(std::string_view key, const std::string& message) const override;
+  [[noreturn]] void fail_near(std::string_view key, std::string_view near,
+                              const std::string& message) const override;
 
   const toml::table* table() const { return table_; }
 
