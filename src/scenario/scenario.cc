@@ -217,24 +217,21 @@ void Loader::validate_leaf(const toml::node& node, const KeySpec& spec, const st
       }
       if (!node.is_boolean()) fail(&node, shown, expected + " (true or false)");
       return;
-    case ValueType::kHostList: {
-      const toml::array* list = node.as_array();
-      if (list == nullptr) fail(&node, shown, expected + ", e.g. [0, 1, 2]");
-      for (const toml::node& item : *list) {
-        if (!item.is_integer()) fail(&item, shown, expected);
-        const double v = static_cast<double>(item.as_integer()->get());
-        if (v < spec.min_value || v > spec.max_value) {
-          fail(&item, shown,
-               "host index " + std::to_string(static_cast<long long>(v)) + " out of range");
-        }
-      }
-      return;
-    }
+    case ValueType::kHostList:
     case ValueType::kStringList: {
+      const bool hosts = spec.type == ValueType::kHostList;
       const toml::array* list = node.as_array();
-      if (list == nullptr) fail(&node, shown, expected + ", e.g. [\"a\", \"b\"]");
+      if (list == nullptr) {
+        fail(&node, shown, expected + (hosts ? ", e.g. [0, 1, 2]" : ", e.g. [\"a\", \"b\"]"));
+      }
       for (const toml::node& item : *list) {
-        if (!item.is_string()) fail(&item, shown, expected);
+        if (hosts ? !item.is_integer() : !item.is_string()) fail(&item, shown, expected);
+        if (!hosts) continue;
+        const std::int64_t v = item.as_integer()->get();
+        const auto x = static_cast<double>(v);
+        if (x < spec.min_value || x > spec.max_value) {
+          fail(&item, shown, "host index " + std::to_string(v) + " out of range");
+        }
       }
       return;
     }

@@ -1,6 +1,7 @@
 // [inference]: attention-FFN disaggregated decode serving, with KV-cache and
 // background traffic into its hosts.
 #include <cstdio>
+#include <tuple>
 
 #include "experiment/workload_kind.h"
 #include "workload/flow_size_cdf.h"
@@ -154,15 +155,16 @@ void read_inference(const SectionReader& section, const FileResolver& resolve,
                          std::to_string(config.topology.num_hosts()));
   }
   const RequestMix& mix = w.requests;
-  if (mix.output_tokens_max < mix.output_tokens_min) {
-    section.fail_near(
-        "output_tokens_max", "output_tokens_min",
-        "must be at least output_tokens_min (" + std::to_string(mix.output_tokens_min) + ")");
-  }
-  if (mix.context_tokens_max < mix.context_tokens_min) {
-    section.fail_near(
-        "context_tokens_max", "context_tokens_min",
-        "must be at least context_tokens_min (" + std::to_string(mix.context_tokens_min) + ")");
+  for (const auto& [low_key, low, high_key, high] :
+       {std::tuple{"output_tokens_min", mix.output_tokens_min, "output_tokens_max",
+                   mix.output_tokens_max},
+        std::tuple{"context_tokens_min", mix.context_tokens_min, "context_tokens_max",
+                   mix.context_tokens_max}}) {
+    if (high < low) {  // point at whichever of the pair the file sets
+      section.fail_near(
+          high_key, low_key,
+          "must be at least " + std::string(low_key) + " (" + std::to_string(low) + ")");
+    }
   }
   if (w.batch_load <= 0 && mix.arrivals_per_s <= 0) {
     section.fail("", "needs batch_load > 0 or arrivals_per_s > 0");
