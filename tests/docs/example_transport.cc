@@ -27,20 +27,22 @@ void PacedTransport::on_segment_sent(SenderFlow& flow, Packet& packet) {
 // [end-snippet]
 
 // [snippet:registry]
+KnobTable<PacedOptions> paced_knobs() {
+  KnobTable<PacedOptions> t;
+  t.scaled("rate_gbps", "Gbit/s", 1e9, SAFS_FIELD(rate_bps), 0.001, 1e4,
+           "Pacing rate of every flow (ours: a tenth of a 100 Gbit/s link).");
+  t.integer("initial_cwnd_packets", "packets", SAFS_FIELD(window.initial_cwnd_packets), 1, 1e6,
+            "Initial window (RFC 6928).");
+  return t;
+}
+
 TransportInfo paced_transport_info() {
-  return {"paced",
-          "Window TCP with classic ECN halving, every flow paced at a fixed rate.",
-          {{"rate_gbps", "Gbit/s", 10, 0.001, 1e4, false,
-            "Pacing rate of every flow (ours: a tenth of a 100 Gbit/s link)."},
-           {"initial_cwnd_packets", "packets", 10, 1, 1e6, true, "Initial window (RFC 6928)."}},
-          [](TransportEnv& env, const TransportParams& params) -> std::unique_ptr<Transport> {
-            WindowConfig window;
-            window.initial_cwnd_packets =
-                static_cast<std::uint32_t>(params.get("initial_cwnd_packets"));
-            auto control = std::make_unique<EcnHalvingControl>(2 * env.mtu_bytes);
-            const auto rate_bps = static_cast<std::uint64_t>(params.get("rate_gbps") * 1e9);
-            return std::make_unique<PacedTransport>(env, window, std::move(control), rate_bps);
-          }};
+  return transport_entry<PacedOptions>(
+      "paced", "Window TCP with classic ECN halving, every flow paced at a fixed rate.",
+      paced_knobs(), [](TransportEnv& env, const PacedOptions& o) -> std::unique_ptr<Transport> {
+        auto control = std::make_unique<EcnHalvingControl>(2 * env.mtu_bytes);
+        return std::make_unique<PacedTransport>(env, o.window, std::move(control), o.rate_bps);
+      });
 }
 // [end-snippet]
 

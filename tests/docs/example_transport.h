@@ -55,7 +55,14 @@ class PacedTransport final : public WindowTransport {
 };
 // [end-snippet]
 
+// The options: every member initializer is the default of its knob.
+struct PacedOptions {
+  WindowConfig window;
+  std::uint64_t rate_bps = 10'000'000'000;  // a tenth of a 100 Gbit/s link
+};
+
 // The registry entry: add this to make_registry() in src/transport/registry.cc.
+KnobTable<PacedOptions> paced_knobs();
 TransportInfo paced_transport_info();
 
 }  // namespace safs::example

@@ -25,20 +25,11 @@
 #include "net/network.h"
 #include "transport/common/flow_table.h"
 #include "transport/common/segment_tracker.h"
-#include "transport/params.h"
 #include "transport/pfabric/index_heap.h"
+#include "transport/pfabric/pfabric_options.h"
 #include "transport/transport.h"
 
 namespace safs {
-
-struct PFabricConfig {
-  std::uint32_t initial_window_packets = 0;  // 0: one BDP of the flow's path
-  std::uint32_t max_window_packets = 0;      // 0: two path BDPs less one packet
-  TimePs rto_ps = 0;                         // 0: derived from the path (see rto_us)
-  std::uint32_t probe_after_timeouts = 5;    // consecutive timeouts before probe mode
-  // The switch port buffer, for the derived RTO (0: unknown, RTO = 3 x RTT).
-  std::uint64_t switch_buffer_bytes = 0;
-};
 
 // Counters beyond TransportStats, for tests and reports.
 struct PFabricStats {
@@ -109,14 +100,5 @@ class PFabricTransport final : public Transport {
   TransportStats stats_;
   PFabricStats pfabric_stats_;
 };
-
-// The registry's hooks (src/transport/registry.cc).
-std::vector<ParamSpec> pfabric_params();
-std::unique_ptr<Transport> make_pfabric_transport(TransportEnv& env, const TransportParams& params);
-// Switch ports get a PFabricQueue with the `buffer_bytes` budget; host NICs
-// keep the default unlimited strict-priority queue (the host transport orders
-// its own data; ACKs are pushed at the top level).
-std::unique_ptr<QueueDiscipline> make_pfabric_queue(const QueueSite& site,
-                                                    const TransportParams& params);
 
 }  // namespace safs

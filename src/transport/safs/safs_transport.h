@@ -25,23 +25,10 @@
 #include "core/grant.h"
 #include "core/receiver_scheduler.h"
 #include "transport/safs/safs_header.h"
+#include "transport/safs/safs_options.h"
 #include "transport/window/window_transport.h"
 
 namespace safs {
-
-struct SafsConfig {
-  core::ReceiverConfig receiver;
-  std::uint64_t unscheduled_bytes = 0;  // 0: one BDP of the flow's path
-  std::uint8_t control_priority = kTopPriority;
-  std::uint8_t unscheduled_urgent_priority = 6;
-  std::uint8_t unscheduled_background_priority = 2;
-  std::uint8_t fallback_priority = 0;
-  // How long a flow that never got a grant waits before falling back.
-  TimePs first_grant_wait_ps = 200 * kPsPerUs;
-  double report_threshold = 0.1;  // re-report an achievable rate when it moves this much
-  // Changes within this window share one reallocation (0: reallocate at once).
-  TimePs batch_changes_ps = 0;
-};
 
 class SafsTransport final : public WindowTransport {
  public:

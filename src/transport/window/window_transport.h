@@ -37,18 +37,9 @@
 #include "transport/transport.h"
 #include "transport/window/congestion_control.h"
 #include "transport/window/window_header.h"
+#include "transport/window/window_options.h"
 
 namespace safs {
-
-struct WindowConfig {
-  std::uint32_t initial_cwnd_packets = 10;  // RFC 6928
-  TimePs rto_min_ps = kPsPerMs;             // datacenter-tuned minimum RTO
-  TimePs rto_max_ps = 64 * kPsPerMs;
-  std::uint32_t dupack_threshold = 3;       // RFC 5681
-  std::uint32_t initial_alpha = kAlphaOne;  // DCTCP alpha at flow start
-  std::uint8_t data_priority = 0;
-  std::uint8_t ack_priority = 0;  // ACKs share the data queue, as in a plain TCP network
-};
 
 class WindowTransport : public Transport {
  public:
