@@ -59,21 +59,24 @@ run_one() {
 
 # sweep OUT ARGS...: safs-sim sweep ARGS --out OUT with SAFS_JOBS points at
 # once, into a fresh OUT. Its progress bar (on a terminal) or one line per
-# finished point and its final line go to stderr; then each point's
-# warnings, prefixed with the point's directory.
+# finished point and its final line go to stderr; then the warnings of each
+# point it ran, prefixed with the point's directory.
 sweep() {
-  local out=$1 status=0 log verbose=()
+  local out=$1 status=0 log started verbose=()
   shift
   fresh "$out"
   [[ -t 2 ]] || verbose=(--verbose)
   progress "sweeping into $out ($jobs at once)"
+  started=$(mktemp)
   "$sim" sweep "$@" --out "$out" --jobs "$jobs" "${verbose[@]}" >&2 || status=$?
-  for log in "$out"/*/run.log; do
-    # A failed point's log was shown by the sweep already.
-    if [[ -e $log && -e $(dirname "$log")/summary.json ]]; then
+  # The points run now (not those kept from before, nor other grids' points
+  # in the same directory); a failed point's log was shown by the sweep.
+  while IFS= read -r log; do
+    if [[ -e $(dirname "$log")/summary.json ]]; then
       attribute "$(dirname "$log")" "$(cat "$log")"
     fi
-  done
+  done < <(find "$out" -mindepth 2 -maxdepth 2 -name run.log -newer "$started" | sort)
+  rm -f "$started"
   return "$status"
 }
 
