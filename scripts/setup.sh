@@ -42,4 +42,4 @@ install_missing "${optional_packages[@]}" ||
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_type=${SAFS_BUILD_TYPE:-Release}
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE="$build_type" >/dev/null
-cmake --build "$root/build" -j "$(nproc)"
+cmake --build "$root/build" -j "$(nproc)" >&2
