@@ -175,7 +175,7 @@ Allocation allocate(const std::vector<SemanticFlow>& flows, TimePs now, double u
 
   // 3a. Low-slack urgent flows first: they have no time to wait for a later
   // reallocation. Low = within two RTTs plus a tenth of their own line-rate
-  // transfer time (protocols.md §5.3, sigma_lo).
+  // transfer time (background.md §5.3, sigma_lo).
   for (const std::vector<std::size_t>& run : runs) {
     std::vector<std::size_t> low;
     for (const std::size_t i : run) {

@@ -9,7 +9,7 @@ namespace safs::core {
 struct DemandConfig {
   // Subtracted from the time left: one control delay (the grant must reach
   // the sender), one RTT (the last byte's flight and ACK clocking) and one
-  // MTU at line rate, plus a small epsilon. protocols.md §5.2.
+  // MTU at line rate, plus a small epsilon. background.md §5.2.
   TimePs headroom_ps = 10 * kPsPerUs;
   double margin = 1.1;              // beta: ask for 10% more than the bare rate
   TimePs min_window_ps = kPsPerUs;  // tau_min: never divide by less than this

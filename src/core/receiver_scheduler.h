@@ -15,7 +15,7 @@
 
 namespace safs::core {
 
-// Network priorities for scheduled data (protocols.md §5.5): urgent flows by
+// Network priorities for scheduled data (background.md §5.5): urgent flows by
 // their rank in the service order, then background.
 struct PriorityMap {
   std::array<std::uint8_t, 3> urgent_by_rank = {5, 4, 3};  // rank 0, 1, 2 and later

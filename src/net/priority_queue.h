@@ -1,6 +1,6 @@
 // Eight strict-priority FIFOs sharing one byte-limited buffer, with drop-tail
 // admission and ECN marking on the instantaneous queue (DCTCP's switch rule:
-// RED with min = max = K and weight 1; protocols.md §1). As in commodity
+// RED with min = max = K and weight 1; background.md §1). As in commodity
 // datacenter switches, the threshold applies per queue: a packet is marked by
 // the length of its own priority level, so a burst at one level does not mark
 // traffic at another.

@@ -17,7 +17,7 @@ std::string data(const char* name) { return std::string(SAFS_SOURCE_DIR) + "/dat
 
 TEST(FlowSizeCdf, WebSearchMeanMatchesTheLiterature) {
   const FlowSizeCdf cdf = FlowSizeCdf::load(data("websearch.csv"));
-  // protocols.md §8: mean about 1138-1141 packets of 1460 B.
+  // background.md §8: mean about 1138-1141 packets of 1460 B.
   EXPECT_NEAR(cdf.mean_bytes() / kCdfPacketBytes, 1139.5, 2.0);
   const FlowSizeCdf mining = FlowSizeCdf::load(data("datamining.csv"));
   EXPECT_NEAR(mining.mean_bytes() / kCdfPacketBytes, 5116.6, 1.0);

@@ -36,7 +36,7 @@ KnobTable<PoissonSpec> poisson_knobs() {
   t.choice("class", SAFS_FIELD(flow_class), flow_class_names(), "Class of the flows.");
   t.number("deadline_factor", "", SAFS_FIELD(deadline_factor), 0, 1e6,
            "If > 0, each flow's deadline is start + factor x its ideal FCT (the synthetic "
-           "deadlines of D2TCP evaluations; protocols.md §2 cites 2.0).");
+           "deadlines of D2TCP evaluations; background.md §2 cites 2.0).");
   t.flag("measured", SAFS_FIELD(measured),
          "true: the run waits for these flows and they count in the results; false: background "
          "that ends with the run.");

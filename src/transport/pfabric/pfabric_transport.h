@@ -1,6 +1,6 @@
 // pFabric end hosts (Alizadeh et al., "pFabric: Minimal Near-Optimal
 // Datacenter Transport", SIGCOMM 2013, §4.2), paired with the PFabricQueue
-// switch discipline. See src/transport/pfabric/README.md.
+// switch discipline. See docs/transports.md ("pfabric").
 //
 // Every packet carries its flow's remaining size (bytes not yet acknowledged,
 // cumulatively or selectively) as Packet::rank; ACKs carry rank 0 and leave

@@ -10,7 +10,7 @@ KnobTable<SafsOptions> safs_knobs() {
           "capacity, so a start-up burst should not halve their windows (DCTCP uses 1).");
   t.number("usable_fraction", "", SAFS_FIELD(safs.receiver.allocator.usable_fraction), 0.1, 1,
            "Share of the receiver link the grants may fill (1 - u); the rest absorbs "
-           "unscheduled bytes and estimation error. Ours (protocols.md §5.3 suggests u = 0.05).");
+           "unscheduled bytes and estimation error. Ours (background.md §5.3 suggests u = 0.05).");
   t.number("overload_usable_fraction", "",
            SAFS_FIELD(safs.receiver.allocator.overload_usable_fraction), 0.1, 1,
            "The same when the urgent set cannot all be on time: lateness is GPU idle time, so "
@@ -20,18 +20,18 @@ KnobTable<SafsOptions> safs_knobs() {
            "Share of the budget reserved for background flows when any exist, so no stream of "
            "urgent work starves them forever (ours).");
   t.number("demand_margin", "", SAFS_FIELD(safs.receiver.allocator.demand.margin), 1, 3,
-           "beta: ask for this much more than the bare no-bubble rate (protocols.md §5.2).");
+           "beta: ask for this much more than the bare no-bubble rate (background.md §5.2).");
   t.time("headroom_us", "us", kPsPerUs, SAFS_FIELD(safs.receiver.allocator.demand.headroom_ps), 0,
          1e6,
          "Subtracted from every flow's time left: control delay + RTT + one MTU + epsilon "
-         "(protocols.md §5.2), sized for 100 Gbit/s leaf-spine paths.");
+         "(background.md §5.2), sized for 100 Gbit/s leaf-spine paths.");
   t.time("rtt_us", "us", kPsPerUs, SAFS_FIELD(safs.receiver.allocator.rtt_ps), 0, 1e6,
-         "RTT used for the low-slack threshold 2 RTT + R/(10 C) (protocols.md §5.3).");
+         "RTT used for the low-slack threshold 2 RTT + R/(10 C) (background.md §5.3).");
   t.number("change_threshold", "", SAFS_FIELD(safs.receiver.grants.change_threshold), 0, 1,
            "theta: a grant is re-sent when the rate moves by more than this fraction "
-           "(protocols.md §5.4).");
+           "(background.md §5.4).");
   t.time("lease_us", "us", kPsPerUs, SAFS_FIELD(safs.receiver.grants.validity_ps), 1, 1e7,
-         "Grant validity. Longer than protocols.md's max(8 RTT, 100 us): decreases are sent "
+         "Grant validity. Longer than background.md's max(8 RTT, 100 us): decreases are sent "
          "explicitly, so the lease only bounds how long a stale rate survives a failure, and a "
          "longer one amortises control further.");
   t.time("refresh_margin_us", "us", kPsPerUs, SAFS_FIELD(safs.receiver.grants.refresh_margin_ps), 0,

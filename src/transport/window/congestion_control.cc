@@ -48,7 +48,7 @@ double D2tcpControl::imminence(const CcState& cc, const FlowProgress& flow) cons
 }
 
 // p = alpha^d, in the same fixed point as alpha. alpha and p stay separate
-// variables (a public port overwrote alpha with alpha^d; protocols.md §2).
+// variables (a public port overwrote alpha with alpha^d; background.md §2).
 std::uint32_t D2tcpControl::penalty(const CcState& cc, const FlowProgress& flow) const {
   const double alpha = static_cast<double>(cc.alpha) / kAlphaOne;
   const double p = std::pow(alpha, imminence(cc, flow));

@@ -76,7 +76,7 @@ class DctcpControl : public CongestionControl {
   std::uint32_t min_cwnd_bytes_;
 };
 
-// D2TCP (Vamanan et al., SIGCOMM 2012; protocols.md §2): DCTCP's alpha
+// D2TCP (Vamanan et al., SIGCOMM 2012; background.md §2): DCTCP's alpha
 // unchanged, but the cut uses p = alpha^d with the deadline imminence
 // d = Tc / D, clamped to [d_min, d_max]: Tc = B / (3/4 W) RTTs is the time
 // the flow needs at its mean window, D the time left to its deadline. A flow
