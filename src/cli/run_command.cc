@@ -7,8 +7,14 @@
 #include <memory>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "cli/queue_sampler.h"
+#include "cli/run_outputs.h"
+#include "cli/version.h"
+#include "console/effective_scenario.h"
 #include "console/progress_line.h"
+#include "console/scenario_file.h"
 #include "experiment/inference_report.h"
 #include "experiment/report.h"
 #include "metrics/summary.h"
@@ -50,6 +56,17 @@ void install_progress(Experiment& experiment, console::ProgressLine& line) {
   });
 }
 
+std::string host_name() {
+  char name[256] = {};
+  return gethostname(name, sizeof name - 1) == 0 ? name : "unknown";
+}
+
+Provenance provenance_of(const RunOptions& o, const std::vector<std::string>& overrides,
+                         const console::EffectiveScenario& effective) {
+  return {o.command_line,  overrides,  effective.fingerprint(), effective.text_hash, version(),
+          source_commit(), host_name()};
+}
+
 void print_configuration(const ExperimentConfig& c) {
   std::fprintf(stderr,
                "transport %s, seed %llu, %d hosts, %zu listed flows, %zu bulk chains, %zu Poisson "
@@ -86,12 +103,17 @@ std::vector<std::string> all_overrides(const std::vector<std::string>& overrides
 }
 
 int run(const RunOptions& o) {
-  ExperimentConfig config = load_scenario(o.file, all_overrides(o.overrides, o.transport, o.seed));
-  std::string out_dir = o.out_dir;
-  if (out_dir.empty()) {
-    out_dir = "out/" + std::filesystem::path(o.file).stem().string() + "-" + config.transport;
-  }
-  std::filesystem::create_directories(out_dir);
+  const auto setup_start = std::chrono::steady_clock::now();
+  console::check_scenario_file(o.file);
+  const std::vector<std::string> overrides = all_overrides(o.overrides, o.transport, o.seed);
+  ExperimentConfig config = load_scenario(o.file, overrides);
+  const std::string scenario_text = read_file(o.file);
+  const console::EffectiveScenario effective(scenario_text, overrides);
+  const std::string out_dir =
+      o.out_given ? o.out_dir
+                  : default_output_dir(o.file, config.transport, effective.fingerprint());
+  prepare_output_dir(out_dir, o.force);
+  check_trace_path(o.trace.path);
   if (o.verbosity == console::Verbosity::kVerbose) print_configuration(config);
 
   Experiment experiment(std::move(config));
@@ -105,9 +127,10 @@ int run(const RunOptions& o) {
   std::unique_ptr<timeline::TimelineTrace> trace;
   if (!o.trace.path.empty())
     trace = std::make_unique<timeline::TimelineTrace>(experiment, samplers, o.trace);
+  const double setup_wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
   const double wall_s = experiment.run();
   progress.clear();
-  if (trace) trace->finish();
 
   write_flows_csv(experiment, out_dir + "/flows.csv");
   write_ops_csv(experiment, out_dir + "/ops.csv");
@@ -116,8 +139,11 @@ int run(const RunOptions& o) {
     write_requests_csv(*inference, out_dir + "/requests.csv");
     write_steps_csv(*inference, out_dir + "/steps.csv");
   }
-  // Last: a directory with summary.json holds a finished run (sweeps rely on it).
-  write_summary_json(experiment, {o.file, read_file(o.file), wall_s}, out_dir + "/summary.json");
+  // Last of the results: a directory with summary.json holds a finished run
+  // (sweeps rely on it). The trace comes after, so its failure loses no result.
+  RunInfo info{o.file, scenario_text, wall_s, setup_wall_s, provenance_of(o, overrides, effective)};
+  write_summary_json(experiment, info, out_dir + "/summary.json");
+  if (trace) trace->finish();
 
   const FlowSummary s = summarize(experiment.recorder().records(), experiment.sim().now());
   if (o.verbosity != console::Verbosity::kQuiet && experiment.inference() != nullptr) {
@@ -142,18 +168,20 @@ int run(const RunOptions& o) {
     if (r.spec.id < experiment.config().flows.size() && !r.complete()) ++unfinished_listed;
   }
   if (unfinished_listed > 0) {
-    std::fprintf(stderr, "warning: %zu flows did not complete by simulation.stop_ms\n",
-                 unfinished_listed);
+    std::fprintf(stderr, "warning: %s: %zu flows did not complete by simulation.stop_ms\n",
+                 out_dir.c_str(), unfinished_listed);
   }
   if (experiment.compute() != nullptr && !experiment.compute()->finished()) {
-    std::fprintf(stderr, "warning: the computation did not finish by simulation.stop_ms\n");
+    std::fprintf(stderr, "warning: %s: the computation did not finish by simulation.stop_ms\n",
+                 out_dir.c_str());
   }
   if (const InferenceDriver* inference = experiment.inference();
       inference && !inference->finished()) {
     std::fprintf(stderr,
-                 "warning: %zu of %u measured requests finished by simulation.stop_ms; TPOT "
+                 "warning: %s: %zu of %u measured requests finished by simulation.stop_ms; TPOT "
                  "covers only those\n",
-                 summarize_tpot(*inference).requests, inference->workload().measured_requests);
+                 out_dir.c_str(), summarize_tpot(*inference).requests,
+                 inference->workload().measured_requests);
   }
   return 0;
 }

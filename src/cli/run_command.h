@@ -17,9 +17,12 @@ struct RunOptions {
   std::string transport;
   std::int64_t seed = -1;
   std::vector<std::string> overrides;
-  std::string out_dir;
-  double queue_sample_us = 0;    // > 0: also write queues.csv
-  timeline::TraceOptions trace;  // a path: also write a timeline trace there
+  std::string out_dir;                    // empty: default_output_dir (see run_outputs.h)
+  bool out_given = false;                 // --out "" is an error, not the default
+  bool force = false;                     // replace an earlier run's files in out_dir
+  std::vector<std::string> command_line;  // for summary.json's provenance
+  double queue_sample_us = 0;             // > 0: also write queues.csv
+  timeline::TraceOptions trace;           // a path: also write a timeline trace there
   console::Verbosity verbosity = console::Verbosity::kNormal;
 };
 
