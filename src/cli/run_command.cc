@@ -11,6 +11,7 @@
 
 #include "cli/queue_sampler.h"
 #include "cli/run_outputs.h"
+#include "cli/run_progress.h"
 #include "cli/version.h"
 #include "console/effective_scenario.h"
 #include "console/progress_line.h"
@@ -26,34 +27,11 @@ namespace safs::cli {
 
 namespace {
 
-// Often enough for a smooth bar at millions of events per second; rarely
-// enough that the check costs nothing measurable.
-constexpr std::uint64_t kEventsPerProgressCheck = 1 << 16;
-
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
-}
-
-// Simulated time against the stop_ms limit: a run that ends when its flows
-// are done finishes sooner, so the ETA is an upper bound.
-void install_progress(Experiment& experiment, console::ProgressLine& line) {
-  const auto start = std::chrono::steady_clock::now();
-  const double stop_s = ps_to_sec(experiment.config().stop_ps);
-  experiment.sim().set_progress_hook(kEventsPerProgressCheck, [&experiment, &line, start, stop_s] {
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double sim_s = ps_to_sec(experiment.sim().now());
-    const double events = static_cast<double>(experiment.sim().events_processed());
-    const double eta = sim_s > 0 ? wall * (stop_s - sim_s) / sim_s : 0;
-    char text[160];
-    std::snprintf(text, sizeof text, "%.3f of %.3f ms simulated, %.2f M events/s, ETA <= %s",
-                  sim_s * 1e3, stop_s * 1e3, wall > 0 ? events / wall / 1e6 : 0.0,
-                  console::duration_text(eta).c_str());
-    line.show(stop_s > 0 ? sim_s / stop_s : 0, text);
-  });
 }
 
 std::string host_name() {

@@ -1,6 +1,6 @@
 // `safs-sim run FILE`: one scenario, its outputs written to a directory. On
-// a terminal a progress bar shows on stderr while it runs; otherwise only a
-// final line is printed (nothing with --quiet).
+// a terminal a progress bar (run_progress.h) shows on stderr while it runs;
+// otherwise only a final line is printed (nothing with --quiet).
 #pragma once
 
 #include <cstdint>

@@ -174,3 +174,24 @@ TEST(Cli, CompareShowsRatiosToABaselineTransport) {
 }
 
 }  // namespace
+
+namespace {
+
+// On a terminal (a pseudo-terminal from script(1) here) the bar counts what
+// ends the run: the listed flows, not simulated time against stop_ms.
+TEST(Cli, ProgressCountsTheFlowsThatEndTheRun) {
+  if (!fs::exists("/usr/bin/script")) GTEST_SKIP() << "needs script(1) for a terminal";
+  const fs::path scenario = write_temp("safs-cli-progress.toml", kSmall);
+  const fs::path out = fs::temp_directory_path() / "safs-cli-progress";
+  const fs::path log = fs::temp_directory_path() / "safs-cli-progress.log";
+  fs::remove_all(out);
+  const std::string command = "/usr/bin/script -qec '" + std::string(SAFS_SIM_PATH) + " run " +
+                              scenario.string() + " --set flows[0].size_bytes=300000000 --out " +
+                              out.string() + "' /dev/null >" + log.string() + " 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << read_text(log);
+  const std::string text = read_text(log);
+  EXPECT_TRUE(contains(text, "0 of 1 flows, ")) << text;
+  EXPECT_FALSE(contains(text, "ms simulated, ETA <=")) << text;
+}
+
+}  // namespace
