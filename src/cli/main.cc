@@ -81,8 +81,10 @@ int main(int argc, char** argv) {
       ->add_option("--queue-sample-us", run_options.queue_sample_us,
                    "Also write queues.csv: switch queue depths every this many simulated us")
       ->check(kPositive);
-  run_cmd->add_option("--trace", run_options.trace.path,
-                      "Also write a Chrome trace-event JSON timeline (Perfetto) to this file");
+  run_cmd->add_option(
+      "--trace", run_options.trace.path,
+      "Also write a Chrome trace-event JSON timeline (Perfetto) to this file (checked before "
+      "the run; written after the results)");
   run_cmd
       ->add_option("--trace-from-ms", run_options.trace.from_ms,
                    "Trace only from this simulated time")
@@ -110,7 +112,9 @@ int main(int argc, char** argv) {
   std::int64_t sweep_seed = -1;
   VerbosityFlags sweep_verbosity;
   CLI::App* sweep_cmd = app.add_subcommand(
-      "sweep", "Run a grid of points in parallel; skip finished ones; write one CSV");
+      "sweep",
+      "Run a grid of points in parallel; reuse finished ones run with the same scenario; "
+      "write one CSV. SIGINT/SIGTERM stop the running points and keep finished ones");
   sweep_cmd->add_option("file", sweep_options.file, "Scenario file (TOML), may have [sweep]")
       ->required();
   sweep_cmd
