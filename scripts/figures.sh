@@ -1,39 +1,39 @@
 #!/usr/bin/env bash
 # Regenerates the README's figures in docs/figures/ from fresh runs (Release
-# build in build/; run scripts/setup.sh first). Runs go to out/figures/;
-# finished sweep points are reused, so delete out/figures/ after changing the
-# simulator.
+# build in build/; run scripts/setup.sh first). Runs go to out/figures/
+# (SAFS_RESUME=1 keeps the points that finished before); progress on
+# stderr, the figures written on stdout. Environment: scripts/common.sh.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-sim=${SAFS_SIM:-build/bin/safs-sim}
+source scripts/common.sh
 out=out/figures
 fig=docs/figures
 mkdir -p "$fig"
-transports=$("$sim" transports | awk '{print $1}' | paste -sd, -)
+all=$(transports | joined)
+fresh "$out"
 
 # ZeroBubble training: every transport, k = 0..5 background flows per stage.
-"$sim" sweep scenarios/paper/zb-training.toml --out "$out/zb" \
-  --grid "transport.name=$transports" --grid pipeline.background_flows_per_stage=0,1,2,3,4,5 \
+sweep "$out/zb" scenarios/paper/zb-training.toml \
+  --grid "transport.name=$all" --grid pipeline.background_flows_per_stage=0,1,2,3,4,5 \
   --metric compute.iteration_time_s --metric compute.planned_iteration_time_s
 tools/plot iteration "$out/zb/sweep.csv" -o "$fig/zb-iteration.png"
 tools/plot gantt "$out/zb/transport=dctcp,background_flows_per_stage=2" \
   "$out/zb/transport=safs,background_flows_per_stage=2" -o "$fig/zb-gantt-k2.png"
 
 # Web-search traffic at 50% load: FCT slowdown of every flow.
-"$sim" sweep scenarios/micro/workload-fct.toml --out "$out/fct" --set "poisson[0].load=0.5" \
-  --grid "transport.name=$transports" --metric flows.slowdown_p99
+sweep "$out/fct" scenarios/micro/workload-fct.toml --set "poisson[0].load=0.5" \
+  --grid "transport.name=$all" --metric flows.slowdown_p99
 # shellcheck disable=SC2046
 tools/plot fct-cdf $(ls -d "$out"/fct/transport=*) -o "$fig/fct-cdf-load0.5.png"
 
 # Receiver incast: the receiver's switch queue with DCTCP and SAFS.
 for t in dctcp safs; do
-  "$sim" run scenarios/micro/incast.toml --transport "$t" --queue-sample-us 10 \
-    --out "$out/incast-$t" --quiet
+  run_one "$out/incast-$t" scenarios/micro/incast.toml --transport "$t" --queue-sample-us 10
 done
 tools/plot queue "$out/incast-dctcp" "$out/incast-safs" -o "$fig/incast-queue.png"
 
 # 16A2F inference: p50 and p99 TPOT of every transport.
-"$sim" sweep scenarios/paper/afd-16a2f.toml --out "$out/afd" --grid "transport.name=$transports" \
+sweep "$out/afd" scenarios/paper/afd-16a2f.toml --grid "transport.name=$all" \
   --metric inference.tpot_p50_ms --metric inference.tpot_p99_ms
 # shellcheck disable=SC2046
 tools/plot tpot $(ls -d "$out"/afd/transport=*) -o "$fig/afd-tpot.png"

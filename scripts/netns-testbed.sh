@@ -35,6 +35,11 @@ fi
 hosts=(r s1 s2 s3)
 declare -A address=([r]=198.18.0.1 [s1]=198.18.0.11 [s2]=198.18.0.12 [s3]=198.18.0.13)
 out=$(mktemp -d)
+# The job key every endpoint of the run shares (read from the environment,
+# never the command line).
+head -c 32 /dev/urandom >"$out/job.key"
+chmod 600 "$out/job.key"
+export SAFS_JOB_KEY_FILE=$out/job.key
 cleanup() {
   for ns in "${hosts[@]}" sw; do ip netns pids "$prefix-$ns" 2>/dev/null | xargs -r kill 2>/dev/null || true; done
   for ns in "${hosts[@]}" sw; do ip netns del "$prefix-$ns" 2>/dev/null || true; done
@@ -53,8 +58,8 @@ for h in "${hosts[@]}"; do
   ip -n "$prefix-$h" link set "eth-$h" up
   ip -n "$prefix-sw" link set "sw-$h" master br0 up
 done
-# The bottleneck: sw -> r. veth offloads build 64 KB packets, so the bucket
-# must hold at least one (runtime.md §4).
+# The bottleneck: sw -> r. veth offloads build 64 KB packets (GSO), so the
+# bucket must hold at least one or htb stalls them.
 ip netns exec "$prefix-sw" tc qdisc add dev sw-r root handle 1: htb default 1
 ip netns exec "$prefix-sw" tc class add dev sw-r parent 1: classid 1:1 htb \
   rate "${rate_mbit}mbit" burst 64k cburst 64k

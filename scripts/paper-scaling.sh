@@ -2,17 +2,20 @@
 # How the cost of the paper experiments grows with their size: one SAFS run of
 # each default and of a larger variant (ZB training with 8 stages and 16
 # microbatches; AFD 32A4F), with simulated time, events, wall time and peak
-# memory. Writes out/scaling/<variant>/ and prints one markdown table.
-# Run scripts/setup.sh first. Wall times depend on the machine and its load.
+# memory. Writes out/scaling/<variant>/ and prints one markdown table on
+# stdout; progress on stderr. Run scripts/setup.sh first.
+# The runs go one after another, not through a parallel sweep: wall time and
+# peak memory are what this measures, and runs side by side would share the
+# cores. Wall times still depend on the machine and its load.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-sim=${SAFS_SIM:-build/bin/safs-sim}
+source scripts/common.sh
 zb=scenarios/paper/zb-training.toml
 afd=scenarios/paper/afd-16a2f.toml
 run() {  # name, scenario, overrides...
   local name=$1 scenario=$2
   shift 2
-  "$sim" run "$scenario" --transport safs "$@" --out "out/scaling/$name" --quiet
+  run_one "out/scaling/$name" "$scenario" --transport safs "$@"
 }
 run zb-4x8 "$zb" --set pipeline.background_flows_per_stage=2
 run zb-8x16 "$zb" --set pipeline.background_flows_per_stage=2 --set pipeline.stages=8 \

@@ -1,23 +1,26 @@
 #!/usr/bin/env bash
 # Regenerates docs/results.md from fresh runs (Release build in build/; run
-# scripts/setup.sh first). Every number in that file comes from here.
+# scripts/setup.sh first). Every number in that file comes from here. Each
+# experiment's progress goes to stderr; the experiments' scripts run their
+# points through safs-sim sweep (SAFS_JOBS at once). Environment:
+# scripts/common.sh (SAFS_TRANSPORTS gives a reduced file, not the real one).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-sim=${SAFS_SIM:-build/bin/safs-sim}
+source scripts/common.sh
+export SAFS_SIM=$sim SAFS_JOBS=$jobs
 bin=$(dirname "$sim")
 out=docs/results.md
 tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
 
-incast_table=$(SAFS_SIM="$sim" scripts/incast-micro.sh)
+progress "1/8 receiver-incast microbenchmark"
+incast_table=$(scripts/incast-micro.sh)
+progress "2/8 receiver-incast sweep (incast_sweep)"
 sweep_table=$("$bin/incast_sweep" safs)
 overload_table=$("$bin/incast_sweep" safs overload_usable_fraction=0.97 | grep -E '^\| (urgent|---)| no ')
-window_rows=""
-for t in dctcp reno; do
-  "$sim" run scenarios/examples/incast.toml --transport "$t" --out "out/incast16-$t" --quiet
-  window_rows+="out/incast16-$t "
-done
-# shellcheck disable=SC2086
-window_table=$("$sim" compare $window_rows \
+progress "3/8 16-to-1 incast with window transports"
+sweep out/incast16 scenarios/examples/incast.toml --grid transport.name=dctcp,reno
+window_table=$("$sim" compare out/incast16/transport=dctcp out/incast16/transport=reno \
   --metric "flows.last_finish_s:last completion (ms):1000" \
   --metric "flows.fct_mean_s:mean FCT (ms):1000" \
   --metric "flows.goodput_gbps:goodput (Gbit/s)" \
@@ -25,24 +28,30 @@ window_table=$("$sim" compare $window_rows \
   --metric "network.max_switch_queue_bytes:peak switch queue (bytes)" \
   --metric "network.ecn_marks:ECN marks")
 
-fct_tables=$(SAFS_SIM="$sim" scripts/workload-fct.sh)
-zb_table=$(SAFS_SIM="$sim" scripts/zb-training.sh)
+progress "4/8 FCT slowdown by flow size"
+fct_tables=$(scripts/workload-fct.sh)
+progress "5/8 ZeroBubble training"
+zb_table=$(scripts/zb-training.sh)
+progress "6/8 16A2F inference"
 afd_start=$(date +%s)
-afd_table=$(SAFS_SIM="$sim" scripts/afd-16a2f.sh)
+afd_table=$(scripts/afd-16a2f.sh)
 afd_minutes=$(( ($(date +%s) - afd_start + 59) / 60 ))
 # Ablation: SAFS sending every byte of these short flows blind (unscheduled,
 # at its urgent priority) instead of waiting a grant after the first BDP.
-"$sim" run scenarios/paper/afd-16a2f.toml --transport safs \
-  --set transport.safs.unscheduled_bytes=1000000 --out out/afd-16a2f/safs-blind --quiet
-"$sim" run scenarios/paper/afd-16a2f.toml --transport safs --set transport.safs.urgent_first=1 \
-  --out out/afd-16a2f/safs-urgent-first --quiet
-afd_ablation=$("$sim" compare out/afd-16a2f/safs out/afd-16a2f/safs-blind \
-  out/afd-16a2f/safs-urgent-first out/afd-16a2f/dctcp out/afd-16a2f/homa \
+afd=out/afd-16a2f
+run_one "$afd/safs-blind" scenarios/paper/afd-16a2f.toml --transport safs \
+  --set transport.safs.unscheduled_bytes=1000000
+run_one "$afd/safs-urgent-first" scenarios/paper/afd-16a2f.toml --transport safs \
+  --set transport.safs.urgent_first=1
+afd_ablation=$("$sim" compare "$afd/background/transport=safs" "$afd/safs-blind" \
+  "$afd/safs-urgent-first" "$afd/background/transport=dctcp" "$afd/background/transport=homa" \
   --metric "inference.tpot_p50_ms:p50 TPOT (ms)" --metric "inference.tpot_p99_ms:p99 TPOT (ms)" \
   --metric "inference.step_mean_ms:mean step (ms)" \
   --metric "inference.transfers.late_fraction:late transfers")
+progress "7/8 the paper's claims"
 paper_table=$(python3 scripts/paper-compare.py)
-scaling_table=$(SAFS_SIM="$sim" scripts/paper-scaling.sh)
+progress "8/8 cost of larger variants"
+scaling_table=$(scripts/paper-scaling.sh)
 
 cat >"$tmp" <<MD
 # Results
@@ -195,4 +204,5 @@ back to back plus one base RTT) is 5.652 ms.
 $window_table
 MD
 mv "$tmp" "$out"
+trap - EXIT
 echo "wrote $out"

@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev                            # summary.json output
   openmpi-bin libopenmpi-dev                    # optional: sweeps split across MPI ranks
   python3-matplotlib                            # tools/plot: figures from run outputs
+  libsodium-dev                                 # runtime: authenticated peers, sealed control frames
 )
 # Optional: ns-3 3.37 for the fidelity suite (validation/run.sh), with the
 # libraries its .pc files name. Installed where the archive has them; the
@@ -41,4 +42,4 @@ install_missing "${optional_packages[@]}" ||
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_type=${SAFS_BUILD_TYPE:-Release}
 cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE="$build_type" >/dev/null
-cmake --build "$root/build" -j "$(nproc)"
+cmake --build "$root/build" -j "$(nproc)" >&2

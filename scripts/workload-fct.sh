@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # FCT slowdown by flow size for every transport at 30, 50 and 70% load of
-# web-search traffic (scenarios/micro/workload-fct.toml). Run scripts/setup.sh first.
+# web-search traffic (scenarios/micro/workload-fct.toml): one sweep into
+# out/workload-fct/sweep/, then one table per load on stdout; progress on
+# stderr. Run scripts/setup.sh first. Environment: scripts/common.sh.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-sim=${SAFS_SIM:-build/bin/safs-sim}
-for load in 0.3 0.5 0.7; do
+source scripts/common.sh
+out=out/workload-fct/sweep
+loads=(0.3 0.5 0.7)
+sweep "$out" scenarios/micro/workload-fct.toml \
+  --grid "poisson[0].load=$(printf '%s\n' "${loads[@]}" | joined)" \
+  --grid "transport.name=$(transports | joined)"
+for load in "${loads[@]}"; do
   dirs=()
-  for transport in $("$sim" transports | awk '{print $1}'); do
-    dir="out/workload-fct/load$load-$transport"
-    "$sim" run scenarios/micro/workload-fct.toml --transport "$transport" \
-      --set "poisson[0].load=$load" --out "$dir" --quiet
-    dirs+=("$dir")
-  done
+  for transport in $(transports); do dirs+=("$out/load=$load,transport=$transport"); done
   echo "### Load $load"
   echo
   "$sim" fct "${dirs[@]}"

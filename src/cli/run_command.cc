@@ -53,7 +53,8 @@ void print_configuration(const ExperimentConfig& c) {
                c.flows.size(), c.bulk.size(), c.poisson.size(), c.compute ? ", a computation" : "",
                ps_to_sec(c.stop_ps) * 1e3);
   for (const auto& [key, value] : c.transport_params) {
-    std::fprintf(stderr, "  transport.%s.%s = %g\n", c.transport.c_str(), key.c_str(), value);
+    std::fprintf(stderr, "  transport.%s.%s = %s\n", c.transport.c_str(), key.c_str(),
+                 value_text(value).c_str());
   }
 }
 

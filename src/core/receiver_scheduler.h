@@ -62,8 +62,12 @@ class ReceiverScheduler {
   // Reallocates if anything changed or the last allocation is stale, and
   // returns the grants to send now.
   std::vector<Grant> poll(TimePs now);
-  // When poll() should run next (kTimeNever: nothing to do until a change).
+  // When poll() should run next (kTimeNever: nothing to do until a change;
+  // 0 while a change waits).
   TimePs next_poll_ps() const;
+  // A flow was added, moved or removed since the last poll(): the caller
+  // should poll (or schedule a poll) now.
+  bool has_changes() const { return dirty_; }
 
   bool knows(FlowId id) const { return find(id) != nullptr; }
   const std::vector<SemanticFlow>& flows() const { return flows_; }

@@ -64,13 +64,12 @@ class Experiment::CompletionWatcher final : public FlowObserver {
 Experiment::Experiment(ExperimentConfig config) : config_(std::move(config)) {
   const TransportInfo* info = find_transport(config_.transport);
   if (info == nullptr) throw std::invalid_argument("unknown transport '" + config_.transport + "'");
-  params_ = std::make_unique<TransportParams>(&info->params);
-  for (const auto& [key, value] : config_.transport_params) params_->set(key, value);
+  transport_setup_ =
+      info->configure(MapReader("transport." + config_.transport, config_.transport_params));
 
   config_.network.seed = config_.seed;
-  if (info->queue_factory) {
-    config_.network.queue_factory = [factory = info->queue_factory, params = params_.get()](
-                                        const QueueSite& site) { return factory(site, *params); };
+  if (QueueFactory queues = transport_setup_->queue_factory()) {
+    config_.network.queue_factory = std::move(queues);
   }
   network_ = build_network(config_.topology, sim_, pool_, config_.network);
 
@@ -80,15 +79,13 @@ Experiment::Experiment(ExperimentConfig config) : config_(std::move(config)) {
   env_ = std::make_unique<TransportEnv>(TransportEnv{sim_, *network_, pool_, *watcher_,
                                                      config_.mtu_bytes, config_.header_bytes,
                                                      config_.seed, &grant_observer_});
-  transport_ = info->make(*env_, *params_);
+  transport_ = transport_setup_->make(*env_);
 
   // Ideal FCTs need routes, and routes need the receivers the transport attached.
   for (std::size_t i = 0; i < config_.flows.size(); ++i) {
     const FlowSpec& flow = config_.flows[i];
     if (flow.id != i) throw std::invalid_argument("flow ids must be 0..n-1 in order");
-    const Route route = network_->route(flow.src, flow.dst, flow.id);
-    recorder_->add(
-        {flow, ideal_fct_ps(route, flow.size_bytes, config_.mtu_bytes, config_.header_bytes)});
+    recorder_->add({flow, ideal_fct(flow)});
     watcher_->expect_flow(flow.id);
   }
   schedule_ = std::make_unique<FlowSchedule>(sim_, *transport_, config_.flows);
@@ -137,9 +134,7 @@ ComputeHooks Experiment::compute_hooks() {
 
 std::uint32_t Experiment::launch(FlowSpec flow, bool measured, double deadline_factor) {
   flow.id = static_cast<std::uint32_t>(recorder_->records().size());
-  const Route route = network_->route(flow.src, flow.dst, flow.id);
-  const TimePs ideal =
-      ideal_fct_ps(route, flow.size_bytes, config_.mtu_bytes, config_.header_bytes);
+  const TimePs ideal = ideal_fct(flow);
   if (deadline_factor > 0) {
     flow.deadline_ps =
         flow.start_ps + static_cast<TimePs>(deadline_factor * static_cast<double>(ideal));
@@ -148,6 +143,13 @@ std::uint32_t Experiment::launch(FlowSpec flow, bool measured, double deadline_f
   if (measured) watcher_->expect_flow(flow.id);
   transport_->start_flow(flow);
   return flow.id;
+}
+
+TimePs Experiment::ideal_fct(const FlowSpec& flow) const {
+  const Route route = network_->route(flow.src, flow.dst, flow.id);
+  const PathSummary path{route.bottleneck_bps(), route.propagation_ps,
+                         std::span(route.rate_bps).subspan(route.links() > 0 ? 1 : 0)};
+  return ideal_fct_ps(path, flow.size_bytes, config_.mtu_bytes, config_.header_bytes);
 }
 
 void Experiment::finalize_records() {

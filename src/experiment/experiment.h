@@ -13,7 +13,7 @@
 #include "metrics/flow_recorder.h"
 #include "net/packet_pool.h"
 #include "net/topology.h"
-#include "transport/params.h"
+#include "options/section_reader.h"
 #include "transport/transport.h"
 #include "workload/bulk_chain.h"
 #include "workload/compute/compute_engine.h"
@@ -23,6 +23,8 @@
 
 namespace safs {
 
+class TransportSetup;
+
 struct ExperimentConfig {
   std::uint64_t seed = 1;
   TimePs stop_ps = kPsPerSec;  // safety limit on simulated time
@@ -31,7 +33,9 @@ struct ExperimentConfig {
   std::uint32_t mtu_bytes = 4096;
   std::uint32_t header_bytes = 78;
   std::string transport = "dctcp";
-  std::map<std::string, double> transport_params;
+  // [transport.NAME] keys given (the rest keep the transport's defaults),
+  // read through its knob table when the run is built.
+  Settings transport_params;
   std::vector<FlowSpec> flows;                 // ids 0..n-1 in order
   std::vector<BulkSpec> bulk;                  // closed-loop chains; never keep a run alive
   std::vector<PoissonSpec> poisson;            // open-loop flows from size distributions
@@ -84,13 +88,14 @@ class Experiment {
   std::unique_ptr<Network> network_;
   std::unique_ptr<CompletionWatcher> watcher_;
   std::unique_ptr<FlowRecorder> recorder_;
-  std::unique_ptr<TransportParams> params_;
+  std::unique_ptr<TransportSetup> transport_setup_;
   GrantObserver grant_observer_;  // the transport's environment points here
   std::unique_ptr<TransportEnv> env_;
   std::unique_ptr<Transport> transport_;
   // Registers a generated flow (assigning its id) and starts it.
   std::uint32_t launch(FlowSpec flow, bool measured, double deadline_factor);
   void finalize_records();
+  TimePs ideal_fct(const FlowSpec& flow) const;  // alone on its empty path
 
   std::unique_ptr<FlowSchedule> schedule_;
   std::unique_ptr<BulkChains> bulk_;

@@ -2,11 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
-#include "net/route.h"
-#include "transport/flow.h"
-#include "transport/transport.h"
+#include "base/time.h"
+#include "transport/flow.h"  // FlowSpec, the record's key facts (no transport logic)
 
 namespace safs {
 
@@ -29,13 +29,21 @@ struct FlowRecord {
   TimePs lateness_ps(TimePs now) const { return (complete() ? finish_ps : now) - spec.deadline_ps; }
 };
 
+// What the ideal FCT needs of a flow's path (the network's Route has it).
+struct PathSummary {
+  std::uint64_t bottleneck_bps = 0;
+  TimePs propagation_ps = 0;  // sum over the links
+  // The links after the first, which the last packet crosses store-and-forward.
+  std::span<const std::uint64_t> downstream_rates_bps;
+};
+
 // The FCT of a flow alone on an empty path: all its wire bytes at the path's
 // bottleneck rate, then the last packet's store-and-forward latency over the
 // remaining links and every link's propagation delay.
-TimePs ideal_fct_ps(const Route& route, std::uint64_t size_bytes, std::uint32_t mtu_bytes,
+TimePs ideal_fct_ps(const PathSummary& path, std::uint64_t size_bytes, std::uint32_t mtu_bytes,
                     std::uint32_t header_bytes);
 
-class FlowRecorder final : public FlowObserver {
+class FlowRecorder final {
  public:
   FlowRecorder() = default;
   explicit FlowRecorder(std::vector<FlowRecord> records) : records_(std::move(records)) {}
@@ -43,7 +51,7 @@ class FlowRecorder final : public FlowObserver {
   // Flows must be added in id order (0, 1, 2, ...) before they start.
   void add(const FlowRecord& record) { records_.push_back(record); }
 
-  void on_flow_complete(const FlowSpec& flow, TimePs at) override;
+  void on_flow_complete(const FlowSpec& flow, TimePs at);
 
   const std::vector<FlowRecord>& records() const { return records_; }
   FlowRecord& record(std::uint32_t id) { return records_[id]; }

@@ -16,15 +16,14 @@ struct Route;
 inline constexpr int kNumPriorities = 8;
 inline constexpr std::uint8_t kTopPriority = kNumPriorities - 1;
 
-// What a packet is, as far as its transport cares. Switches look only at
-// priority, rank, size and the ECN bits.
+// Data or control, all the network knows of what a packet is. Switches look
+// only at priority, rank, size and the ECN bits; which message of its
+// protocol a packet is (an ACK, a grant, ...) is the transport's business,
+// in `message_type` and `words`, read and written by the transport's header
+// codec.
 enum class PacketKind : std::uint8_t {
-  kData,
-  kAck,
-  kGrant,    // receiver-to-sender rate or credit grant (SAFS, Homa)
-  kResend,   // receiver asks for a byte range again (Homa)
-  kMeta,     // flow metadata update (SAFS)
-  kControl,  // anything else a transport needs
+  kData,     // carries flow payload
+  kControl,  // header only: ACKs, grants, probes, ...
 };
 
 // Fields that every hop touches (route, links, size, priority, ECN bits) come
@@ -40,10 +39,11 @@ struct alignas(64) Packet {
   std::uint16_t next_hop = 0;
 
   PacketKind kind = PacketKind::kData;
-  std::uint8_t priority = 0;  // 0..7, 7 served first
-  bool ecn_capable = false;   // ECT
-  bool ce = false;            // congestion experienced (set by a switch)
-  bool ece = false;           // ECN echo on an ACK
+  std::uint8_t message_type = 0;  // the transport's own message kind; the network never reads it
+  std::uint8_t priority = 0;      // 0..7, 7 served first
+  bool ecn_capable = false;       // ECT
+  bool ce = false;                // congestion experienced (set by a switch)
+  bool ece = false;               // ECN echo on an ACK
 
   std::uint32_t flow_id = 0;
   std::uint32_t src_host = 0;

@@ -1,5 +1,6 @@
 #include "runtime/acceptor.h"
 
+#include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -12,45 +13,78 @@
 #include "runtime/clock.h"
 
 namespace safs::runtime {
-namespace {
-
-// An accepted connection must say what it is (and a parked data connection
-// find its flow) within this long.
-constexpr std::int64_t kUnboundTimeoutNs = 2 * kNsPerSecond;
-constexpr std::size_t kMaxUnboundConnections = 256;
-
-}  // namespace
+namespace {}  // namespace
 
 Acceptor::Acceptor(EventLoop& loop, const EndpointConfig& config, Events& events)
     : loop_(loop), config_(config), events_(events) {
-  listen_fd_ = listen_tcp(config_.listen);
+  listen_fd_ = listen_tcp(config_.listen, config_.endpoint_limits.listen_backlog);
   if (listen_fd_ < 0) {
     throw std::runtime_error("cannot listen on " + config_.listen.text() + ": " +
                              std::strerror(errno));
   }
   address_ = {config_.listen.host, local_port(listen_fd_)};
   loop_.add(listen_fd_, EPOLLIN, [this](std::uint32_t) { on_accept(); });
+  reserve_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
 Acceptor::~Acceptor() {
   for (auto& [fd, connection] : unbound_) close(fd);
   close(listen_fd_);
+  if (reserve_fd_ >= 0) close(reserve_fd_);
 }
 
 void Acceptor::on_accept() {
   for (;;) {
     const int fd = accept_tcp(listen_fd_);
-    if (fd < 0) return;
-    if (unbound_.size() >= kMaxUnboundConnections) {
+    if (fd < 0) {
+      if (errno == EMFILE || errno == ENFILE) on_out_of_descriptors();
+      return;
+    }
+    if (config_.security.insecure_loopback_only && !is_loopback(remote_host(fd))) {
       config_.log("refusing a connection from " + remote_host(fd) +
-                  ": too many unidentified connections");
+                  ": insecure_loopback_only accepts loopback only");
       close(fd);
       continue;
+    }
+    if (unbound_.size() >= config_.endpoint_limits.max_unidentified_connections) {
+      evict_oldest("too many unidentified connections");
     }
     set_no_delay(fd);
     unbound_[fd] = {fd, {}, std::nullopt, monotonic_ns()};
     loop_.add(fd, EPOLLIN, [this, fd](std::uint32_t) { on_readable(fd); });
   }
+}
+
+bool Acceptor::evict_oldest(const std::string& why) {
+  const auto oldest = std::min_element(
+      unbound_.begin(), unbound_.end(),
+      [](const auto& a, const auto& b) { return a.second.since_ns < b.second.since_ns; });
+  if (oldest == unbound_.end()) return false;
+  ++stats_.refused_connections;
+  close_unbound(oldest->first, why + ": closed the oldest");
+  return true;
+}
+
+// Out of file descriptors (EMFILE, ENFILE). The pending connection stays
+// readable on the listening socket, so level-triggered epoll would call
+// again at once: make room by closing the oldest unidentified connection
+// (or the oldest unauthenticated peer), or else shed the pending one through the reserve
+// descriptor, and pause accepting for a while either way.
+void Acceptor::on_out_of_descriptors() {
+  if (!evict_oldest("out of file descriptors") && !events_.on_out_of_descriptors() &&
+      reserve_fd_ >= 0) {
+    close(reserve_fd_);
+    const int shed = accept_tcp(listen_fd_);
+    if (shed >= 0) {
+      ++stats_.refused_connections;
+      close(shed);
+    }
+    reserve_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  }
+  config_.log("out of file descriptors: accepting paused for " +
+              std::to_string(config_.endpoint_limits.accept_backoff_ns / kNsPerMs) + " ms");
+  paused_until_ns_ = monotonic_ns() + config_.endpoint_limits.accept_backoff_ns;
+  loop_.modify(listen_fd_, 0);
 }
 
 void Acceptor::close_unbound(int fd, const std::string& reason) {
@@ -98,6 +132,13 @@ void Acceptor::on_readable(int fd) {
   const wire::DecodeResult result = wire::decode(connection.bytes);
   if (result.status == wire::DecodeStatus::kNeedMore) return;
   if (result.status == wire::DecodeStatus::kInvalid) {
+    if (wire::frame_version(connection.bytes) == 1) {
+      const std::vector<std::uint8_t> refusal = wire::version_one_refusal();
+      [[maybe_unused]] const ssize_t sent =
+          send(fd, refusal.data(), refusal.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      protocol_error("a version-1 peer: version 2 (authenticated) is required");
+      return;
+    }
     protocol_error(result.error);
     return;
   }
@@ -165,9 +206,15 @@ void Acceptor::close_parked(std::uint64_t session) {
 }
 
 void Acceptor::expire(std::int64_t now_ns) {
+  if (paused_until_ns_ != 0 && now_ns >= paused_until_ns_) {
+    paused_until_ns_ = 0;
+    loop_.modify(listen_fd_, EPOLLIN);
+  }
   std::vector<int> expired;
   for (const auto& [fd, connection] : unbound_) {
-    if (now_ns - connection.since_ns > kUnboundTimeoutNs) expired.push_back(fd);
+    if (now_ns - connection.since_ns > config_.endpoint_limits.unidentified_timeout_ns) {
+      expired.push_back(fd);
+    }
   }
   for (int fd : expired) {
     close_unbound(fd,

@@ -3,7 +3,10 @@
 // makes it a peer's control connection, a DataOpen a flow's data connection.
 // A data connection that comes before its peer's Hello or its flow's
 // Announce is parked here, unread, until the receive side takes it. The caps
-// and the timeout on connections that have not said who they are live here.
+// and the timeout on connections that have not said who they are live here,
+// and the handling of running out of file descriptors: a reserve descriptor
+// lets it shed a connection instead of spinning on EMFILE, and accepting
+// backs off for a while.
 #pragma once
 
 #include <cstddef>
@@ -37,6 +40,8 @@ class Acceptor {
    public:
     virtual void on_control_connection(UnboundConnection& connection, const wire::Hello& hello) = 0;
     virtual void on_data_connection(UnboundConnection& connection) = 0;
+    // Out of file descriptors: free one elsewhere if possible (true if done).
+    virtual bool on_out_of_descriptors() = 0;
 
    protected:
     ~Events() = default;
@@ -60,21 +65,29 @@ class Acceptor {
 
   // Closes the connections that took too long to say what they are.
   void expire(std::int64_t now_ns);
-  bool idle() const { return unbound_.empty(); }
-  void add_stats(EndpointStats& stats) const { stats.protocol_errors += stats_.protocol_errors; }
+  bool idle() const { return unbound_.empty() && paused_until_ns_ == 0; }
+  void add_stats(EndpointStats& stats) const {
+    stats.protocol_errors += stats_.protocol_errors;
+    stats.refused_connections += stats_.refused_connections;
+  }
 
  private:
   void on_accept();
   void on_readable(int fd);
   void close_unbound(int fd, const std::string& reason);
+  // Closes the oldest unidentified connection; false when there is none.
+  bool evict_oldest(const std::string& why);
+  void on_out_of_descriptors();
 
   EventLoop& loop_;
   const EndpointConfig& config_;
   Events& events_;
   int listen_fd_ = -1;
+  int reserve_fd_ = -1;               // given up to accept-and-close when out of fds
+  std::int64_t paused_until_ns_ = 0;  // accepting backs off until then (0: not paused)
   PeerAddress address_;
   std::map<int, UnboundConnection> unbound_;
-  EndpointStats stats_;  // protocol errors
+  EndpointStats stats_;  // protocol errors, refused connections
 };
 
 }  // namespace safs::runtime

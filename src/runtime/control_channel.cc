@@ -6,16 +6,52 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <variant>
 
 namespace safs::runtime {
 namespace {
 
 constexpr std::size_t kReadChunkBytes = 4096;
 
+std::vector<std::uint8_t> encoded(const wire::Message& message) {
+  std::vector<std::uint8_t> bytes;
+  wire::encode(message, bytes);
+  return bytes;
+}
+
+bool is_handshake(const wire::Message& message) {
+  return std::holds_alternative<wire::Hello>(message) ||
+         std::holds_alternative<wire::Auth>(message) ||
+         std::holds_alternative<wire::Sealed>(message);
+}
+
 }  // namespace
+
+ControlChannel::ControlChannel(int fd, const JobKey& key, const wire::Hello& local)
+    : fd_(fd), key_(key), local_(local), state_(State::kAwaitHello) {
+  write_plain(local_);
+}
+
+ControlChannel::ControlChannel(int fd, const JobKey& key, const wire::Hello& local,
+                               const wire::Hello& peer)
+    : fd_(fd), key_(key), local_(local), state_(State::kAwaitAuth) {
+  write_plain(local_);
+  start_session(peer, local_, false);
+}
 
 ControlChannel::~ControlChannel() {
   if (fd_ >= 0) close(fd_);
+}
+
+void ControlChannel::start_session(const wire::Hello& initiator, const wire::Hello& responder,
+                                   bool initiator_is_us) {
+  crypto_ = std::make_unique<SessionCrypto>(
+      key_, initiator_is_us ? SessionCrypto::Role::kInitiator : SessionCrypto::Role::kResponder,
+      encoded(initiator), encoded(responder));
+  write_plain(wire::Auth{crypto_->own_proof()});
+  for (const wire::Message& message : held_) write_sealed(message);
+  held_.clear();
+  held_.shrink_to_fit();
 }
 
 void ControlChannel::feed(std::span<const std::uint8_t> bytes) {
@@ -23,8 +59,22 @@ void ControlChannel::feed(std::span<const std::uint8_t> bytes) {
   bytes_received_ += bytes.size();
 }
 
+void ControlChannel::write_plain(const wire::Message& message) { wire::encode(message, out_); }
+
+void ControlChannel::write_sealed(const wire::Message& message) {
+  scratch_.clear();
+  wire::encode(message, scratch_);
+  wire::Sealed sealed;
+  crypto_->seal(scratch_, sealed.bytes);
+  wire::encode(sealed, out_);
+}
+
 void ControlChannel::send(const wire::Message& message) {
-  wire::encode(message, out_);
+  if (crypto_) {
+    write_sealed(message);
+  } else {
+    held_.push_back(message);
+  }
   flush();
 }
 
@@ -45,15 +95,21 @@ bool ControlChannel::flush() {
   return true;
 }
 
-ControlChannel::ReadResult ControlChannel::read(std::vector<wire::Message>& messages) {
+ControlChannel::ReadResult ControlChannel::read(std::vector<wire::Message>& messages,
+                                                std::size_t max_bytes) {
+  const auto failed = [this] {
+    return authentication_failed_ ? ReadResult::kAuthenticationFailed : ReadResult::kProtocolError;
+  };
   // Decode before and after reading: bytes fed in before may hold frames.
-  if (!decode_buffered(messages)) return ReadResult::kProtocolError;
+  if (!decode_buffered(messages)) return failed();
   std::array<std::uint8_t, kReadChunkBytes> chunk{};
-  for (;;) {
-    const ssize_t n = ::recv(fd_, chunk.data(), chunk.size(), 0);
+  std::size_t budget = max_bytes;
+  while (budget > 0) {
+    const ssize_t n = ::recv(fd_, chunk.data(), std::min(chunk.size(), budget), 0);
     if (n > 0) {
+      budget -= static_cast<std::size_t>(n);
       feed(std::span(chunk.data(), static_cast<std::size_t>(n)));
-      if (!decode_buffered(messages)) return ReadResult::kProtocolError;
+      if (!decode_buffered(messages)) return failed();
       continue;
     }
     if (n == 0) {
@@ -69,21 +125,79 @@ ControlChannel::ReadResult ControlChannel::read(std::vector<wire::Message>& mess
     error_ = std::string("read failed: ") + std::strerror(errno);
     return ReadResult::kClosed;
   }
+  return ReadResult::kOk;  // more may be waiting: the loop (level-triggered) comes back
 }
 
 bool ControlChannel::decode_buffered(std::vector<wire::Message>& messages) {
   std::size_t offset = 0;
-  for (;;) {
+  bool ok = true;
+  while (ok) {
     const wire::DecodeResult result = wire::decode(std::span(in_).subspan(offset));
     if (result.status == wire::DecodeStatus::kNeedMore) break;
     if (result.status == wire::DecodeStatus::kInvalid) {
       error_ = result.error;
       return false;
     }
-    messages.push_back(result.message);
     offset += result.consumed_bytes;
+    ok = accept(result.message, messages);
   }
   in_.erase(in_.begin(), in_.begin() + static_cast<std::ptrdiff_t>(offset));
+  return ok;
+}
+
+bool ControlChannel::accept(const wire::Message& message, std::vector<wire::Message>& messages) {
+  switch (state_) {
+    case State::kAwaitHello: {
+      const auto* hello = std::get_if<wire::Hello>(&message);
+      if (hello == nullptr) {
+        error_ = "message before hello";
+        return false;
+      }
+      start_session(local_, *hello, true);
+      messages.push_back(message);
+      state_ = State::kAwaitAuth;
+      return true;
+    }
+    case State::kAwaitAuth: {
+      const auto* auth = std::get_if<wire::Auth>(&message);
+      if (auth == nullptr) {
+        error_ = std::holds_alternative<wire::Hello>(message) ? "second hello on one connection"
+                                                              : "message before authentication";
+        return false;
+      }
+      if (!crypto_->verify_peer_proof(auth->proof)) {
+        error_ = "authentication failed: wrong proof (not this job's key)";
+        authentication_failed_ = true;
+        return false;
+      }
+      state_ = State::kOpen;
+      messages.push_back(message);
+      return true;
+    }
+    case State::kOpen:
+      break;
+  }
+  const auto* sealed = std::get_if<wire::Sealed>(&message);
+  if (sealed == nullptr) {
+    error_ = "unsealed frame after authentication";
+    return false;
+  }
+  if (!crypto_->open(sealed->bytes, scratch_)) {
+    error_ = "sealed frame does not authenticate (forged, replayed or reordered)";
+    authentication_failed_ = true;
+    return false;
+  }
+  const wire::DecodeResult inner = wire::decode(scratch_);
+  if (inner.status != wire::DecodeStatus::kMessage || inner.consumed_bytes != scratch_.size()) {
+    error_ = "sealed frame holds no whole frame" +
+             (inner.error.empty() ? std::string() : ": " + inner.error);
+    return false;
+  }
+  if (is_handshake(inner.message)) {
+    error_ = "handshake frame inside a sealed frame";
+    return false;
+  }
+  messages.push_back(inner.message);
   return true;
 }
 

@@ -1,20 +1,37 @@
-// One control connection: buffered writes of encoded frames, reads decoded
-// frame by frame. A frame that does not decode, or a stream that ends inside
-// a frame, is a protocol error: the owner closes this connection only.
+// One control connection: the authenticated handshake, then sealed frames.
+//
+//   initiator (connected)            responder (accepted)
+//   Hello(nonce_i)           ->
+//                            <-      Hello(nonce_r), Auth(proof_r)
+//   Auth(proof_i)            ->
+//   Sealed(...)              <->     Sealed(...)
+//
+// Both sides derive the session's keys from the job key and both Hellos
+// (security.h); each proof answers the other side's nonce. A frame out of
+// this order, a wrong proof, or a sealed frame that does not open (forged,
+// replayed, reordered, from another connection) is a protocol error: the
+// owner closes this connection only. Messages the owner sends before the
+// keys exist wait here and go out sealed.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "runtime/security.h"
 #include "runtime/wire.h"
 
 namespace safs::runtime {
 
 class ControlChannel {
  public:
-  explicit ControlChannel(int fd) : fd_(fd) {}
+  // Initiator: sends `local` now and waits for the peer's Hello.
+  ControlChannel(int fd, const JobKey& key, const wire::Hello& local);
+  // Responder: the peer's Hello was read already; sends `local` and its proof.
+  ControlChannel(int fd, const JobKey& key, const wire::Hello& local, const wire::Hello& peer);
   ~ControlChannel();
   ControlChannel(const ControlChannel&) = delete;
   ControlChannel& operator=(const ControlChannel&) = delete;
@@ -23,29 +40,52 @@ class ControlChannel {
   // Bytes that arrived before this channel took the socket over.
   void feed(std::span<const std::uint8_t> bytes);
 
-  // Queues a frame and writes what the socket takes now.
+  // Seals a frame (or holds it until the keys exist) and writes what the
+  // socket takes now.
   void send(const wire::Message& message);
   // Writes queued bytes. False on a socket error.
   bool flush();
   bool wants_write() const { return written_ < out_.size(); }
 
-  enum class ReadResult : std::uint8_t { kOk, kClosed, kProtocolError };
-  // Reads what is there and appends the decoded messages to `messages`.
-  // kClosed: orderly end; kProtocolError: see error().
-  ReadResult read(std::vector<wire::Message>& messages);
+  // The peer proved it holds the job key.
+  bool authenticated() const { return state_ == State::kOpen; }
+  // The session's keys, once both Hellos are known (flow tokens).
+  const SessionCrypto* crypto() const { return crypto_.get(); }
+
+  enum class ReadResult : std::uint8_t { kOk, kClosed, kProtocolError, kAuthenticationFailed };
+  // Reads at most `max_bytes` (a bound per loop turn: a flood cannot stall
+  // the loop or grow memory) and appends the decoded messages: the peer's
+  // Hello (initiator), an Auth once the peer is authenticated, then the
+  // opened frames. kClosed: orderly end; kProtocolError: see error();
+  // kAuthenticationFailed: a wrong proof or a sealed frame that does not open.
+  ReadResult read(std::vector<wire::Message>& messages, std::size_t max_bytes);
   const std::string& error() const { return error_; }
 
   std::uint64_t bytes_sent() const { return bytes_sent_; }
   std::uint64_t bytes_received() const { return bytes_received_; }
 
  private:
+  enum class State : std::uint8_t { kAwaitHello, kAwaitAuth, kOpen };
+  void write_plain(const wire::Message& message);
+  void write_sealed(const wire::Message& message);
+  void start_session(const wire::Hello& initiator, const wire::Hello& responder,
+                     bool initiator_is_us);
   bool decode_buffered(std::vector<wire::Message>& messages);
+  // One frame read in `state_`; false (and error_) on a protocol error.
+  bool accept(const wire::Message& message, std::vector<wire::Message>& messages);
 
   int fd_;
+  const JobKey& key_;
+  wire::Hello local_;
+  State state_;
+  std::unique_ptr<SessionCrypto> crypto_;
+  std::vector<wire::Message> held_;  // sent before the keys existed
   std::vector<std::uint8_t> in_;
   std::vector<std::uint8_t> out_;
+  std::vector<std::uint8_t> scratch_;  // one frame's plain bytes
   std::size_t written_ = 0;
   std::string error_;
+  bool authentication_failed_ = false;
   std::uint64_t bytes_sent_ = 0;
   std::uint64_t bytes_received_ = 0;
 };

@@ -24,6 +24,7 @@ Endpoint::Endpoint(EndpointConfig config)
 Endpoint::~Endpoint() = default;
 
 PeerAddress Endpoint::address() const { return core_->address(); }
+std::optional<PeerAddress> Endpoint::metrics_address() const { return core_->metrics_address(); }
 
 FlowHandle Endpoint::send(const PeerAddress& peer, std::span<const std::byte> data,
                           const FlowHint& hint) {
@@ -51,8 +52,9 @@ void Endpoint::on_risk(std::function<void(const FlowRisk&)> handler) {
 void Endpoint::on_message(std::function<void(const IncomingMessage&)> handler) {
   core_->receive_side().on_message(std::move(handler));
 }
-ReceiveHandle Endpoint::post_receive(std::uint64_t tag, std::span<std::byte> buffer) {
-  return core_->receive_side().post_receive(tag, buffer);
+ReceiveHandle Endpoint::post_receive(std::uint64_t tag, std::span<std::byte> buffer,
+                                     const std::optional<PeerAddress>& from) {
+  return core_->receive_side().post_receive(tag, buffer, from);
 }
 ReceiveStatus Endpoint::test_receive(ReceiveHandle receive) const {
   return core_->receive_side().test_receive(receive);

@@ -9,10 +9,12 @@
 // thread. Nothing here starts a thread, and there is no thread per flow.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -77,6 +79,11 @@ struct ReceiveStatus {
   std::string peer;
 };
 
+// Upper bounds of the lateness histogram's buckets (completion minus
+// deadline); a last bucket holds the rest.
+inline constexpr std::array<std::int64_t, 6> kLatenessBoundsNs = {
+    -100'000'000, 0, 1'000'000, 10'000'000, 100'000'000, 1'000'000'000};
+
 struct EndpointStats {
   std::uint64_t control_bytes_sent = 0;
   std::uint64_t control_bytes_received = 0;
@@ -84,13 +91,21 @@ struct EndpointStats {
   std::uint64_t data_bytes_received = 0;
   std::uint64_t grants_sent = 0;
   std::uint64_t grants_received = 0;
-  std::uint64_t protocol_errors = 0;  // connections closed for a bad message
+  std::uint64_t protocol_errors = 0;          // connections closed for a bad message
+  std::uint64_t authentication_failures = 0;  // wrong proofs, forged frames, bad tokens
+  std::uint64_t refused_connections = 0;      // over a cap, or shed when out of fds
   std::uint64_t peers = 0;
   std::uint64_t incoming_flows = 0;         // receiving now
   std::uint64_t incoming_buffer_bytes = 0;  // held for them
   std::uint64_t incoming_completed = 0;
   std::uint64_t incoming_failed = 0;
   std::uint64_t demoted_peers = 0;
+  std::uint64_t ghost_flows = 0;      // granted flows that sent nothing, taken off the scheduler
+  std::uint64_t quota_demotions = 0;  // urgent flows over their peer's urgent share
+  std::uint64_t refused_flows = 0;    // announces refused with an Error
+  std::uint64_t deadline_misses = 0;  // incoming flows completed after their deadline
+  // Incoming flows with a deadline by lateness (kLatenessBoundsNs, then the rest).
+  std::array<std::uint64_t, kLatenessBoundsNs.size() + 1> lateness_buckets{};
 };
 
 class Endpoint {
@@ -102,6 +117,8 @@ class Endpoint {
 
   // Where peers reach this endpoint.
   PeerAddress address() const;
+  // Where the Prometheus counters are served (EndpointConfig::metrics_listen).
+  std::optional<PeerAddress> metrics_address() const;
 
   // Sends `data` (which must stay valid until the flow is done or failed).
   // The first bytes go out at once; the rest at the receiver's grants.
@@ -118,8 +135,11 @@ class Endpoint {
 
   // Messages nobody posted a buffer for arrive here, whole.
   void on_message(std::function<void(const IncomingMessage&)> handler);
-  // The next message with this tag that fits lands in `buffer`.
-  ReceiveHandle post_receive(std::uint64_t tag, std::span<std::byte> buffer);
+  // The next message with this tag that fits lands in `buffer`; with `from`,
+  // only one from that sender (its endpoint's address), so another member
+  // of the job cannot land its bytes there.
+  ReceiveHandle post_receive(std::uint64_t tag, std::span<std::byte> buffer,
+                             const std::optional<PeerAddress>& from = std::nullopt);
   ReceiveStatus test_receive(ReceiveHandle receive) const;
 
   // One loop iteration: waits at most `max_wait_ns` for I/O.

@@ -4,7 +4,7 @@ namespace safs::runtime {
 
 // The core's defaults are sized for a 100 Gbit/s fabric with microsecond
 // RTTs. On real hosts the control loop runs on a 1 ms epoll tick and a new
-// pacing rate acts within 1-3 ms (runtime.md §3), so the timescales here are
+// pacing rate acts within 1-3 ms (docs/runtime.md, "Data path"), so the timescales here are
 // milliseconds.
 core::ReceiverConfig EndpointConfig::default_scheduler_config() {
   constexpr TimePs kMs = kPsPerMs;

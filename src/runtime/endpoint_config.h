@@ -6,45 +6,114 @@
 #include <functional>
 #include <string_view>
 
+#include <map>
+#include <optional>
+#include <string>
+
 #include "core/receiver_scheduler.h"
 #include "runtime/pacer.h"
+#include "runtime/security.h"
 #include "runtime/socket_ops.h"
 
 namespace safs::runtime {
 
+// What one peer may hold at once; refused beyond with an Error naming the limit.
 struct PeerLimits {
   std::uint32_t max_flows = 64;                   // incoming flows at once
   std::uint64_t max_buffer_bytes = 256ull << 20;  // held for incoming flows (not posted buffers)
   std::uint64_t max_message_bytes = 1ull << 30;   // one flow
   std::uint32_t max_parked_connections = 16;  // data connections that came before their announce
+  // Control bytes read from one connection per loop turn: a flood waits in
+  // its own socket (TCP's window closes on it) instead of in memory.
+  std::size_t max_control_bytes_per_turn = 64 * 1024;
+  // An announced flow whose bytes stop (or never start) for this long is
+  // dropped with an Error: its buffer and its grants go to others.
+  std::int64_t idle_flow_timeout_ns = 2'000'000'000;
+  // A flow granted a rate that sends nothing for this long loses its grants
+  // (leaves the scheduler) until its bytes come. An obedient sender applies
+  // a grant within a tick or two; this is generous for a loaded host.
+  std::int64_t ghost_grace_ns = 100'000'000;
+};
+
+// What the whole endpoint holds at once, across peers.
+struct EndpointLimits {
+  // Buffers held for incoming flows (not posted ones), all peers together: a
+  // flow that would exceed it is refused with an Error naming the limit.
+  std::uint64_t max_buffer_bytes = 1ull << 30;
+  std::uint32_t max_peers = 256;  // control connections, authenticated or not
+  // Accepted connections that have not said what they are, or data
+  // connections waiting for their announce. At the cap the oldest is closed
+  // to make room: a connection that never speaks cannot keep out one that does.
+  std::uint32_t max_unidentified_connections = 1024;
+  std::int64_t unidentified_timeout_ns = 2'000'000'000;
+  int listen_backlog = kDefaultListenBacklog;  // sized for a job's burst of connects
+  // Out of file descriptors: accepting pauses this long (no busy loop).
+  std::int64_t accept_backoff_ns = 50'000'000;
+  // A sender fails its flows to a peer it has heard nothing from (no grant,
+  // no done, no control frame) and that took no bytes for this long.
+  std::int64_t silent_peer_timeout_ns = 10'000'000'000;
 };
 
 // A sender that sustains more than `ratio` times its grant (plus
 // `allowance_bytes` per window, for bursts) for `windows` consecutive
 // windows has all its flows demoted to background, and its reads are held to
-// its grant. TCP pacing is within a few percent of its rate (runtime.md §3),
-// so 1.5 is far outside what an obedient sender does.
+// its grant. Kernel TCP pacing holds a flow within a few percent of its rate
+// (docs/runtime.md, "Data path"), so 1.5 is far outside what an obedient
+// sender does.
+//
+// Standing is kept per identity (the peer's host and listen port), across
+// its flows and its sessions: a demoted identity stays demoted for
+// `memory_ns` after its last offence, so a new flow or a reconnect does not
+// reset it. An identity whose urgent claims are missed (its urgent flows
+// turn ghost or idle) more than `max_missed_ratio` of the time, over at
+// least `min_claims` claims, is demoted too.
 struct EnforcementConfig {
   std::int64_t window_ns = 10'000'000;
   double ratio = 1.5;
   std::uint64_t allowance_bytes = 64 * 1024;
   int windows = 3;
+  std::int64_t memory_ns = 60'000'000'000;
+  // Urgent quota: while two or more identities have urgent work, none's
+  // urgent flows are granted more than its weighted share of the downlink
+  // (times `quota_tolerance`); beyond it, its most-granted urgent flow is
+  // scheduled as background. Weights by identity ("host:port"), default 1.
+  std::map<std::string, double> peer_weights;
+  double quota_tolerance = 1.1;
+  std::uint32_t min_claims = 8;
+  double max_missed_ratio = 0.5;
+};
+
+// Who may talk to this endpoint (docs/security.md). Every endpoint of a job
+// holds the same job key; a peer that cannot prove it holds the key gets
+// nothing. Without a key an endpoint refuses to start unless
+// `insecure_loopback_only` is set: then a fixed, public key is used and only
+// loopback addresses are accepted, listened on or connected to (tests).
+struct SecurityConfig {
+  std::optional<JobKey> job_key;  // read_job_key_file() or job_key_from_environment()
+  bool insecure_loopback_only = false;
+  // A control connection must complete the handshake within this long.
+  std::int64_t handshake_timeout_ns = 2'000'000'000;
 };
 
 struct EndpointConfig {
   PeerAddress listen{"127.0.0.1", 0};
   // What this endpoint's receiver divides among its senders (bits per second).
   double downlink_bps = 1e9;
-  // Sent before any grant arrives (Homa's unscheduled bytes; runtime.md §2).
+  // Sent before any grant arrives (Homa's unscheduled bytes: Montazeri et al., SIGCOMM 2018).
   std::uint64_t unscheduled_bytes = 64 * 1024;
   // After its unscheduled bytes a flow waits this long for its first grant,
   // then falls back to a fair share.
   std::int64_t first_grant_wait_ns = 20'000'000;
   PacingMode pacing = PacingMode::kAuto;
+  SecurityConfig security;
   PeerLimits limits;
+  EndpointLimits endpoint_limits;
   EnforcementConfig enforcement;
   // Scheduler settings for real hosts; downlink_bps overrides its link rate.
   core::ReceiverConfig scheduler = default_scheduler_config();
+  // Serves the Prometheus counters (docs/runtime.md, "Metrics") on this
+  // address (port 0: any free one); none when unset. Meant for a local port.
+  std::optional<PeerAddress> metrics_listen;
   // Logged reasons (connection closed, peer demoted, ...). Default: stderr.
   std::function<void(std::string_view)> log;
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <iostream>
-#include <random>
+#include <stdexcept>
 #include <type_traits>
 #include <variant>
 
@@ -14,27 +14,34 @@ namespace {
 constexpr std::int64_t kTickNs = kNsPerMs;  // one epoll tick: pacing wake-ups, leases, risk
 constexpr std::int64_t kIdleWaitNs = 100 * kNsPerMs;
 
-EndpointConfig with_link(EndpointConfig config) {
+EndpointConfig checked(EndpointConfig config) {
   config.scheduler.allocator.link_bps = config.downlink_bps;
   if (!config.log) {
     config.log = [](std::string_view text) { std::cerr << "safs-runtime: " << text << '\n'; };
   }
+  const SecurityConfig& security = config.security;
+  if (!security.job_key && !security.insecure_loopback_only) {
+    throw std::invalid_argument(std::string("no job key: set ") + kJobKeyVariable + " or " +
+                                kJobKeyFileVariable +
+                                " (or insecure_loopback_only, for tests on loopback)");
+  }
+  if (security.insecure_loopback_only && !is_loopback(config.listen.host)) {
+    throw std::invalid_argument("insecure_loopback_only cannot listen on " + config.listen.text() +
+                                ": loopback only");
+  }
   return config;
 }
 
-std::uint64_t random_session() {
-  std::random_device device;
-  std::uint64_t session = 0;
-  while (session == 0) session = (static_cast<std::uint64_t>(device()) << 32) | device();
-  return session;
-}
+// Without a job key (insecure_loopback_only) the handshake runs with this
+// public key: the same code path, no secrecy.
+JobKey effective_key(const SecurityConfig& security) { return security.job_key.value_or(JobKey{}); }
 
 // What this endpoint tells every peer about itself.
 wire::Hello local_hello(const EndpointConfig& config, const PeerAddress& address) {
   wire::Hello hello;
   hello.capabilities = wire::kCapLeases;
   if (config.pacing != PacingMode::kUserspace) hello.capabilities |= wire::kCapKernelPacing;
-  hello.session = random_session();
+  hello.session = random_u64_nonzero();
   hello.downlink_bps = static_cast<std::uint64_t>(config.downlink_bps);
   hello.listen_port = address.port;
   return hello;
@@ -43,11 +50,17 @@ wire::Hello local_hello(const EndpointConfig& config, const PeerAddress& address
 }  // namespace
 
 EndpointCore::EndpointCore(EndpointConfig config)
-    : config_(with_link(std::move(config))),
+    : config_(checked(std::move(config))),
       acceptor_(loop_, config_, *this),
-      peers_(loop_, config_, local_hello(config_, acceptor_.address()), *this),
+      peers_(loop_, config_, local_hello(config_, acceptor_.address()),
+             effective_key(config_.security), *this),
       send_(loop_, config_, peers_),
-      receive_(loop_, config_, peers_, acceptor_) {}
+      receive_(loop_, config_, peers_, acceptor_) {
+  if (config_.metrics_listen) {
+    metrics_ =
+        std::make_unique<MetricsServer>(loop_, *config_.metrics_listen, [this] { return stats(); });
+  }
+}
 
 // Each part closes its own sockets; peers' control channels close theirs.
 EndpointCore::~EndpointCore() = default;
@@ -62,7 +75,10 @@ void EndpointCore::on_data_connection(UnboundConnection& connection) {
   receive_.bind_data(connection);
 }
 
-void EndpointCore::on_peer_identified(Peer& peer) { receive_.bind_parked(peer); }
+void EndpointCore::on_peer_identified(Peer& peer) {
+  receive_.bind_parked(peer);
+  send_.on_peer_authenticated(peer);
+}
 
 void EndpointCore::on_flow_message(Peer& peer, const wire::Message& message) {
   std::visit(
@@ -91,7 +107,7 @@ void EndpointCore::on_flow_message(Peer& peer, const wire::Message& message) {
 void EndpointCore::on_peer_closing(Peer& peer, const std::string& reason) {
   send_.fail_flows_to(peer.id, "peer " + peer.name + ": " + reason);
   receive_.drop_flows_from(peer.id, reason);
-  if (peer.hello) acceptor_.close_parked(peer.hello->session);
+  if (peer.authenticated) acceptor_.close_parked(peer.hello->session);
 }
 
 // ---- the loop ----
@@ -115,6 +131,8 @@ void EndpointCore::on_tick(std::int64_t now_ns) {
   send_.tick(now_ns);
   receive_.tick(now_ns);
   acceptor_.expire(now_ns);
+  peers_.expire(now_ns);
+  if (metrics_) metrics_->expire(now_ns);
 }
 
 EndpointStats EndpointCore::stats() const {

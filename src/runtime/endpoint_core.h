@@ -11,11 +11,14 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "runtime/acceptor.h"
 #include "runtime/endpoint.h"
 #include "runtime/event_loop.h"
+#include "runtime/metrics.h"
 #include "runtime/peer_table.h"
 #include "runtime/receive_side.h"
 #include "runtime/send_side.h"
@@ -31,6 +34,9 @@ class EndpointCore final : private Acceptor::Events, private PeerTable::Events {
   EndpointCore& operator=(const EndpointCore&) = delete;
 
   PeerAddress address() const { return acceptor_.address(); }
+  std::optional<PeerAddress> metrics_address() const {
+    return metrics_ ? std::optional(metrics_->address()) : std::nullopt;
+  }
   SendSide& send_side() { return send_; }
   const SendSide& send_side() const { return send_; }
   ReceiveSide& receive_side() { return receive_; }
@@ -50,6 +56,7 @@ class EndpointCore final : private Acceptor::Events, private PeerTable::Events {
   // Acceptor::Events
   void on_control_connection(UnboundConnection& connection, const wire::Hello& hello) override;
   void on_data_connection(UnboundConnection& connection) override;
+  bool on_out_of_descriptors() override { return peers_.evict_unauthenticated(); }
   // PeerTable::Events
   void on_peer_identified(Peer& peer) override;
   void on_flow_message(Peer& peer, const wire::Message& message) override;
@@ -65,6 +72,7 @@ class EndpointCore final : private Acceptor::Events, private PeerTable::Events {
   PeerTable peers_;
   SendSide send_;
   ReceiveSide receive_;
+  std::unique_ptr<MetricsServer> metrics_;
   std::atomic<bool> stop_ = false;
   std::int64_t last_tick_ns_ = 0;
 };

@@ -8,7 +8,7 @@
 namespace safs::runtime {
 namespace {
 
-constexpr double kLowatSeconds = 2e-3;  // runtime.md §3: about one grant interval of bytes
+constexpr double kLowatSeconds = 2e-3;  // about one grant interval of bytes
 constexpr double kMinLowatBytes = 16 * 1024;
 constexpr double kMaxLowatBytes = 4 * 1024 * 1024;
 constexpr std::uint64_t kKernelUnlimited = ~0ull;  // SO_MAX_PACING_RATE "no limit"

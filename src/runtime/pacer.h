@@ -1,5 +1,5 @@
 // Holds one data socket to a rate: kernel TCP pacing (SO_MAX_PACING_RATE,
-// which paces without fq since Linux 4.20: runtime.md §3) when the kernel
+// which TCP honours without fq: docs/runtime.md, "Data path") when the kernel
 // takes it, a user-space token bucket otherwise. Also keeps the socket's
 // not-sent low-water mark at about two milliseconds of the rate, so a new
 // rate acts within milliseconds instead of after a full send buffer drains.

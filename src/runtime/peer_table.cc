@@ -2,14 +2,23 @@
 
 #include <sys/epoll.h>
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
+
+#include "runtime/clock.h"
 
 namespace safs::runtime {
 
 PeerTable::PeerTable(EventLoop& loop, const EndpointConfig& config, wire::Hello local,
-                     Events& events)
-    : loop_(loop), config_(config), local_(local), events_(events) {}
+                     const JobKey& key, Events& events)
+    : loop_(loop), config_(config), local_(local), key_(key), events_(events) {}
+
+wire::Hello PeerTable::fresh_hello() const {
+  wire::Hello hello = local_;
+  hello.nonce = random_nonce();
+  return hello;
+}
 
 Peer* PeerTable::find(PeerId id) {
   const auto it = peers_.find(id);
@@ -26,12 +35,12 @@ Peer* PeerTable::find_by_session(std::uint64_t session) {
   return it == peer_by_session_.end() ? nullptr : find(it->second);
 }
 
-Peer& PeerTable::add(int fd, std::string name) {
+Peer& PeerTable::add(std::string name) {
   const PeerId id = next_peer_++;
   Peer& peer = peers_[id];
   peer.id = id;
   peer.name = std::move(name);
-  peer.control = std::make_unique<ControlChannel>(fd);
+  peer.since_ns = monotonic_ns();
   return peer;
 }
 
@@ -39,35 +48,45 @@ Peer* PeerTable::connect(const PeerAddress& address, std::string& error) {
   if (const auto it = peer_by_name_.find(address.text()); it != peer_by_name_.end()) {
     if (Peer* peer = find(it->second)) return peer;
   }
+  if (config_.security.insecure_loopback_only && !is_loopback(address.host)) {
+    error = "not connecting to " + address.text() + ": insecure_loopback_only allows loopback only";
+    return nullptr;
+  }
   const int fd = connect_tcp(address);
   if (fd < 0) {
     error = "cannot connect to " + address.text() + ": " + std::strerror(errno);
     return nullptr;
   }
   set_no_delay(fd);
-  Peer& peer = add(fd, address.text());
+  Peer& peer = add(address.text());
+  peer.control = std::make_unique<ControlChannel>(fd, key_, fresh_hello());
   const PeerId id = peer.id;
   peer_by_name_[peer.name] = id;
   loop_.add(fd, EPOLLIN | EPOLLOUT,
             [this, id](std::uint32_t events) { on_control_event(id, events); });
-  send(peer, local_);
   return &peer;
 }
 
 void PeerTable::adopt(int fd, const wire::Hello& hello, std::span<const std::uint8_t> early_bytes) {
-  Peer& peer = add(fd, PeerAddress{remote_host(fd), hello.listen_port}.text());
+  if (peers_.size() >= config_.endpoint_limits.max_peers && !evict_unauthenticated()) {
+    config_.log("refusing a control connection from " + remote_host(fd) + ": more than " +
+                std::to_string(config_.endpoint_limits.max_peers) + " peers");
+    ++stats_.refused_connections;
+    loop_.remove(fd);
+    ::close(fd);
+    return;
+  }
+  Peer& peer = add(PeerAddress{remote_host(fd), hello.listen_port}.text());
+  peer.control = std::make_unique<ControlChannel>(fd, key_, fresh_hello(), hello);
   const PeerId id = peer.id;
   peer.connected = true;
   peer.hello = hello;
   peer.rtt_ns = smoothed_rtt_ns(fd);
-  peer_by_name_.try_emplace(peer.name, id);  // a connection of ours to them stays first
-  peer_by_session_[hello.session] = id;
   loop_.remove(fd);
-  loop_.add(fd, EPOLLIN, [this, id](std::uint32_t events) { on_control_event(id, events); });
-  send(peer, local_);
+  loop_.add(fd, EPOLLIN | EPOLLOUT,
+            [this, id](std::uint32_t events) { on_control_event(id, events); });
   peer.control->feed(early_bytes);
-  on_control_event(id, EPOLLIN);
-  if (Peer* still = find(id)) events_.on_peer_identified(*still);
+  on_control_event(id, EPOLLIN | EPOLLOUT);
 }
 
 void PeerTable::send(Peer& peer, const wire::Message& message) {
@@ -95,12 +114,18 @@ void PeerTable::on_control_event(PeerId id, std::uint32_t events) {
   }
   if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0) {
     std::vector<wire::Message> messages;
-    const ControlChannel::ReadResult result = peer.control->read(messages);
+    const ControlChannel::ReadResult result =
+        peer.control->read(messages, config_.limits.max_control_bytes_per_turn);
+    if (!messages.empty()) peer.last_heard_ns = monotonic_ns();
     for (const wire::Message& message : messages) {
       dispatch(peer, message);
       if (find(id) == nullptr) return;  // the message closed the connection
     }
-    if (result == ControlChannel::ReadResult::kProtocolError) {
+    if (result == ControlChannel::ReadResult::kAuthenticationFailed) {
+      ++stats_.authentication_failures;
+    }
+    if (result == ControlChannel::ReadResult::kProtocolError ||
+        result == ControlChannel::ReadResult::kAuthenticationFailed) {
       close(id, peer.control->error(), true);
       return;
     }
@@ -115,19 +140,20 @@ void PeerTable::on_control_event(PeerId id, std::uint32_t events) {
   }
 }
 
+// The channel lets through only what its handshake state allows: the peer's
+// Hello (when we connected), one Auth once the peer proved itself, then
+// opened frames.
 void PeerTable::dispatch(Peer& peer, const wire::Message& message) {
   if (const auto* hello = std::get_if<wire::Hello>(&message)) {
-    if (peer.hello) {
-      close(peer.id, "second hello on one connection", true);
-      return;
-    }
     peer.hello = *hello;
-    peer_by_session_[hello->session] = peer.id;
-    events_.on_peer_identified(peer);
     return;
   }
-  if (!peer.hello) {
-    close(peer.id, "message before hello", true);
+  if (std::holds_alternative<wire::Auth>(message)) {
+    peer.authenticated = true;
+    // A new session of an identity starts with the standing it earned.
+    peer.demoted = standing(peer).demoted_until_ns > monotonic_ns();
+    peer_by_session_[peer.hello->session] = peer.id;
+    events_.on_peer_identified(peer);
     return;
   }
   if (std::holds_alternative<wire::DataOpen>(message)) {
@@ -155,7 +181,7 @@ void PeerTable::close(PeerId id, const std::string& reason, bool protocol_error)
     peer.control->send(error);  // best effort: the connection closes now anyway
   }
   events_.on_peer_closing(peer, reason);
-  if (peer.hello) {
+  if (peer.hello && peer.authenticated) {
     if (const auto s = peer_by_session_.find(peer.hello->session);
         s != peer_by_session_.end() && s->second == id) {
       peer_by_session_.erase(s);
@@ -168,6 +194,29 @@ void PeerTable::close(PeerId id, const std::string& reason, bool protocol_error)
   stats_.control_bytes_received += peer.control->bytes_received();
   loop_.remove(peer.control->fd());
   peers_.erase(it);  // its control channel closes the socket
+}
+
+bool PeerTable::evict_unauthenticated() {
+  const auto oldest =
+      std::min_element(peers_.begin(), peers_.end(), [](const auto& a, const auto& b) {
+        // Unauthenticated first, then the oldest.
+        return std::pair(a.second.authenticated, a.second.since_ns) <
+               std::pair(b.second.authenticated, b.second.since_ns);
+      });
+  if (oldest == peers_.end() || oldest->second.authenticated) return false;
+  ++stats_.refused_connections;
+  close(oldest->first, "too many peers: closed the oldest unauthenticated one", false);
+  return true;
+}
+
+void PeerTable::expire(std::int64_t now_ns) {
+  std::vector<PeerId> late;
+  for (const auto& [id, peer] : peers_) {
+    if (!peer.authenticated && now_ns - peer.since_ns > config_.security.handshake_timeout_ns) {
+      late.push_back(id);
+    }
+  }
+  for (PeerId id : late) close(id, "handshake not completed in time", false);
 }
 
 // ---- what is held for each peer ----
@@ -189,15 +238,23 @@ std::optional<Refusal> PeerTable::refusal(const Peer& peer, std::uint64_t size_b
         wire::ErrorCode::kMemoryLimit,
         "would hold more than " + std::to_string(limits.max_buffer_bytes) + " bytes for one peer"};
   }
+  const std::uint64_t budget = config_.endpoint_limits.max_buffer_bytes;
+  if (buffered && buffer_bytes_ + size_bytes > budget) {
+    return Refusal{wire::ErrorCode::kMemoryLimit,
+                   "would hold more than " + std::to_string(budget) +
+                       " bytes across all peers (the endpoint's memory budget)"};
+  }
   return std::nullopt;
 }
 
 void PeerTable::charge(Peer& peer, std::uint64_t buffered_bytes) {
   ++peer.incoming_flows;
   peer.buffer_bytes += buffered_bytes;
+  buffer_bytes_ += buffered_bytes;
 }
 
 void PeerTable::refund(PeerId id, std::uint64_t buffered_bytes) {
+  buffer_bytes_ -= buffered_bytes;
   if (Peer* peer = find(id)) {
     --peer->incoming_flows;
     peer->buffer_bytes -= buffered_bytes;
@@ -208,6 +265,8 @@ void PeerTable::add_stats(EndpointStats& stats) const {
   stats.control_bytes_sent += stats_.control_bytes_sent;
   stats.control_bytes_received += stats_.control_bytes_received;
   stats.protocol_errors += stats_.protocol_errors;
+  stats.authentication_failures += stats_.authentication_failures;
+  stats.refused_connections += stats_.refused_connections;
   for (const auto& [id, peer] : peers_) {
     stats.control_bytes_sent += peer.control->bytes_sent();
     stats.control_bytes_received += peer.control->bytes_received();

@@ -6,11 +6,14 @@
 //
 // Control connection lifecycle: opened by whichever side first has a flow
 // for the other (connect()) or accepted with a Hello already read (adopt());
-// each side sends its Hello first. Messages before the Hello, a second
-// Hello, a DataOpen or an unreadable frame close the connection as a
-// protocol error; Error with flow 0 closes it on the peer's word. Every
-// other message concerns one flow and goes to the owner. Closing a peer
-// tells the owner first, so it can end that peer's flows.
+// the channel runs the authenticated handshake (control_channel.h). A peer
+// is identified (its session bound, its data connections accepted, its
+// flows heard) only once it proved it holds the job key; one that has not
+// within the handshake timeout is closed. A DataOpen or an unreadable frame
+// closes the connection as a protocol error; Error with flow 0 closes it on
+// the peer's word. Every other message concerns one flow and goes to the
+// owner. Closing a peer tells the owner first, so it can end that peer's
+// flows.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +27,7 @@
 #include "runtime/endpoint.h"
 #include "runtime/endpoint_config.h"
 #include "runtime/event_loop.h"
+#include "runtime/overrun_detector.h"
 #include "runtime/wire.h"
 
 namespace safs::runtime {
@@ -36,11 +40,25 @@ struct Peer {
   std::unique_ptr<ControlChannel> control;
   bool connected = false;            // outgoing: the connect completed
   std::optional<wire::Hello> hello;  // theirs
+  bool authenticated = false;        // proved it holds the job key
+  std::int64_t since_ns = 0;         // the connection's start (handshake timeout)
+  std::uint64_t highest_flow = 0;    // announced by it so far: ids only grow
+  std::int64_t last_heard_ns = 0;    // its last control frame (a silent peer fails our flows)
   std::int64_t rtt_ns = 0;           // control connection's smoothed RTT
   // Held for flows from this peer (limited by PeerLimits).
   std::uint32_t incoming_flows = 0;
   std::uint64_t buffer_bytes = 0;  // owned buffers only, not posted ones
   bool demoted = false;            // it ignored its grants
+};
+
+// What an identity (host:listen port) has earned, across its sessions.
+struct Standing {
+  std::int64_t demoted_until_ns = 0;
+  // All its flows' bytes against the whole downlink: no obedient identity
+  // exceeds it, however many flows or sessions it opens.
+  std::optional<OverrunDetector> downlink_meter;
+  std::uint32_t urgent_claims = 0;  // urgent flows announced
+  std::uint32_t missed_claims = 0;  // of those, turned ghost or idle
 };
 
 // Why a peer's new flow is refused.
@@ -65,8 +83,10 @@ class PeerTable {
     ~Events() = default;
   };
 
-  // `local` is the Hello this endpoint sends every peer.
-  PeerTable(EventLoop& loop, const EndpointConfig& config, wire::Hello local, Events& events);
+  // `local` is the Hello this endpoint sends every peer (each connection
+  // with a fresh nonce); `key` the job key the handshake proves.
+  PeerTable(EventLoop& loop, const EndpointConfig& config, wire::Hello local, const JobKey& key,
+            Events& events);
 
   std::uint64_t local_session() const { return local_.session; }
 
@@ -76,7 +96,7 @@ class PeerTable {
   Peer& at(PeerId id) { return peers_.at(id); }
   Peer* find_by_session(std::uint64_t session);
   // The peer at `address`, connecting to it first if need be; nullptr (and
-  // `error`) when the connect fails at once.
+  // `error`) when the connect fails at once or the address is not allowed.
   Peer* connect(const PeerAddress& address, std::string& error);
   // An accepted control connection whose Hello was read, with what came after it.
   void adopt(int fd, const wire::Hello& hello, std::span<const std::uint8_t> early_bytes);
@@ -84,28 +104,41 @@ class PeerTable {
   void send(Peer& peer, const wire::Message& message);
   void close(PeerId id, const std::string& reason, bool protocol_error);
 
-  // The per-peer limits on a new incoming flow of `size_bytes`;
+  // The per-peer limits and the endpoint's memory budget on a new incoming
+  // flow of `size_bytes`;
   // `buffered`: no posted buffer takes it, so this endpoint holds it.
   std::optional<Refusal> refusal(const Peer& peer, std::uint64_t size_bytes, bool buffered) const;
   void charge(Peer& peer, std::uint64_t buffered_bytes);
   void refund(PeerId id, std::uint64_t buffered_bytes);  // the peer may be gone
 
+  // Makes room by closing the oldest unauthenticated peer; false if none.
+  bool evict_unauthenticated();
+  // Closes the peers that have not authenticated within the handshake timeout.
+  void expire(std::int64_t now_ns);
+  void count_authentication_failure() { ++stats_.authentication_failures; }
+  // The standing of the peer's identity; it outlives the peer.
+  Standing& standing(const Peer& peer) { return standing_[peer.name]; }
   void add_stats(EndpointStats& stats) const;
 
  private:
-  Peer& add(int fd, std::string name);
+  wire::Hello fresh_hello() const;
+
+  Peer& add(std::string name);
   void on_control_event(PeerId id, std::uint32_t events);
   void dispatch(Peer& peer, const wire::Message& message);
 
   EventLoop& loop_;
   const EndpointConfig& config_;
   const wire::Hello local_;
+  const JobKey key_;
   Events& events_;
   PeerId next_peer_ = 1;
+  std::uint64_t buffer_bytes_ = 0;  // held for all peers' flows (the endpoint's budget)
   std::map<PeerId, Peer> peers_;
   std::map<std::string, PeerId> peer_by_name_;
   std::map<std::uint64_t, PeerId> peer_by_session_;
-  EndpointStats stats_;  // protocol errors, and closed peers' control bytes
+  std::map<std::string, Standing> standing_;  // by identity (name)
+  EndpointStats stats_;  // protocol and authentication errors, closed peers' control bytes
 };
 
 }  // namespace safs::runtime

@@ -4,9 +4,10 @@
 
 namespace safs::runtime {
 
-ReceiveHandle PostedReceives::post(std::uint64_t tag, std::span<std::byte> buffer) {
+ReceiveHandle PostedReceives::post(std::uint64_t tag, std::span<std::byte> buffer,
+                                   std::string from) {
   const ReceiveHandle id = next_receive_++;
-  posted_[id] = Posted{tag, buffer, false, {}};
+  posted_[id] = Posted{tag, buffer, std::move(from), false, {}};
   return id;
 }
 
@@ -16,10 +17,12 @@ ReceiveStatus PostedReceives::status(ReceiveHandle receive) const {
   return it->second.status;
 }
 
-ReceiveHandle PostedReceives::match(std::uint64_t tag, std::uint64_t size_bytes) const {
+ReceiveHandle PostedReceives::match(std::uint64_t tag, std::uint64_t size_bytes,
+                                    const std::string& peer) const {
   const auto it = std::find_if(posted_.begin(), posted_.end(), [&](const auto& entry) {
-    return !entry.second.claimed && entry.second.tag == tag &&
-           entry.second.buffer.size() >= size_bytes;
+    const Posted& posted = entry.second;
+    return !posted.claimed && posted.tag == tag && posted.buffer.size() >= size_bytes &&
+           (posted.from.empty() || posted.from == peer);
   });
   return it == posted_.end() ? 0 : it->first;
 }

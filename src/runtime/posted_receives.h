@@ -1,5 +1,6 @@
-// Buffers the caller posted for incoming messages, by tag, and what became of
-// each. A buffer takes the first announced flow with its tag that fits;
+// Buffers the caller posted for incoming messages, by tag (and, if the
+// caller says so, by sender), and what became of each. A buffer takes the
+// first announced flow with its tag (from its sender) that fits;
 // flows no buffer takes are delivered whole to the message handler.
 #pragma once
 
@@ -14,11 +15,13 @@ namespace safs::runtime {
 
 class PostedReceives {
  public:
-  ReceiveHandle post(std::uint64_t tag, std::span<std::byte> buffer);
+  // `from`: the sender's address (host:listen port), empty for any sender.
+  ReceiveHandle post(std::uint64_t tag, std::span<std::byte> buffer, std::string from);
   ReceiveStatus status(ReceiveHandle receive) const;
 
-  // The oldest unclaimed buffer for `tag` that holds `size_bytes`, 0 if none.
-  ReceiveHandle match(std::uint64_t tag, std::uint64_t size_bytes) const;
+  // The oldest unclaimed buffer for `tag` from `peer` that holds
+  // `size_bytes`, 0 if none.
+  ReceiveHandle match(std::uint64_t tag, std::uint64_t size_bytes, const std::string& peer) const;
   // Gives a matched buffer to a flow from `peer`: returns where its bytes land.
   std::span<std::byte> claim(ReceiveHandle receive, const std::string& peer,
                              std::uint64_t size_bytes);
@@ -29,6 +32,7 @@ class PostedReceives {
   struct Posted {
     std::uint64_t tag = 0;
     std::span<std::byte> buffer;
+    std::string from;  // empty: any sender
     bool claimed = false;
     ReceiveStatus status;
   };

@@ -37,22 +37,32 @@ ReceiveSide::~ReceiveSide() {
 
 // ---- from the sender ----
 
+void ReceiveSide::tell_sender(Peer& peer, std::uint64_t flow, wire::ErrorCode code,
+                              const std::string& reason) {
+  wire::Error error;
+  error.flow = flow;
+  error.from_receiver = 1;
+  error.code = code;
+  error.reason = reason;
+  peers_.send(peer, error);
+}
+
 void ReceiveSide::on_announce(Peer& peer, const wire::Announce& announce) {
   auto refuse = [&](wire::ErrorCode code, const std::string& reason) {
     config_.log("refusing flow " + std::to_string(announce.flow) + " from " + peer.name + ": " +
                 reason);
-    wire::Error error;
-    error.flow = announce.flow;
-    error.from_receiver = 1;
-    error.code = code;
-    error.reason = reason;
-    peers_.send(peer, error);
+    ++stats_.refused_flows;
+    tell_sender(peer, announce.flow, code, reason);
   };
   if (announce.flow == 0) return refuse(wire::ErrorCode::kMalformed, "flow id 0");
-  if (incoming_by_remote_.count({peer.id, announce.flow}) != 0) {
-    return refuse(wire::ErrorCode::kMalformed, "flow announced twice");
+  // Flow ids only grow on a session: a duplicate or replayed announce
+  // (even of a flow that finished) is refused.
+  if (announce.flow <= peer.highest_flow) {
+    return refuse(wire::ErrorCode::kMalformed, "flow " + std::to_string(announce.flow) +
+                                                   " announced before (duplicate or replay)");
   }
-  const ReceiveHandle posted = posted_.match(announce.tag, announce.size_bytes);
+  peer.highest_flow = announce.flow;
+  const ReceiveHandle posted = posted_.match(announce.tag, announce.size_bytes, peer.name);
   if (const auto refusal = peers_.refusal(peer, announce.size_bytes, posted == 0)) {
     return refuse(refusal->code, refusal->reason);
   }
@@ -64,18 +74,30 @@ void ReceiveSide::on_announce(Peer& peer, const wire::Announce& announce) {
   flow.id = id;
   flow.peer = peer.id;
   flow.announce = announce;
+  flow.last_bytes_ns = now;
   if (posted != 0) {
     flow.posted = posted;
     flow.target = posted_.claim(posted, peer.name, announce.size_bytes);
   } else {
     // Not value-initialised: pages are touched as bytes land, not all at once.
-    flow.owned.reset(new std::byte[announce.size_bytes]);
+    flow.owned.reset(new (std::nothrow) std::byte[announce.size_bytes]);
+    if (!flow.owned) {
+      incoming_.erase(id);
+      return refuse(wire::ErrorCode::kMemoryLimit,
+                    "cannot allocate " + std::to_string(announce.size_bytes) + " bytes");
+    }
     flow.owned_bytes = announce.size_bytes;
     flow.target = std::span(flow.owned.get(), announce.size_bytes);
   }
   peers_.charge(peer, flow.owned_bytes);
+  if (announce.urgent != 0) ++peers_.standing(peer).urgent_claims;
+  if (peer.demoted) {  // its standing follows it to new flows: held from the start
+    flow.throttled = true;
+    flow.read_bucket.set_rate(0, now);
+  }
   incoming_by_remote_[{peer.id, announce.flow}] = id;
-  scheduler_.add_flow(semantic_flow(flow, peer, announce.slack_ns, now));
+  flow.deadline_ns = deadline_for(announce.slack_ns, peer, now);
+  scheduler_.add_flow(semantic_flow(flow, peer));
   bind_parked(peer);
 }
 
@@ -87,7 +109,8 @@ void ReceiveSide::on_update(const Peer& peer, const wire::Update& update) {
   flow.announce.criticality = update.criticality;
   flow.announce.group = update.group;
   flow.announce.slack_ns = update.slack_ns;
-  scheduler_.add_flow(semantic_flow(flow, peer, update.slack_ns, monotonic_ns()));
+  flow.deadline_ns = deadline_for(update.slack_ns, peer, monotonic_ns());
+  reschedule(flow, peer);
 }
 
 void ReceiveSide::on_aborted(const Peer& peer, const wire::Error& error) {
@@ -109,19 +132,29 @@ void ReceiveSide::drop_flows_from(PeerId peer, const std::string& reason) {
 
 void ReceiveSide::bind_data(UnboundConnection& connection) {
   const wire::DataOpen& open = *connection.data_open;
-  const Peer* peer = peers_.find_by_session(open.session);
-  const auto known =
-      peer == nullptr ? incoming_by_remote_.end() : incoming_by_remote_.find({peer->id, open.flow});
-  if (known == incoming_by_remote_.end()) {
-    // Came before its peer's hello or its flow's announce: park it, unread.
-    acceptor_.park(connection);
-    return;
-  }
-  IncomingFlow& flow = incoming_.at(known->second);
   auto reject = [&](const std::string& reason) {
     config_.log("closing data connection from " + remote_host(connection.fd) + ": " + reason);
     loop_.remove_and_close(connection.fd);
   };
+  const Peer* peer = peers_.find_by_session(open.session);
+  if (peer == nullptr) {
+    // Came before its peer authenticated: park it, unread.
+    acceptor_.park(connection);
+    return;
+  }
+  // Only the authenticated peer's own data connections carry its token.
+  if (!peer->control->crypto()->verify_peer_flow_token(open.flow, open.size_bytes, open.token)) {
+    peers_.count_authentication_failure();
+    return reject("its flow token does not authenticate");
+  }
+  const auto known = incoming_by_remote_.find({peer->id, open.flow});
+  if (known == incoming_by_remote_.end()) {
+    if (open.flow <= peer->highest_flow)
+      return reject("its flow is over (a replayed data connection)");
+    acceptor_.park(connection);  // before its flow's announce
+    return;
+  }
+  IncomingFlow& flow = incoming_.at(known->second);
   if (flow.fd >= 0) return reject("a second data connection for one flow");
   if (open.size_bytes != flow.announce.size_bytes) {
     reject("its size differs from the announce");
@@ -181,9 +214,15 @@ void ReceiveSide::read_data(IncomingFlow& flow, std::int64_t now_ns) {
     if (n > 0) {
       const auto got = static_cast<std::uint64_t>(n);
       flow.received_bytes += got;
+      flow.last_bytes_ns = now_ns;
+      if (flow.ghost) {  // it sends after all: back in the scheduler
+        flow.ghost = false;
+        reschedule(flow, peers_.at(flow.peer));
+      }
       budget -= static_cast<std::size_t>(got);
       stats_.data_bytes_received += got;
       flow.overrun.on_bytes(got);
+      downlink_meter(peers_.at(flow.peer), now_ns).on_bytes(got);
       if (flow.throttled) flow.read_bucket.consume(got);
       if (!flow.granted) scheduler_.note_unscheduled(got, to_core_ps(now_ns));
       continue;
@@ -210,6 +249,7 @@ void ReceiveSide::complete(IncomingFlow& flow) {
   peers_.send(peer, wire::Done{flow.announce.flow, flow.announce.size_bytes});
   loop_.remove_and_close(flow.fd);
   ++stats_.incoming_completed;
+  if (flow.deadline_ns != kNoDeadlineNs) count_lateness(monotonic_ns() - flow.deadline_ns);
   if (flow.posted != 0) {
     posted_.complete(flow.posted, flow.announce.size_bytes);
   } else if (message_handler_) {
@@ -243,22 +283,29 @@ void ReceiveSide::forget(IncomingFlow& flow) {
 
 // ---- the scheduler, its grants and their enforcement ----
 
-core::SemanticFlow ReceiveSide::semantic_flow(const IncomingFlow& flow, const Peer& peer,
-                                              std::int64_t slack_ns, std::int64_t now_ns) const {
+std::int64_t ReceiveSide::deadline_for(std::int64_t slack_ns, const Peer& peer,
+                                       std::int64_t now_ns) const {
+  if (slack_ns == wire::kNoDeadline || slack_ns >= kMaxSlackNs) return kNoDeadlineNs;
+  // The sender's slack was measured when it sent; half an RTT has passed since.
+  return now_ns + std::max(slack_ns, -kMaxSlackNs) - peer.rtt_ns / 2;
+}
+
+void ReceiveSide::reschedule(const IncomingFlow& flow, const Peer& peer) {
+  if (!flow.ghost) scheduler_.add_flow(semantic_flow(flow, peer));
+}
+
+core::SemanticFlow ReceiveSide::semantic_flow(const IncomingFlow& flow, const Peer& peer) const {
   core::SemanticFlow semantic;
   semantic.id = flow.id;
   semantic.sender = static_cast<std::uint32_t>(peer.id);
   semantic.size_bytes = flow.announce.size_bytes;
   semantic.remaining_bytes = flow.announce.size_bytes - flow.received_bytes;
   semantic.dependency = flow.announce.group;
-  const bool urgent = flow.announce.urgent != 0 && !peer.demoted;
+  const bool held = peer.demoted || flow.over_quota;
+  const bool urgent = flow.announce.urgent != 0 && !held;
   semantic.urgency = urgent ? core::Urgency::kUrgent : core::Urgency::kBackground;
-  semantic.criticality = peer.demoted ? 0 : flow.announce.criticality;
-  if (slack_ns != wire::kNoDeadline && slack_ns < kMaxSlackNs) {
-    // The sender's slack was measured when it sent; half an RTT has passed since.
-    const std::int64_t slack = std::max(slack_ns, -kMaxSlackNs) - peer.rtt_ns / 2;
-    semantic.no_bubble_ps = to_core_ps(now_ns + slack);
-  }
+  semantic.criticality = held ? 0 : flow.announce.criticality;
+  if (flow.deadline_ns != kNoDeadlineNs) semantic.no_bubble_ps = to_core_ps(flow.deadline_ns);
   return semantic;
 }
 
@@ -278,6 +325,8 @@ void ReceiveSide::send_grants(const std::vector<core::Grant>& grants, std::int64
     message.priority = grant.priority;
     peers_.send(*peer, message);
     ++stats_.grants_sent;
+    // Bytes are expected from the moment a rate is granted, not before.
+    if (!flow.granted || flow.granted_bps <= 0) flow.last_bytes_ns = now_ns;
     flow.granted = true;
     flow.granted_bps = grant.rate_bps;
     flow.overrun.on_grant(grant.rate_bps, now_ns);
@@ -285,26 +334,37 @@ void ReceiveSide::send_grants(const std::vector<core::Grant>& grants, std::int64
   }
 }
 
-void ReceiveSide::demote(Peer& peer, std::int64_t now_ns) {
+void ReceiveSide::demote(Peer& peer, std::int64_t now_ns, const std::string& why) {
   peer.demoted = true;
+  peers_.standing(peer).demoted_until_ns = now_ns + config_.enforcement.memory_ns;
   ++stats_.demoted_peers;
-  config_.log("peer " + peer.name +
-              " sends well above its grants: its flows are demoted to background " +
-              "and its reads held to its grants");
+  config_.log("peer " + peer.name + " " + why +
+              ": its flows are demoted to background and its reads held to its grants");
   for (auto& [id, flow] : incoming_) {
     if (flow.peer != peer.id) continue;
     flow.throttled = true;
     flow.read_bucket.set_rate(flow.granted_bps / 8, now_ns);
-    scheduler_.add_flow(semantic_flow(flow, peer, flow.announce.slack_ns, now_ns));
+    reschedule(flow, peer);
   }
 }
 
 void ReceiveSide::tick(std::int64_t now_ns) {
+  police_idle_flows(now_ns);
   send_grants(scheduler_.poll(to_core_ps(now_ns)), now_ns);
+  hold_urgent_quotas();
   std::vector<core::FlowId> resume;
+  std::vector<PeerId> metered;  // each sending peer's identity is judged once a tick
   for (auto& [id, flow] : incoming_) {
     Peer& peer = peers_.at(flow.peer);
-    if (flow.overrun.tick(now_ns) && !peer.demoted) demote(peer, now_ns);
+    if (flow.overrun.tick(now_ns) && !peer.demoted) {
+      demote(peer, now_ns, "sends well above its grants");
+    }
+    if (std::find(metered.begin(), metered.end(), peer.id) == metered.end()) {
+      metered.push_back(peer.id);
+      if (downlink_meter(peer, now_ns).tick(now_ns) && !peer.demoted) {
+        demote(peer, now_ns, "sends well above the whole downlink across its flows");
+      }
+    }
     if (flow.throttled && !flow.reading && flow.fd >= 0 && flow.read_bucket.available(now_ns) > 0) {
       resume.push_back(id);
     }
@@ -318,12 +378,126 @@ void ReceiveSide::tick(std::int64_t now_ns) {
   }
 }
 
+// A flow owes bytes from its announce (an obedient sender sends its
+// unscheduled bytes at once) and whenever it holds a rate; it waits on this
+// receiver once it has started and holds no rate, or while its reads are
+// held back. One that owes bytes and sends none for the ghost grace is a
+// ghost: it leaves the scheduler, so its share goes to flows that send,
+// until its bytes come. Quiet for the idle timeout, it is dropped.
+void ReceiveSide::police_idle_flows(std::int64_t now_ns) {
+  const std::int64_t timeout = config_.limits.idle_flow_timeout_ns;
+  std::vector<core::FlowId> idle;
+  std::vector<PeerId> missed;  // demoting changes the flows: after the loop
+  for (auto& [id, flow] : incoming_) {
+    const bool started = flow.received_bytes > 0;
+    const bool waits_on_us = !flow.reading || (started && (!flow.granted || flow.granted_bps <= 0));
+    if (waits_on_us) flow.last_bytes_ns = now_ns;
+    const std::int64_t quiet_ns = now_ns - flow.last_bytes_ns;
+    if (!flow.ghost && quiet_ns > config_.limits.ghost_grace_ns) {
+      flow.ghost = true;
+      ++stats_.ghost_flows;
+      scheduler_.remove_flow(id);
+      if (flow.announce.urgent != 0) missed.push_back(flow.peer);
+    }
+    if (quiet_ns > timeout) idle.push_back(id);
+  }
+  for (PeerId peer : missed) {
+    if (Peer* found = peers_.find(peer)) missed_claim(*found, now_ns);
+  }
+  for (core::FlowId id : idle) {
+    IncomingFlow& flow = incoming_.at(id);
+    const std::string reason = "no data for " + std::to_string(timeout / kNsPerMs) + " ms after " +
+                               std::to_string(flow.received_bytes) + " of " +
+                               std::to_string(flow.target.size()) + " bytes";
+    tell_sender(peers_.at(flow.peer), flow.announce.flow, wire::ErrorCode::kAborted, reason);
+    drop(flow, reason);
+  }
+}
+
+// One flow at a time (the most granted) leaves the urgent class per tick, so
+// the share settles within a few reallocations without overshooting.
+void ReceiveSide::hold_urgent_quotas() {
+  std::map<PeerId, double> urgent_bps;  // granted to each peer's urgent flows
+  for (const auto& [id, flow] : incoming_) {
+    const Peer& peer = peers_.at(flow.peer);
+    if (flow.announce.urgent == 0 || peer.demoted || flow.ghost) continue;
+    // A peer over quota still has urgent work (no lapse while it does).
+    urgent_bps[peer.id] += flow.granted && !flow.over_quota ? flow.granted_bps : 0;
+  }
+  const EnforcementConfig& enforcement = config_.enforcement;
+  auto weight = [&](const Peer& peer) {
+    const auto it = enforcement.peer_weights.find(peer.name);
+    return it == enforcement.peer_weights.end() ? 1.0 : it->second;
+  };
+  if (urgent_bps.size() < 2) {  // no contention for urgency: quotas lapse
+    for (auto& [id, flow] : incoming_) {
+      if (!flow.over_quota) continue;
+      flow.over_quota = false;
+      reschedule(flow, peers_.at(flow.peer));
+    }
+    return;
+  }
+  double total_weight = 0;
+  for (const auto& [peer, bps] : urgent_bps) total_weight += weight(peers_.at(peer));
+  for (const auto& [peer_id, bps] : urgent_bps) {
+    Peer& peer = peers_.at(peer_id);
+    const double share = config_.downlink_bps * weight(peer) / total_weight;
+    if (bps <= share * enforcement.quota_tolerance) continue;
+    IncomingFlow* most = nullptr;
+    for (auto& [id, flow] : incoming_) {
+      if (flow.peer != peer_id || flow.announce.urgent == 0 || flow.ghost || flow.over_quota) {
+        continue;
+      }
+      if (most == nullptr || flow.granted_bps > most->granted_bps) most = &flow;
+    }
+    if (most == nullptr) continue;
+    most->over_quota = true;
+    ++stats_.quota_demotions;
+    reschedule(*most, peer);
+  }
+}
+
+OverrunDetector& ReceiveSide::downlink_meter(const Peer& peer, std::int64_t now_ns) {
+  std::optional<OverrunDetector>& meter = peers_.standing(peer).downlink_meter;
+  if (!meter) {
+    meter.emplace(config_.enforcement);
+    meter->on_grant(config_.downlink_bps, now_ns);
+  }
+  return *meter;
+}
+
+void ReceiveSide::count_lateness(std::int64_t lateness_ns) {
+  if (lateness_ns > 0) ++stats_.deadline_misses;
+  std::size_t bucket = 0;
+  while (bucket < kLatenessBoundsNs.size() && lateness_ns > kLatenessBoundsNs[bucket]) ++bucket;
+  ++stats_.lateness_buckets[bucket];
+}
+
+void ReceiveSide::missed_claim(Peer& peer, std::int64_t now_ns) {
+  Standing& standing = peers_.standing(peer);
+  ++standing.missed_claims;
+  const EnforcementConfig& enforcement = config_.enforcement;
+  if (!peer.demoted && standing.urgent_claims >= enforcement.min_claims &&
+      standing.missed_claims > enforcement.max_missed_ratio * standing.urgent_claims) {
+    demote(peer, now_ns,
+           "missed " + std::to_string(standing.missed_claims) + " of " +
+               std::to_string(standing.urgent_claims) + " urgent claims");
+  }
+}
+
 void ReceiveSide::add_stats(EndpointStats& stats) const {
   stats.data_bytes_received += stats_.data_bytes_received;
   stats.grants_sent += stats_.grants_sent;
   stats.incoming_completed += stats_.incoming_completed;
   stats.incoming_failed += stats_.incoming_failed;
   stats.demoted_peers += stats_.demoted_peers;
+  stats.ghost_flows += stats_.ghost_flows;
+  stats.quota_demotions += stats_.quota_demotions;
+  stats.refused_flows += stats_.refused_flows;
+  stats.deadline_misses += stats_.deadline_misses;
+  for (std::size_t i = 0; i < stats.lateness_buckets.size(); ++i) {
+    stats.lateness_buckets[i] += stats_.lateness_buckets[i];
+  }
   stats.incoming_flows += incoming_.size();
 }
 

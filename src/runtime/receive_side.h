@@ -11,7 +11,8 @@
 //   UPDATE:   the scheduler learns the new slack and class.
 //   end:      the last byte sends DONE and delivers the message (into its
 //             posted buffer, or whole to the message handler); the sender's
-//             ERROR, a broken data connection or the peer's end drops it.
+//             ERROR, a broken data connection, no bytes for the idle
+//             timeout (ERROR to the sender) or the peer's end drops it.
 #pragma once
 
 #include <cstdint>
@@ -51,7 +52,11 @@ struct IncomingFlow {
   OverrunDetector overrun;
   bool throttled = false;  // reads held to the grant (demoted sender)
   TokenBucket read_bucket;
-  bool reading = true;  // EPOLLIN registered
+  bool reading = true;                       // EPOLLIN registered
+  std::int64_t last_bytes_ns = 0;            // since when it owes bytes and sent none
+  bool ghost = false;                        // granted, sent nothing: out of the scheduler
+  bool over_quota = false;                   // its peer's urgent share was used up: background
+  std::int64_t deadline_ns = kNoDeadlineNs;  // its no-bubble deadline on this host's clock
 };
 
 class ReceiveSide {
@@ -62,8 +67,9 @@ class ReceiveSide {
   ReceiveSide& operator=(const ReceiveSide&) = delete;
 
   // Endpoint's interface for receiving.
-  ReceiveHandle post_receive(std::uint64_t tag, std::span<std::byte> buffer) {
-    return posted_.post(tag, buffer);
+  ReceiveHandle post_receive(std::uint64_t tag, std::span<std::byte> buffer,
+                             const std::optional<PeerAddress>& from) {
+    return posted_.post(tag, buffer, from ? from->text() : std::string());
   }
   ReceiveStatus test_receive(ReceiveHandle receive) const { return posted_.status(receive); }
   void on_message(std::function<void(const IncomingMessage&)> handler) {
@@ -92,9 +98,22 @@ class ReceiveSide {
   void complete(IncomingFlow& flow);
   void drop(IncomingFlow& flow, const std::string& reason);
   void forget(IncomingFlow& flow);
-  void demote(Peer& peer, std::int64_t now_ns);
-  core::SemanticFlow semantic_flow(const IncomingFlow& flow, const Peer& peer,
-                                   std::int64_t slack_ns, std::int64_t now_ns) const;
+  // Demotes the peer's flows and its identity's standing, saying why.
+  void demote(Peer& peer, std::int64_t now_ns, const std::string& why);
+  // The meter of the peer's identity: all its bytes against the downlink.
+  OverrunDetector& downlink_meter(const Peer& peer, std::int64_t now_ns);
+  // An urgent flow of the peer turned ghost: its standing drops.
+  void missed_claim(Peer& peer, std::int64_t now_ns);
+  void police_idle_flows(std::int64_t now_ns);
+  // An Error about one of the peer's flows (refused, aborted).
+  void tell_sender(Peer& peer, std::uint64_t flow, wire::ErrorCode code, const std::string& reason);
+  core::SemanticFlow semantic_flow(const IncomingFlow& flow, const Peer& peer) const;
+  // The deadline a relative slack from the peer names, on this host's clock.
+  std::int64_t deadline_for(std::int64_t slack_ns, const Peer& peer, std::int64_t now_ns) const;
+  // Tells the scheduler what changed about a flow (not while it is a ghost).
+  void reschedule(const IncomingFlow& flow, const Peer& peer);
+  void hold_urgent_quotas();
+  void count_lateness(std::int64_t lateness_ns);
   void send_grants(const std::vector<core::Grant>& grants, std::int64_t now_ns);
 
   EventLoop& loop_;

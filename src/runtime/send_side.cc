@@ -57,6 +57,7 @@ FlowHandle SendSide::send(const PeerAddress& address, std::span<const std::byte>
   flow.data = data;
   flow.hint = hint;
   flow.started_ns = now;
+  flow.last_written_ns = now;
   std::string error;
   Peer* peer = peers_.connect(address, error);
   if (peer == nullptr) {
@@ -123,13 +124,36 @@ void SendSide::start_data_connection(OutgoingFlow& flow) {
   }
   set_no_delay(flow.fd);  // the last partial segment must not wait for an ACK
   flow.pacer = std::make_unique<Pacer>(flow.fd, config_.pacing);
-  wire::DataOpen open{peers_.local_session(), flow.id, flow.data.size()};
-  wire::encode(open, flow.preamble);
-  flow.writable = true;
+  if (const Peer* peer = peers_.find(flow.peer); peer != nullptr && peer->authenticated) {
+    write_preamble(flow, *peer);
+  }
+  flow.writable = true;  // for the connect's completion
   const FlowHandle id = flow.id;
   loop_.add(flow.fd, kDataEvents | EPOLLOUT,
             [this, id](std::uint32_t events) { on_data_event(id, events); });
   apply_rate(flow, monotonic_ns());
+}
+
+void SendSide::write_preamble(OutgoingFlow& flow, const Peer& peer) {
+  const wire::DataOpen open{peers_.local_session(), flow.id, flow.data.size(),
+                            peer.control->crypto()->own_flow_token(flow.id, flow.data.size())};
+  wire::encode(open, flow.preamble);
+}
+
+void SendSide::on_peer_authenticated(const Peer& peer) {
+  const std::int64_t now = monotonic_ns();
+  for (auto& [id, flow] : outgoing_) {
+    if (flow.peer != peer.id || flow.fd < 0 || !flow.preamble.empty()) continue;
+    write_preamble(flow, peer);
+    want_writable(flow, true);
+    pump(flow, now);
+  }
+}
+
+void SendSide::want_writable(OutgoingFlow& flow, bool want) {
+  if (want == flow.writable) return;
+  flow.writable = want;
+  loop_.modify(flow.fd, kDataEvents | (want ? EPOLLOUT : 0u));
 }
 
 void SendSide::on_data_event(FlowHandle id, std::uint32_t events) {
@@ -173,6 +197,10 @@ ssize_t SendSide::write_some(OutgoingFlow& flow, const void* bytes, std::size_t 
 
 void SendSide::pump(OutgoingFlow& flow, std::int64_t now_ns) {
   if (flow.state != FlowState::kPending || flow.fd < 0 || !flow.connected) return;
+  if (flow.preamble.empty()) {  // the peer is not authenticated yet
+    want_writable(flow, false);
+    return;
+  }
   apply_rate(flow, now_ns);
   bool blocked = false;  // the socket is full: wait for EPOLLOUT
   while (flow.preamble_sent < flow.preamble.size()) {
@@ -202,17 +230,14 @@ void SendSide::pump(OutgoingFlow& flow, std::int64_t now_ns) {
       }
       const auto written = static_cast<std::uint64_t>(n);
       flow.sent_bytes += written;
+      flow.last_written_ns = now_ns;
       limit -= written;
       flow.pacer->on_written(written);
       flow.grant.on_sent(written);
       stats_.data_bytes_sent += written;
     }
   }
-  const bool want = blocked && flow.sent_bytes < flow.data.size();
-  if (want != flow.writable) {
-    flow.writable = want;
-    loop_.modify(flow.fd, kDataEvents | (want ? EPOLLOUT : 0u));
-  }
+  want_writable(flow, blocked && flow.sent_bytes < flow.data.size());
 }
 
 // ---- the rate a flow is held to ----
@@ -300,13 +325,24 @@ void SendSide::end(OutgoingFlow& flow, FlowState state, const std::string& error
 
 void SendSide::tick(std::int64_t now_ns) {
   for (auto& [id, flow] : outgoing_) {
+    if (flow.state == FlowState::kPending) fail_if_peer_silent(flow, now_ns);
     if (flow.state != FlowState::kPending || flow.fd < 0 || !flow.connected) continue;
     apply_rate(flow, now_ns);
-    if (!flow.writable && flow.sent_bytes < flow.data.size() &&
+    if (!flow.writable && !flow.preamble.empty() && flow.sent_bytes < flow.data.size() &&
         flow.pacer->next_write_ns(now_ns) <= now_ns) {
       pump(flow, now_ns);
     }
     if (flow.state == FlowState::kPending) check_risk(flow, now_ns);
+  }
+}
+
+void SendSide::fail_if_peer_silent(OutgoingFlow& flow, std::int64_t now_ns) {
+  const Peer* peer = peers_.find(flow.peer);
+  const std::int64_t heard = peer == nullptr ? 0 : peer->last_heard_ns;
+  const std::int64_t timeout = config_.endpoint_limits.silent_peer_timeout_ns;
+  if (now_ns - std::max(heard, flow.last_written_ns) > timeout) {
+    fail(flow, "receiver silent for " + std::to_string(timeout / kNsPerMs) +
+                   " ms (no control frame, no bytes taken)");
   }
 }
 

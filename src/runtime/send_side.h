@@ -1,7 +1,8 @@
 // Outgoing flows. A flow's life on the sender:
 //   send():   ANNOUNCE on the peer's control connection (size, slack, class,
-//             group, tag), and a data connection opened at once; its first
-//             frame is DATA-OPEN, then raw bytes.
+//             group, tag), and a data connection opened at once; once the
+//             peer is authenticated its first frame is DATA-OPEN (with the
+//             flow's token), then raw bytes.
 //   pacing:   the first `unscheduled_bytes` go unpaced; then the flow is held
 //             to its GRANT's rate while the lease lasts, waits up to
 //             `first_grant_wait_ns` for the first grant, and otherwise falls
@@ -44,13 +45,14 @@ struct OutgoingFlow {
   FlowHint hint;
   int fd = -1;
   bool connected = false;
-  std::vector<std::uint8_t> preamble;  // the DataOpen frame
+  std::vector<std::uint8_t> preamble;  // the DataOpen frame, once the peer is authenticated
   std::size_t preamble_sent = 0;
   std::uint64_t sent_bytes = 0;
   std::unique_ptr<Pacer> pacer;
   core::GrantHolder grant;
   std::int64_t started_ns = 0;
-  bool writable = false;  // EPOLLOUT is wanted
+  std::int64_t last_written_ns = 0;  // bytes the socket took (a silent receiver takes none)
+  bool writable = false;             // EPOLLOUT is wanted
   FlowState state = FlowState::kPending;
   std::string error;
   bool at_risk = false;
@@ -75,6 +77,9 @@ class SendSide {
   void on_grant(const Peer& peer, const wire::Grant& grant);
   void on_done(const Peer& peer, const wire::Done& done);
   void on_refused(const Peer& peer, const wire::Error& error);
+  // The peer proved it holds the job key: its flows' data connections may
+  // name their flows (each DataOpen carries a token of this session).
+  void on_peer_authenticated(const Peer& peer);
   // The peer is gone: its flows fail with `reason`.
   void fail_flows_to(PeerId peer, const std::string& reason);
 
@@ -85,6 +90,8 @@ class SendSide {
 
  private:
   void start_data_connection(OutgoingFlow& flow);
+  void write_preamble(OutgoingFlow& flow, const Peer& peer);
+  void want_writable(OutgoingFlow& flow, bool want);
   void on_data_event(FlowHandle id, std::uint32_t events);
   void pump(OutgoingFlow& flow, std::int64_t now_ns);
   // One send() on the data connection: the bytes written, 0 when the socket
@@ -93,6 +100,7 @@ class SendSide {
   double target_rate_bps(const OutgoingFlow& flow, std::int64_t now_ns) const;
   void apply_rate(OutgoingFlow& flow, std::int64_t now_ns);
   void check_risk(OutgoingFlow& flow, std::int64_t now_ns);
+  void fail_if_peer_silent(OutgoingFlow& flow, std::int64_t now_ns);
   wire::Announce announce_for(const OutgoingFlow& flow, std::int64_t now_ns) const;
   // Done or failed: closes the data connection (a pending flow only).
   void end(OutgoingFlow& flow, FlowState state, const std::string& error);

@@ -13,8 +13,6 @@
 namespace safs::runtime {
 namespace {
 
-constexpr int kListenBacklog = 128;
-
 void set_flag(int fd, int level, int option, int value) {
   setsockopt(fd, level, option, &value, sizeof value);
 }
@@ -68,7 +66,16 @@ std::optional<SocketAddress> resolve_numeric(const PeerAddress& address) {
   return result;
 }
 
-int listen_tcp(const PeerAddress& address) {
+bool is_loopback(const std::string& host) {
+  in_addr v4{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  in6_addr v6{};
+  if (inet_pton(AF_INET6, host.c_str(), &v6) != 1) return false;
+  if (IN6_IS_ADDR_LOOPBACK(&v6)) return true;
+  return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
+}
+
+int listen_tcp(const PeerAddress& address, int backlog) {
   const auto resolved = resolve_numeric(address);
   if (!resolved) {
     errno = EINVAL;
@@ -78,7 +85,7 @@ int listen_tcp(const PeerAddress& address) {
   if (fd < 0) return -1;
   set_flag(fd, SOL_SOCKET, SO_REUSEADDR, 1);
   if (bind(fd, reinterpret_cast<const sockaddr*>(&resolved->storage), resolved->length) != 0 ||
-      listen(fd, kListenBacklog) != 0) {
+      listen(fd, backlog) != 0) {
     const int saved = errno;
     close(fd);
     errno = saved;

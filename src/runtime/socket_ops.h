@@ -26,9 +26,13 @@ struct SocketAddress {
 };
 
 std::optional<SocketAddress> resolve_numeric(const PeerAddress& address);
+// 127.0.0.0/8, ::1 or an IPv4-mapped 127.x address.
+bool is_loopback(const std::string& host);
 
 // Each returns a non-blocking, close-on-exec socket, or -1 with errno set.
-int listen_tcp(const PeerAddress& address);
+// The kernel caps `backlog` at net.core.somaxconn (4096 since Linux 5.4).
+inline constexpr int kDefaultListenBacklog = 1024;
+int listen_tcp(const PeerAddress& address, int backlog = kDefaultListenBacklog);
 int connect_tcp(const PeerAddress& address);  // connection in progress
 int accept_tcp(int listen_fd);
 

@@ -1,5 +1,6 @@
 #include "runtime/wire.h"
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -19,6 +20,8 @@ constexpr Type type_of() {
   if constexpr (std::is_same_v<T, Done>) return Type::kDone;
   if constexpr (std::is_same_v<T, Error>) return Type::kError;
   if constexpr (std::is_same_v<T, DataOpen>) return Type::kDataOpen;
+  if constexpr (std::is_same_v<T, Auth>) return Type::kAuth;
+  if constexpr (std::is_same_v<T, Sealed>) return Type::kSealed;
 }
 
 // Each message's fields in wire order, once for both directions; each field
@@ -28,8 +31,8 @@ template <typename M>
 constexpr auto kFields = nullptr;
 template <>
 constexpr auto kFields<Hello> =
-    std::tuple{&Hello::magic,   &Hello::max_version,  &Hello::capabilities,
-               &Hello::session, &Hello::downlink_bps, &Hello::listen_port};
+    std::tuple{&Hello::magic,        &Hello::max_version, &Hello::capabilities, &Hello::session,
+               &Hello::downlink_bps, &Hello::listen_port, &Hello::nonce};
 template <>
 constexpr auto kFields<Announce> = std::tuple{
     &Announce::flow,        &Announce::size_bytes, &Announce::slack_ns, &Announce::urgent,
@@ -47,7 +50,11 @@ constexpr auto kFields<Error> =
     std::tuple{&Error::flow, &Error::from_receiver, &Error::code, &Error::reason};
 template <>
 constexpr auto kFields<DataOpen> =
-    std::tuple{&DataOpen::session, &DataOpen::flow, &DataOpen::size_bytes};
+    std::tuple{&DataOpen::session, &DataOpen::flow, &DataOpen::size_bytes, &DataOpen::token};
+template <>
+constexpr auto kFields<Auth> = std::tuple{&Auth::proof};
+template <>
+constexpr auto kFields<Sealed> = std::tuple{&Sealed::bytes};
 
 class FieldWriter {
  public:
@@ -62,6 +69,13 @@ class FieldWriter {
     const std::string_view kept = std::string_view(text).substr(0, kMaxReasonBytes);
     w_.u16(static_cast<std::uint16_t>(kept.size()));
     w_.bytes(kept);
+  }
+  template <std::size_t N>
+  void put(const std::array<std::uint8_t, N>& bytes) {
+    w_.bytes(std::string_view(reinterpret_cast<const char*>(bytes.data()), N));
+  }
+  void put(const std::vector<std::uint8_t>& rest) {  // the rest of the body
+    w_.bytes(std::string_view(reinterpret_cast<const char*>(rest.data()), rest.size()));
   }
 
  private:
@@ -85,6 +99,15 @@ class FieldReader {
     }
     text = r_.string(length);
   }
+  template <std::size_t N>
+  void get(std::array<std::uint8_t, N>& bytes) {
+    const std::string raw = r_.string(N);
+    std::copy(raw.begin(), raw.end(), bytes.begin());
+  }
+  void get(std::vector<std::uint8_t>& rest) {
+    const std::string raw = r_.string(r_.remaining());
+    rest.assign(raw.begin(), raw.end());
+  }
   std::string error;  // empty while the fields are well formed
 
  private:
@@ -95,6 +118,17 @@ template <typename M>
 void write_body(ByteWriter& w, const M& m) {
   FieldWriter out(w);
   std::apply([&](auto... field) { (out.put(m.*field), ...); }, kFields<M>);
+}
+
+template <typename M>
+void write_frame(std::vector<std::uint8_t>& out, std::uint16_t version, const M& m) {
+  ByteWriter w(out);
+  w.u16(version);
+  w.u16(static_cast<std::uint16_t>(type_of<M>()));
+  const std::size_t length_at = w.size();
+  w.u32(0);
+  write_body(w, m);
+  w.patch_u32(length_at, static_cast<std::uint32_t>(w.size() - length_at - 4));
 }
 
 // What a complete body may still get wrong; empty when it is well formed.
@@ -108,6 +142,10 @@ std::string check(const Announce& m) {
 }
 std::string check(const Update& m) {
   return m.urgent > 1 ? "update with an invalid class" : std::string();
+}
+std::string check(const Sealed& m) {
+  return m.bytes.size() < kHeaderBytes + kSealTagBytes ? "sealed frame shorter than a frame"
+                                                       : std::string();
 }
 std::string check(const Error& m) {
   return m.from_receiver > 1 ? "error with an invalid direction" : std::string();
@@ -149,17 +187,7 @@ DecodeResult invalid(std::string why) {
 }  // namespace
 
 void encode(const Message& message, std::vector<std::uint8_t>& out) {
-  std::visit(
-      [&out](const auto& m) {
-        ByteWriter w(out);
-        w.u16(kVersion);
-        w.u16(static_cast<std::uint16_t>(type_of<std::decay_t<decltype(m)>>()));
-        const std::size_t length_at = w.size();
-        w.u32(0);
-        write_body(w, m);
-        w.patch_u32(length_at, static_cast<std::uint32_t>(w.size() - length_at - 4));
-      },
-      message);
+  std::visit([&out](const auto& m) { write_frame(out, kVersion, m); }, message);
 }
 
 DecodeResult decode(std::span<const std::uint8_t> bytes) {
@@ -169,7 +197,9 @@ DecodeResult decode(std::span<const std::uint8_t> bytes) {
   const std::uint16_t type = header.u16();
   const std::uint32_t body_bytes = header.u32();
   if (version != kVersion) return invalid("unsupported frame version " + std::to_string(version));
-  if (body_bytes > kMaxBodyBytes) {
+  const std::uint32_t limit =
+      static_cast<Type>(type) == Type::kSealed ? kMaxSealedBodyBytes : kMaxBodyBytes;
+  if (body_bytes > limit) {
     return invalid("oversized frame (" + std::to_string(body_bytes) + " body bytes)");
   }
   const std::size_t frame_bytes = kHeaderBytes + body_bytes;
@@ -190,8 +220,28 @@ DecodeResult decode(std::span<const std::uint8_t> bytes) {
       return decode_as<Error>(body, frame_bytes);
     case Type::kDataOpen:
       return decode_as<DataOpen>(body, frame_bytes);
+    case Type::kAuth:
+      return decode_as<Auth>(body, frame_bytes);
+    case Type::kSealed:
+      return decode_as<Sealed>(body, frame_bytes);
   }
   return invalid("unknown message type " + std::to_string(type));
+}
+
+std::vector<std::uint8_t> version_one_refusal() {
+  constexpr std::uint16_t kVersionOne = 1;  // Error's version-1 layout is this one
+  Error error;
+  error.code = ErrorCode::kUnsupportedVersion;
+  error.reason = "this endpoint speaks SAFS protocol version " + std::to_string(kVersion) +
+                 " (authenticated) only";
+  std::vector<std::uint8_t> out;
+  write_frame(out, kVersionOne, error);
+  return out;
+}
+
+std::uint16_t frame_version(std::span<const std::uint8_t> bytes) {
+  if (bytes.size() < 2) return 0;
+  return static_cast<std::uint16_t>((bytes[0] << 8) | bytes[1]);
 }
 
 }  // namespace safs::runtime::wire

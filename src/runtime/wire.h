@@ -3,6 +3,7 @@
 // connection. Pure encoding and decoding, no I/O, so it can be fuzzed.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -13,12 +14,25 @@
 
 namespace safs::runtime::wire {
 
-inline constexpr std::uint16_t kVersion = 1;
+// Version 2: authenticated Hello (nonces and proofs), sealed control frames,
+// data connections bound by a per-flow token. Version 1 is refused.
+inline constexpr std::uint16_t kVersion = 2;
 inline constexpr std::uint32_t kMagic = 0x53414653;  // "SAFS": first field of every Hello
 inline constexpr std::size_t kHeaderBytes = 8;       // version u16, type u16, body length u32
 // No control message comes close: the largest is an Error with its reason.
 inline constexpr std::uint32_t kMaxBodyBytes = 512;
 inline constexpr std::size_t kMaxReasonBytes = 256;
+// Fixed-size byte fields of the handshake and of DataOpen.
+inline constexpr std::size_t kNonceBytes = 32;  // fresh random per Hello
+inline constexpr std::size_t kProofBytes = 32;  // HMAC-SHA-512-256 (crypto_auth)
+inline constexpr std::size_t kTokenBytes = 32;  // HMAC-SHA-512-256 (crypto_auth)
+// A sealed frame is one inner frame, encrypted, plus its 16-byte Poly1305 tag.
+inline constexpr std::size_t kSealTagBytes = 16;
+inline constexpr std::uint32_t kMaxSealedBodyBytes =
+    static_cast<std::uint32_t>(kHeaderBytes + kMaxBodyBytes + kSealTagBytes);
+using Nonce = std::array<std::uint8_t, kNonceBytes>;
+using Proof = std::array<std::uint8_t, kProofBytes>;
+using Token = std::array<std::uint8_t, kTokenBytes>;
 // slack_ns of a flow that has no deadline (background).
 inline constexpr std::int64_t kNoDeadline = std::numeric_limits<std::int64_t>::max();
 
@@ -30,6 +44,8 @@ enum class Type : std::uint16_t {
   kDone = 5,
   kError = 6,
   kDataOpen = 7,
+  kAuth = 8,
+  kSealed = 9,
 };
 
 // Capability bits a Hello advertises.
@@ -44,6 +60,7 @@ struct Hello {
   std::uint64_t session = 0;       // names this endpoint's data connections
   std::uint64_t downlink_bps = 0;  // what this endpoint's receiver allocates
   std::uint16_t listen_port = 0;   // where this endpoint accepts connections
+  Nonce nonce{};                   // the challenge: fresh random bytes per connection
   bool operator==(const Hello&) const = default;
 };
 
@@ -112,13 +129,28 @@ struct Error {
 
 // First and only frame on a data connection; the flow's bytes follow it raw.
 struct DataOpen {
-  std::uint64_t session = 0;  // the sender's Hello.session
+  std::uint64_t session = 0;  // the sender's Hello.session: which control connection
   std::uint64_t flow = 0;
   std::uint64_t size_bytes = 0;
+  Token token{};  // MAC of (flow, size) under the control connection's session key
   bool operator==(const DataOpen&) const = default;
 };
 
-using Message = std::variant<Hello, Announce, Update, Grant, Done, Error, DataOpen>;
+// Each way, after both Hellos: the response to the challenge, a MAC of both
+// Hellos under a key derived from the job key. Every later frame is Sealed.
+struct Auth {
+  Proof proof{};
+  bool operator==(const Auth&) const = default;
+};
+
+// One inner frame encrypted and authenticated (ChaCha20-Poly1305, a counter
+// per direction as its nonce). The bytes are the whole body.
+struct Sealed {
+  std::vector<std::uint8_t> bytes;
+  bool operator==(const Sealed&) const = default;
+};
+
+using Message = std::variant<Hello, Announce, Update, Grant, Done, Error, DataOpen, Auth, Sealed>;
 
 // Appends one frame.
 void encode(const Message& message, std::vector<std::uint8_t>& out);
@@ -136,5 +168,11 @@ struct DecodeResult {
 // kInvalid: unsupported version, unknown type, oversized or malformed body
 // (the connection must be closed).
 DecodeResult decode(std::span<const std::uint8_t> bytes);
+
+// A version-1 Error frame saying this endpoint needs version 2, so that a
+// version-1 peer logs why it was refused instead of a bare close.
+std::vector<std::uint8_t> version_one_refusal();
+// The frame version of `bytes`' header (0 if fewer than two bytes).
+std::uint16_t frame_version(std::span<const std::uint8_t> bytes);
 
 }  // namespace safs::runtime::wire

@@ -7,41 +7,42 @@ PacedTransport::PacedTransport(TransportEnv& env, const WindowConfig& window,
                                std::unique_ptr<CongestionControl> control, std::uint64_t rate_bps)
     : WindowTransport(env, window, std::move(control)), rate_bps_(rate_bps) {}
 
-void PacedTransport::on_flow_start(Flow& flow) {
-  const std::uint32_t id = spec_of(flow).id;  // ids are dense: 0, 1, 2, ...
-  if (next_send_ps_.size() <= id) next_send_ps_.resize(id + 1, 0);
+void PacedTransport::on_sender_start(SenderFlow& flow) {
+  flow.extension = std::make_unique<Pacing>();
 }
 
 // Called whenever the NIC is free and this flow's window is open.
-WindowTransport::SendGate PacedTransport::send_gate(Flow& flow) {
-  const TimePs next = next_send_ps_[spec_of(flow).id];
+WindowTransport::SendGate PacedTransport::send_gate(SenderFlow& flow) {
+  const TimePs next = flow.ext<Pacing>().next_send_ps;
   if (next > env().sim.now()) return {false, 0, next};  // ask again at `next`
-  return {true, 0};                                       // send now, at priority 0
+  return {true, 0};                                     // send now, at priority 0
 }
 
 // The segment is leaving: the next one may follow one serialisation time of
 // this one at the configured rate.
-void PacedTransport::on_segment_sent(Flow& flow, Packet& packet) {
-  TimePs& next = next_send_ps_[spec_of(flow).id];
+void PacedTransport::on_segment_sent(SenderFlow& flow, Packet& packet) {
+  TimePs& next = flow.ext<Pacing>().next_send_ps;
   next = std::max(next, env().sim.now()) + serialization_ps(packet.wire_bytes, rate_bps_);
 }
 // [end-snippet]
 
 // [snippet:registry]
+KnobTable<PacedOptions> paced_knobs() {
+  KnobTable<PacedOptions> t;
+  t.scaled("rate_gbps", "Gbit/s", 1e9, SAFS_FIELD(rate_bps), 0.001, 1e4,
+           "Pacing rate of every flow (ours: a tenth of a 100 Gbit/s link).");
+  t.integer("initial_cwnd_packets", "packets", SAFS_FIELD(window.initial_cwnd_packets), 1, 1e6,
+            "Initial window (RFC 6928).");
+  return t;
+}
+
 TransportInfo paced_transport_info() {
-  return {"paced",
-          "Window TCP with classic ECN halving, every flow paced at a fixed rate.",
-          {{"rate_gbps", "Gbit/s", 10, 0.001, 1e4, false,
-            "Pacing rate of every flow (ours: a tenth of a 100 Gbit/s link)."},
-           {"initial_cwnd_packets", "packets", 10, 1, 1e6, true, "Initial window (RFC 6928)."}},
-          [](TransportEnv& env, const TransportParams& params) -> std::unique_ptr<Transport> {
-            WindowConfig window;
-            window.initial_cwnd_packets =
-                static_cast<std::uint32_t>(params.get("initial_cwnd_packets"));
-            auto control = std::make_unique<EcnHalvingControl>(2 * env.mtu_bytes);
-            const auto rate_bps = static_cast<std::uint64_t>(params.get("rate_gbps") * 1e9);
-            return std::make_unique<PacedTransport>(env, window, std::move(control), rate_bps);
-          }};
+  return transport_entry<PacedOptions>(
+      "paced", "Window TCP with classic ECN halving, every flow paced at a fixed rate.",
+      paced_knobs(), [](TransportEnv& env, const PacedOptions& o) -> std::unique_ptr<Transport> {
+        auto control = std::make_unique<EcnHalvingControl>(2 * env.mtu_bytes);
+        return std::make_unique<PacedTransport>(env, o.window, std::move(control), o.rate_bps);
+      });
 }
 // [end-snippet]
 

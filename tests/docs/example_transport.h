@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
-#include <vector>
 
 #include "transport/registry.h"
 #include "transport/window/window_transport.h"
@@ -42,17 +41,28 @@ class PacedTransport final : public WindowTransport {
                  std::unique_ptr<CongestionControl> control, std::uint64_t rate_bps);
 
  protected:
-  void on_flow_start(Flow& flow) override;
-  SendGate send_gate(Flow& flow) override;
-  void on_segment_sent(Flow& flow, Packet& packet) override;
+  void on_sender_start(SenderFlow& flow) override;
+  SendGate send_gate(SenderFlow& flow) override;
+  void on_segment_sent(SenderFlow& flow, Packet& packet) override;
 
  private:
+  // This transport's state of a sending flow, kept in its SenderFlow.
+  struct Pacing final : FlowExtension {
+    TimePs next_send_ps = 0;  // earliest time of the next segment
+  };
+
   std::uint64_t rate_bps_;
-  std::vector<TimePs> next_send_ps_;  // by flow id: earliest time of the next segment
 };
 // [end-snippet]
 
+// The options: every member initializer is the default of its knob.
+struct PacedOptions {
+  WindowConfig window;
+  std::uint64_t rate_bps = 10'000'000'000;  // a tenth of a 100 Gbit/s link
+};
+
 // The registry entry: add this to make_registry() in src/transport/registry.cc.
+KnobTable<PacedOptions> paced_knobs();
 TransportInfo paced_transport_info();
 
 }  // namespace safs::example

@@ -26,8 +26,9 @@ struct PacedRun {
     topology.hosts = hosts;
     net = build_network(topology, sim, pool, NetworkConfig{});
     env = std::make_unique<TransportEnv>(TransportEnv{sim, *net, pool, log, 4096, 78, 1});
-    params.set("rate_gbps", rate_gbps);
-    transport = info.make(*env, params);
+    // The scenario's [transport.paced] table, here as a map.
+    setup = info.configure(MapReader("transport.paced", {{"rate_gbps", rate_gbps}}));
+    transport = setup->make(*env);
   }
   void start(std::uint32_t id, int src, int dst, std::uint64_t size_bytes) {
     FlowSpec flow;
@@ -44,7 +45,7 @@ struct PacedRun {
   std::unique_ptr<Network> net;
   CompletionLog log;
   std::unique_ptr<TransportEnv> env;
-  TransportParams params{&info.params};
+  std::unique_ptr<TransportSetup> setup;
   std::unique_ptr<Transport> transport;
 };
 // [end-snippet]
@@ -52,13 +53,19 @@ struct PacedRun {
 TEST(ExampleTransport, RegistryEntryIsWellFormed) {
   const TransportInfo info = example::paced_transport_info();
   EXPECT_EQ(info.name, "paced");
-  ASSERT_TRUE(info.make);
-  EXPECT_FALSE(info.queue_factory);  // the default strict-priority switches
-  for (const ParamSpec& p : info.params) {
-    EXPECT_GE(p.default_value, p.min_value) << p.key;
-    EXPECT_LE(p.default_value, p.max_value) << p.key;
-    EXPECT_FALSE(p.doc.empty()) << p.key;
+  ASSERT_TRUE(info.configure);
+  for (const KeySpec& k : info.keys) {
+    const double value = std::holds_alternative<double>(k.default_value)
+                             ? std::get<double>(k.default_value)
+                             : static_cast<double>(std::get<std::int64_t>(k.default_value));
+    EXPECT_GE(value, k.min_value) << k.path;
+    EXPECT_LE(value, k.max_value) << k.path;
+    EXPECT_FALSE(k.doc.empty()) << k.path;
   }
+  // An empty section gives the default-constructed options.
+  const example::PacedOptions defaults = example::paced_knobs().read(MapReader("paced", {}));
+  EXPECT_EQ(defaults.rate_bps, example::PacedOptions{}.rate_bps);
+  EXPECT_FALSE(info.configure(MapReader("paced", {}))->queue_factory());  // strict priority
 }
 
 TEST(ExampleTransport, EcnHalvingControlHalvesDownToTwoPackets) {

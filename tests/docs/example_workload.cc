@@ -28,4 +28,31 @@ ComputeGraph build_ring_allreduce_graph(const RingAllReduce& spec) {
 }
 // [end-snippet]
 
+// [snippet:kind]
+KnobTable<RingAllReduce> ring_allreduce_knobs() {
+  KnobTable<RingAllReduce> t;
+  t.hosts("gpus", SAFS_FIELD(gpus), "GPU hosts in ring order (at least two).");
+  t.time("backward_ms", "ms", kPsPerMs, SAFS_FIELD(backward_ps), 0, 1e6,
+         "Backward pass before the exchange.");
+  t.time("step_us", "us", kPsPerUs, SAFS_FIELD(step_ps), 0, 1e9,
+         "Reduce or copy one received chunk.");
+  t.integer("gradient_bytes", "bytes", SAFS_FIELD(gradient_bytes), 1, 1e15,
+            "Gradient size; each step moves gradient / GPUs.");
+  return t;
+}
+
+WorkloadKind ring_allreduce_kind() {
+  return {"allreduce", false, ring_allreduce_knobs().describe(""),
+          [](const SectionReader& section, const FileResolver&, ExperimentConfig& config) {
+            const RingAllReduce spec = ring_allreduce_knobs().read(section);
+            if (spec.gpus.size() < 2) section.fail("gpus", "needs at least two GPUs");
+            for (const int gpu : spec.gpus) {
+              if (gpu >= config.topology.num_hosts()) section.fail("gpus", "host out of range");
+            }
+            if (config.compute) section.fail("", "cannot share a run with another computation");
+            config.compute = build_ring_allreduce_graph(spec);
+          }};
+}
+// [end-snippet]
+
 }  // namespace safs::example

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "experiment/workload_kind.h"
 #include "workload/compute/compute_graph.h"
 
 namespace safs::example {
@@ -28,5 +29,9 @@ struct RingAllReduce {
 // [end-snippet]
 
 ComputeGraph build_ring_allreduce_graph(const RingAllReduce& spec);
+
+// The [allreduce] section: add it to workload_kinds() in
+// src/experiment/workload_kind.cc to make it a scenario section.
+WorkloadKind ring_allreduce_kind();
 
 }  // namespace safs::example

@@ -23,6 +23,24 @@ TEST(ExampleWorkload, RingAllReduceGraphShape) {
   EXPECT_EQ(plan.back(), spec.backward_ps + 5 * spec.step_ps);
 }
 
+// The section read from a map, as a scenario file's [allreduce] table would be.
+TEST(ExampleWorkload, KindReadsItsSection) {
+  const WorkloadKind kind = example::ring_allreduce_kind();
+  ExperimentConfig config;
+  config.topology.hosts = 4;
+  const FileResolver same = [](const std::string& path) { return path; };
+  const auto gpus = [](std::vector<std::int64_t> hosts) {
+    return MapReader("allreduce", Settings{{"gpus", Setting(std::move(hosts))}});
+  };
+  kind.read(gpus({0, 1, 2}), same, config);
+  ASSERT_TRUE(config.compute.has_value());
+  EXPECT_EQ(config.compute->transfers.size(), 3u * 4);  // 3 GPUs, 2 x (3 - 1) steps
+  ExperimentConfig small;
+  small.topology.hosts = 2;
+  EXPECT_THROW(kind.read(gpus({0, 5}), same, small), std::invalid_argument);
+  EXPECT_EQ(kind.keys.size(), 4u);
+}
+
 class RingOverTransport : public ::testing::TestWithParam<const char*> {};
 
 // [snippet:run]

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "runtime/endpoint.h"
+#include "runtime/scripted_peer.h"
 #include "runtime/test_support.h"
 #include "runtime/wire.h"
 
@@ -24,66 +25,15 @@ namespace {
 
 using testing::CapturedLog;
 using testing::checksum;
+using testing::frame;
+using testing::hello_from;
 using testing::kMbps;
 using testing::kMs;
 using testing::kSecond;
 using testing::LoopThread;
 using testing::random_bytes;
-
-// A blocking TCP client that speaks raw bytes.
-class RawPeer {
- public:
-  explicit RawPeer(std::uint16_t port) {
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(port);
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-  }
-  ~RawPeer() { close(fd_); }
-  bool connected() const { return connected_; }
-  void write(const std::vector<std::uint8_t>& bytes) {
-    [[maybe_unused]] auto n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
-  }
-  void write(const wire::Message& message) {
-    std::vector<std::uint8_t> bytes;
-    wire::encode(message, bytes);
-    write(bytes);
-  }
-  void end_writes() { shutdown(fd_, SHUT_WR); }
-  // Whether the other side closes within `timeout_ns` (reads and drops what comes).
-  bool closed_within(std::int64_t timeout_ns) {
-    const std::int64_t until = monotonic_ns() + timeout_ns;
-    char buffer[4096];
-    while (monotonic_ns() < until) {
-      pollfd p{fd_, POLLIN, 0};
-      if (poll(&p, 1, 10) <= 0) continue;
-      const ssize_t n = recv(fd_, buffer, sizeof buffer, 0);
-      if (n <= 0) return true;
-    }
-    return false;
-  }
-  int fd() const { return fd_; }
-
- private:
-  int fd_ = -1;
-  bool connected_ = false;
-};
-
-wire::Hello hello_from(std::uint64_t session) {
-  wire::Hello hello;
-  hello.session = session;
-  hello.downlink_bps = 1'000'000'000;
-  hello.listen_port = 9;
-  return hello;
-}
-
-std::vector<std::uint8_t> frame(const wire::Message& message) {
-  std::vector<std::uint8_t> bytes;
-  wire::encode(message, bytes);
-  return bytes;
-}
+using testing::RawPeer;
+using testing::ScriptedPeer;
 
 TEST(HostilePeer, BadControlInputClosesOnlyThatConnection) {
   CapturedLog log;
@@ -115,11 +65,15 @@ TEST(HostilePeer, BadControlInputClosesOnlyThatConnection) {
   unknown.insert(unknown.end(), unknown_frame.begin(), unknown_frame.end());
   cases.push_back({"unknown type", unknown, false, "unknown message type 42"});
   auto oversized = frame(hello_from(2));
-  const std::vector<std::uint8_t> huge_header = {0, 1, 0, 2, 0, 0x10, 0, 0};
+  const std::vector<std::uint8_t> huge_header = {0, wire::kVersion, 0, 2, 0, 0x10, 0, 0};
   oversized.insert(oversized.end(), huge_header.begin(), huge_header.end());
   cases.push_back({"oversized", oversized, false, "oversized frame"});
   auto truncated = frame(hello_from(3));
   const auto announce = frame(wire::Announce{5, 100, 0, 0, 0, 0, 0});
+  auto unsealed = frame(hello_from(6));
+  unsealed.insert(unsealed.end(), announce.begin(), announce.end());
+  cases.push_back(
+      {"announce before authentication", unsealed, false, "message before authentication"});
   truncated.insert(truncated.end(), announce.begin(), announce.begin() + 20);
   cases.push_back({"truncated", truncated, true, "truncated frame"});
   auto malformed = frame(hello_from(4));
@@ -255,15 +209,21 @@ TEST(HostilePeer, SenderIgnoringItsGrantsIsDemotedAndHeldToThem) {
   // A posted buffer: pages are touched only as bytes land.
   std::unique_ptr<std::byte[]> landing(new std::byte[kFlowBytes]);
   receiver.post_receive(1, std::span(landing.get(), kFlowBytes));
-  const std::uint64_t session = 77;
-  RawPeer control(receiver.address().port);
-  control.write(hello_from(session));
-  control.write(wire::Announce{1, kFlowBytes, wire::kNoDeadline, 0, 0, 0, 1});
+  ScriptedPeer control(receiver.address().port, 77);
+  std::atomic<bool> shaken = false;
+  std::thread handshake([&] { shaken = control.handshake(); });
+  for (std::int64_t t = monotonic_ns(); !shaken && monotonic_ns() - t < 2 * kSecond;) {
+    receiver.progress(kMs);
+  }
+  handshake.join();
+  ASSERT_TRUE(shaken.load());
+  receiver.progress(kMs);  // reads our proof
+  control.send(wire::Announce{1, kFlowBytes, wire::kNoDeadline, 0, 0, 0, 1});
   std::atomic<bool> stop = false;
   std::atomic<std::uint64_t> sent = 0;
   std::thread rogue([&] {
     RawPeer data(receiver.address().port);
-    data.write(wire::DataOpen{session, 1, kFlowBytes});
+    data.write(control.data_open(1, kFlowBytes));
     std::vector<std::uint8_t> chunk(64 * 1024, 0x5a);
     while (!stop && sent < kFlowBytes) {
       pollfd p{data.fd(), POLLOUT, 0};

@@ -106,6 +106,7 @@ inline EndpointConfig config_at(const std::string& host, double downlink_bps, Ca
   EndpointConfig config;
   config.listen = {host, 0};
   config.downlink_bps = downlink_bps;
+  config.security.insecure_loopback_only = true;  // tests run on loopback
   if (log != nullptr) config.log = log->sink();
   return config;
 }

@@ -17,13 +17,18 @@ std::vector<Message> samples() {
   hello.session = 0x0123456789abcdefull;
   hello.downlink_bps = 400'000'000;
   hello.listen_port = 7000;
+  hello.nonce.fill(0xab);
   Announce announce{42, 1 << 20, -5'000, 1, 3, 9, 77};
   Update update{42, 1'000'000, 0, 1, 10};
   Grant grant{42, 123'456'789, 7, 200'000'000, 1 << 22, 5};
   Done done{42, 1 << 20};
   Error error{42, 1, ErrorCode::kFlowLimit, "more than 64 flows"};
-  DataOpen open{0xfeedull, 42, 1 << 20};
-  return {hello, announce, update, grant, done, error, open};
+  DataOpen open{0xfeedull, 42, 1 << 20, {}};
+  open.token.fill(0x5c);
+  Auth auth;
+  auth.proof.fill(0x17);
+  Sealed sealed{std::vector<std::uint8_t>(kHeaderBytes + kSealTagBytes + 30, 0xee)};
+  return {hello, announce, update, grant, done, error, open, auth, sealed};
 }
 
 std::vector<std::uint8_t> encoded(const Message& message) {
@@ -81,7 +86,7 @@ TEST(Wire, UnknownTypeIsRejected) {
 }
 
 TEST(Wire, OversizedFrameIsRejectedFromItsHeaderAlone) {
-  const std::vector<std::uint8_t> header = {0, 1, 0, 5, 0x7f, 0xff, 0xff, 0xff};
+  const std::vector<std::uint8_t> header = {0, kVersion, 0, 5, 0x7f, 0xff, 0xff, 0xff};
   const DecodeResult result = decode(header);
   EXPECT_EQ(result.status, DecodeStatus::kInvalid);
   EXPECT_NE(result.error.find("oversized"), std::string::npos);
@@ -120,6 +125,35 @@ TEST(Wire, ErrorReasonIsBoundedOnBothSides) {
   const DecodeResult result = decode(encoded(error));
   ASSERT_EQ(result.status, DecodeStatus::kMessage);
   EXPECT_EQ(std::get<Error>(result.message).reason.size(), kMaxReasonBytes);
+}
+
+TEST(Wire, VersionOnePeerIsRefusedWithAFrameItCanRead) {
+  // A version-1 Done frame: the header says version 1.
+  std::vector<std::uint8_t> old = encoded(Done{1, 1});
+  old[1] = 1;
+  const DecodeResult result = decode(old);
+  EXPECT_EQ(result.status, DecodeStatus::kInvalid);
+  EXPECT_NE(result.error.find("version 1"), std::string::npos) << result.error;
+  EXPECT_EQ(frame_version(old), 1);
+  // The refusal is a version-1 Error frame with the same layout as version 2's.
+  std::vector<std::uint8_t> refusal = version_one_refusal();
+  EXPECT_EQ(frame_version(refusal), 1);
+  refusal[1] = static_cast<std::uint8_t>(kVersion);
+  const DecodeResult read = decode(refusal);
+  ASSERT_EQ(read.status, DecodeStatus::kMessage) << read.error;
+  const auto* error = std::get_if<Error>(&read.message);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(error->code, ErrorCode::kUnsupportedVersion);
+  EXPECT_NE(error->reason.find("version 2"), std::string::npos) << error->reason;
+}
+
+TEST(Wire, SealedFrameMayHoldAWholeFrameButNoMore) {
+  Sealed sealed{std::vector<std::uint8_t>(kMaxSealedBodyBytes, 1)};
+  EXPECT_EQ(decode(encoded(sealed)).status, DecodeStatus::kMessage);
+  sealed.bytes.push_back(1);
+  EXPECT_EQ(decode(encoded(sealed)).status, DecodeStatus::kInvalid);
+  Sealed tiny{std::vector<std::uint8_t>(kSealTagBytes, 1)};
+  EXPECT_EQ(decode(encoded(tiny)).status, DecodeStatus::kInvalid);
 }
 
 }  // namespace

@@ -50,6 +50,27 @@ TEST(Cli, BadScenarioExitsTwoWithLocation) {
   EXPECT_NE(r.output.find("safs-cli-bad.toml:2: topology.hosts"), std::string::npos) << r.output;
 }
 
+// Two inputs that once escaped as exit 1 with a library message.
+TEST(Cli, HugeIntegerForANumberKeyExitsTwoWithLocation) {
+  const fs::path scenario =
+      write_temp("safs-cli-huge.toml", "[simulation]\nstop_ms = 9007199254740993\n");
+  const Result r = run_cli("validate " + scenario.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("safs-cli-huge.toml:2: simulation.stop_ms: expected number"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(Cli, OverlongCdfPathExitsTwoWithLocation) {
+  const fs::path scenario =
+      write_temp("safs-cli-longcdf.toml", "[[poisson]]\nload = 0.5\nmax_flows = 1\ncdf = \"" +
+                                              std::string(5000, 'x') + "\"\n");
+  const Result r = run_cli("validate " + scenario.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("safs-cli-longcdf.toml:4: poisson[0].cdf: "), std::string::npos)
+      << r.output.substr(0, 200);
+}
+
 TEST(Cli, MissingFileExitsTwo) {
   const Result r = run_cli("run /nonexistent/scenario.toml");
   EXPECT_EQ(r.exit_code, 2);

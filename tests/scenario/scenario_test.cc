@@ -60,7 +60,7 @@ TEST(Scenario, ParsesEveryKindOfKey) {
   EXPECT_EQ(c.topology.fabric_link.rate_bps, 100'000'000'000u);
   EXPECT_EQ(c.mtu_bytes, 1500u);
   EXPECT_EQ(c.network.switches.ecn_threshold_bytes, 30000u);
-  EXPECT_EQ(c.transport_params.at("shift_g"), 5);
+  EXPECT_EQ(std::get<std::int64_t>(c.transport_params.at("shift_g")), 5);
   ASSERT_EQ(c.flows.size(), 2u);
   EXPECT_EQ(c.flows[0].start_ps, 2'500'000);
   EXPECT_EQ(c.flows[0].deadline_ps, 100 * kPsPerUs);
@@ -116,6 +116,33 @@ TEST(Scenario, WrongTypeNamesExpectedType) {
                {"bad.toml:2", "topology.hosts", "expected integer"});
   expect_error("[network]\nmtu_bytes = 1500.5\n",
                {"bad.toml:2", "network.mtu_bytes", "expected integer"});
+}
+
+TEST(Scenario, BooleanAndEnumKeysAreTyped) {
+  const ExperimentConfig c = parse_scenario(
+      "[transport]\nname = \"safs\"\n[transport.safs]\nurgent_first = true\n", "typed.toml");
+  EXPECT_EQ(std::get<bool>(c.transport_params.at("urgent_first")), true);
+  // 0 and 1 still mean false and true; other integers and words do not.
+  EXPECT_NO_THROW(parse_scenario("[transport.safs]\nbackground_srpt = 1\n", "typed.toml"));
+  expect_error("[transport.safs]\nurgent_first = 2\n",
+               {"bad.toml:2", "transport.safs.urgent_first", "expected boolean"});
+  expect_error("[transport.homa]\ndynamic_window = \"yes\"\n",
+               {"bad.toml:2", "transport.homa.dynamic_window", "expected boolean"});
+  expect_error("[topology]\nkind = \"ring\"\n",
+               {"bad.toml:2", "topology.kind", "not one of: star, leaf_spine, fat_tree"});
+}
+
+TEST(Scenario, IntegerBeyondADoubleIsReportedForANumberKey) {
+  expect_error("[topology]\nlink_gbps = 9007199254740993\n",
+               {"bad.toml:2", "topology.link_gbps", "beyond 2^53"});
+  // Up to 2^53 an integer is an exact number, then checked against the range.
+  expect_error("[topology]\nlink_gbps = 9007199254740992\n",
+               {"bad.toml:2", "topology.link_gbps", "expected a value in"});
+}
+
+TEST(Scenario, OverlongCdfPathNamesTheKey) {
+  expect_error("[[poisson]]\nload = 0.5\nmax_flows = 1\ncdf = \"" + std::string(5000, 'x') + "\"\n",
+               {"bad.toml:4", "poisson[0].cdf", "cannot open"});
 }
 
 TEST(Scenario, NegativeRateIsOutOfRange) {

@@ -47,15 +47,79 @@ expect_png gantt gantt "$work/zb/transport=dctcp,background_flows_per_stage=1" \
   "$work/zb/transport=safs,background_flows_per_stage=1"
 expect_png queue queue "$work/incast-dctcp" "$work/incast-safs"
 
-# A run without the inference section is a clear error, not a traceback.
-if "$plot" tpot "$work/incast-dctcp" -o "$work/none.png" 2>"$work/err.txt"; then
-  echo "FAILED: tpot accepted a run without inference results"
-  failures=$((failures + 1))
-elif grep -q "no inference.tpot_p50_ms" "$work/err.txt"; then
-  echo "ok: tpot without inference results"
+# Bad input: exit code 2 and a message naming what is wrong, never a traceback.
+expect_bad() {  # name, expected message part, then the plot command's arguments
+  local name=$1 expected=$2 rc=0
+  shift 2
+  "$plot" "$@" >/dev/null 2>"$work/err.txt" || rc=$?
+  if ((rc == 2)) && grep -qF -- "$expected" "$work/err.txt" && ! grep -q Traceback "$work/err.txt"; then
+    echo "ok: $name"
+  else
+    echo "FAILED: $name (exit $rc, expected 2 and '$expected'): $(cat "$work/err.txt")"
+    failures=$((failures + 1))
+  fi
+}
+mkdir -p "$work/bad-json" "$work/bad-flows" "$work/no-column" "$work/bad-ops" "$work/not-object"
+echo '{"transport": "dctcp", ' >"$work/bad-json/summary.json"
+cp "$work/incast-dctcp/summary.json" "$work/bad-flows/"
+cp "$work/incast-dctcp/summary.json" "$work/no-column/"
+cp "$work/incast-dctcp/summary.json" "$work/bad-ops/"
+printf 'id,class,slowdown\n0,urgent,fast\n' >"$work/bad-flows/flows.csv"
+printf 'id,class,fct_s\n0,urgent,1.0\n' >"$work/no-column/flows.csv"
+printf 'gpu,label,start_s,end_s\n0,F0,0,1\n' >"$work/bad-ops/ops.csv"
+echo '[1, 2]' >"$work/not-object/summary.json"
+: >"$work/empty.csv"
+good=("$work/incast-dctcp" "$work/incast-safs")
+expect_bad "-o in a missing directory" "directory $work/missing-dir does not exist" \
+  fct-cdf "${good[@]}" -o "$work/missing-dir/x.png"
+expect_bad "-o a directory" "is a directory" fct-cdf "${good[@]}" -o "$work"
+expect_bad "-o with an unknown format" "-o $work/x.nosuchformat" \
+  fct-cdf "${good[@]}" -o "$work/x.nosuchformat"
+expect_bad "missing run directory" "$work/nonexistent: does not exist" \
+  fct-cdf "$work/nonexistent" -o "$work/x.png"
+expect_bad "malformed summary.json" "$work/bad-json/summary.json: not valid JSON" \
+  tpot "$work/bad-json" -o "$work/x.png"
+expect_bad "summary.json not an object" "expected a JSON object" \
+  gantt "$work/not-object" -o "$work/x.png"
+expect_bad "missing flows.csv column" "flows.csv: no column 'slowdown'" \
+  fct-cdf "$work/no-column" -o "$work/x.png"
+expect_bad "non-number in flows.csv" "line 2: column 'slowdown' is 'fast', expected a number" \
+  fct-cdf "$work/bad-flows" -o "$work/x.png"
+expect_bad "missing ops.csv" "ops.csv: missing" gantt "$work/incast-dctcp" -o "$work/x.png"
+expect_bad "missing ops.csv column" "ops.csv: no column 'wait_s'" gantt "$work/bad-ops" -o "$work/x.png"
+expect_bad "missing queues.csv" "run with --queue-sample-us" queue "$work/bad-flows" -o "$work/x.png"
+expect_bad "missing sweep.csv" "$work/none.csv: missing" iteration "$work/none.csv" -o "$work/x.png"
+expect_bad "empty sweep.csv" "$work/empty.csv: empty" iteration "$work/empty.csv" -o "$work/x.png"
+expect_bad "unknown --x column" "no column 'background_flows'; did you mean" \
+  iteration "$work/zb/sweep.csv" --x background_flows -o "$work/x.png"
+expect_bad "tpot without inference results" "no inference.tpot_p50_ms" \
+  tpot "$work/incast-dctcp" -o "$work/x.png"
+expect_bad "--ports 0" "not a positive integer" queue "${good[@]}" --ports 0 -o "$work/x.png"
+expect_bad "--log-y with a bad value" "invalid choice" tpot "$work/infer-a" --log-y sometimes \
+  -o "$work/x.png"
+
+# Runs of one transport are told apart by what differs between them.
+"$sim" run "$incast" --transport safs --set transport.safs.urgent_first=1 --quiet \
+  --out "$work/incast-safs-urgent"
+label_check=$(/usr/bin/python3 - "$plot" "$work/incast-safs" "$work/incast-safs-urgent" <<'PY'
+import importlib.machinery, importlib.util, sys
+loader = importlib.machinery.SourceFileLoader("plot", sys.argv[1])
+spec = importlib.util.spec_from_loader("plot", loader)
+plot = importlib.util.module_from_spec(spec)
+loader.exec_module(plot)
+labels = plot.run_labels(sys.argv[2:])
+print("distinct" if len(set(labels)) == len(labels) else f"same: {labels}")
+PY
+)
+if [[ $label_check == distinct ]]; then
+  echo "ok: labels of two safs runs differ"
 else
-  echo "FAILED: tpot error message: $(cat "$work/err.txt")"
+  echo "FAILED: labels of two safs runs: $label_check"
   failures=$((failures + 1))
 fi
-echo "$((6 - failures)) passed, $failures failed"
+expect_png iteration-x-transport iteration "$work/zb/sweep.csv" --x transport.name \
+  --by pipeline.background_flows_per_stage --log-y
+
+total=$(grep -cE '^(expect_png|expect_bad) ' "$0")
+echo "$((total + 1 - failures)) passed, $failures failed"
 ((failures == 0))

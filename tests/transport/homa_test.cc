@@ -9,12 +9,33 @@
 #include <vector>
 
 #include "support/experiments.h"
+#include "transport/homa/homa_header.h"
 #include "transport/homa/homa_transport.h"
 
 namespace safs {
 namespace {
 
 using testing::add_flow;
+
+TEST(HomaHeader, EveryFieldOfEveryMessageSurvivesTheRoundTrip) {
+  Packet data;
+  homa_header::put_data(data, {5'000'000, 61'440});
+  EXPECT_EQ(homa_header::get_data(data).message_length, 5'000'000u);
+  EXPECT_EQ(homa_header::get_data(data).unscheduled_bytes, 61'440u);
+
+  Packet grant;
+  homa_header::put_grant(grant, {std::uint64_t{1} << 40, 3});
+  EXPECT_EQ(homa_header::get_grant(grant).offset, std::uint64_t{1} << 40);
+  EXPECT_EQ(homa_header::get_grant(grant).priority, 3);
+
+  Packet resend;
+  homa_header::put_resend(resend, {123'456, 8192, {40'960, 2}});
+  const homa_header::ResendFields r = homa_header::get_resend(resend);
+  EXPECT_EQ(r.offset, 123'456u);
+  EXPECT_EQ(r.length, 8192u);
+  EXPECT_EQ(r.grant.offset, 40'960u);
+  EXPECT_EQ(r.grant.priority, 2);
+}
 
 ExperimentConfig homa_star(int hosts, std::uint32_t mtu = 4096) {
   ExperimentConfig config = testing::star(hosts, mtu);

@@ -10,6 +10,7 @@
 #include "net/packet_pool.h"
 #include "support/experiments.h"
 #include "support/queues.h"
+#include "transport/pfabric/pfabric_header.h"
 #include "transport/pfabric/pfabric_queue.h"
 #include "transport/pfabric/pfabric_transport.h"
 
@@ -17,6 +18,18 @@ namespace safs {
 namespace {
 
 using testing::add_flow;
+
+TEST(PFabricHeader, SelectiveAckListsExactlyTheMarkedSegmentsApartFromTheProbeFlag) {
+  Packet ack;
+  const std::vector<std::uint64_t> marked = {0, 5, 63, 64, 130, pfabric_header::kSackSegments - 1};
+  for (const std::uint64_t bit : marked) pfabric_header::set_sack(ack, bit);
+  EXPECT_FALSE(pfabric_header::answers_probe(ack));
+  pfabric_header::set_answers_probe(ack, true);
+  EXPECT_TRUE(pfabric_header::answers_probe(ack));
+  std::vector<std::uint64_t> seen;
+  pfabric_header::for_each_sack(ack, [&](std::uint64_t bit) { seen.push_back(bit); });
+  EXPECT_EQ(seen, marked);
+}
 
 // ---------------------------------------------------------------------------
 // PFabricQueue

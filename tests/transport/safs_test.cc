@@ -7,6 +7,7 @@
 #include "experiment/report.h"
 #include "metrics/summary.h"
 #include "support/experiments.h"
+#include "transport/safs/safs_header.h"
 #include "workload/incast_micro.h"
 
 namespace safs {
@@ -213,7 +214,7 @@ class MetaDropper final : public QueueDiscipline {
   MetaDropper(std::unique_ptr<QueueDiscipline> inner, int* dropped, int count)
       : inner_(std::move(inner)), dropped_(dropped), count_(count) {}
   Packet* enqueue(Packet& packet) override {
-    if (packet.kind == PacketKind::kMeta && *dropped_ < count_) {
+    if (packet.message_type == safs_header::kMeta && *dropped_ < count_) {
       ++*dropped_;
       return &packet;
     }

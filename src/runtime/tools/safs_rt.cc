@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,32 @@ std::vector<std::byte> pattern(std::uint64_t bytes, std::uint64_t seed) {
   return data;
 }
 
+// Who this endpoint trusts: the job key from --key-file, else SAFS_JOB_KEY or
+// SAFS_JOB_KEY_FILE (never a key on the command line, where ps shows it), or
+// no key at all with --insecure-loopback-only.
+struct KeyOptions {
+  std::string key_file;
+  bool insecure_loopback_only = false;
+};
+
+SecurityConfig security_or_exit(const KeyOptions& options) {
+  SecurityConfig security;
+  security.insecure_loopback_only = options.insecure_loopback_only;
+  std::string error;
+  security.job_key = options.key_file.empty() ? job_key_from_environment(error)
+                                              : read_job_key_file(options.key_file, error);
+  if (!error.empty()) {
+    std::cerr << "safs-rt: " << error << '\n';
+    std::exit(2);
+  }
+  if (!security.job_key && !security.insecure_loopback_only) {
+    std::cerr << "safs-rt: no job key: set " << kJobKeyVariable << " or " << kJobKeyFileVariable
+              << ", or pass --key-file (or --insecure-loopback-only on loopback)\n";
+    std::exit(2);
+  }
+  return security;
+}
+
 PeerAddress parse_or_exit(const std::string& text) {
   const auto address = PeerAddress::parse(text);
   if (!address) {
@@ -56,8 +83,11 @@ int blocking(int fd) {
   return fd;
 }
 
-int run_recv(const std::string& listen, double downlink_mbps, int count, bool urgent_first) {
+int run_recv(const std::string& listen, double downlink_mbps, int count, bool urgent_first,
+             const SecurityConfig& security, const std::string& metrics) {
   EndpointConfig config;
+  config.security = security;
+  if (!metrics.empty()) config.metrics_listen = parse_or_exit(metrics);
   config.scheduler.allocator.urgent_first = urgent_first;
   config.listen = parse_or_exit(listen);
   config.downlink_bps = downlink_mbps * kBitsPerMbit;
@@ -87,8 +117,9 @@ int run_recv(const std::string& listen, double downlink_mbps, int count, bool ur
 }
 
 int run_send(const std::string& to, std::uint64_t bytes, double slack_ms, std::uint64_t tag,
-             const std::string& listen) {
+             const std::string& listen, const SecurityConfig& security) {
   EndpointConfig config;
+  config.security = security;
   config.listen = parse_or_exit(listen);
   Endpoint endpoint(config);
   const auto data = pattern(bytes, tag);
@@ -177,12 +208,20 @@ int main(int argc, char** argv) {
   std::uint64_t tag = 1;
   bool plain = false;
   bool urgent_first = false;
+  std::string metrics;
+  KeyOptions keys;
+  app.add_option("--key-file", keys.key_file,
+                 "the job key: 32 bytes or 64 hex digits, mode 600 (default: $SAFS_JOB_KEY, "
+                 "$SAFS_JOB_KEY_FILE)");
+  app.add_flag("--insecure-loopback-only", keys.insecure_loopback_only,
+               "no key, loopback addresses only (tests)");
 
   auto* recv = app.add_subcommand("recv", "receive COUNT messages, print each");
   recv->add_option("--listen", listen, "host:port to listen on")->required();
   recv->add_option("--downlink-mbps", downlink_mbps, "what the receiver allocates (Mbit/s)");
   recv->add_option("--count", count, "messages to receive (-1: forever, plain only)");
   recv->add_flag("--plain", plain, "plain TCP instead of SAFS");
+  recv->add_option("--metrics", metrics, "host:port serving Prometheus counters (local)");
   recv->add_flag("--urgent-first", urgent_first,
                  "urgent flows take all they can (EDF at line rate)");
 
@@ -198,13 +237,19 @@ int main(int argc, char** argv) {
   bulk->add_option("--to", to, "receiver host:port")->required();
 
   CLI11_PARSE(app, argc, argv);
-  if (*recv) {
-    return plain ? run_plain_recv(listen, count)
-                 : run_recv(listen, downlink_mbps, count, urgent_first);
-  }
-  if (*send) {
-    return plain ? run_plain_send(to, bytes, slack_ms, tag, false)
-                 : run_send(to, bytes, slack_ms, tag, listen);
+  try {
+    if (*recv) {
+      return plain ? run_plain_recv(listen, count)
+                   : run_recv(listen, downlink_mbps, count, urgent_first, security_or_exit(keys),
+                              metrics);
+    }
+    if (*send) {
+      return plain ? run_plain_send(to, bytes, slack_ms, tag, false)
+                   : run_send(to, bytes, slack_ms, tag, listen, security_or_exit(keys));
+    }
+  } catch (const std::invalid_argument& bad) {  // a configuration the endpoint refuses
+    std::cerr << "safs-rt: " << bad.what() << '\n';
+    return 2;
   }
   return run_plain_send(to, 0, 0, 0, true);
 }

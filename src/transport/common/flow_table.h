@@ -1,9 +1,11 @@
-// The per-flow state of a transport, found by flow id. Flows live in a deque
-// so their addresses never change: packets point at the routes inside them.
+// One side's per-flow state of a transport (its senders' or its receivers'),
+// found by flow id. Each entry is allocated on its own, so its address never
+// changes (packets point at the routes inside it, timers at the entry) and
+// one side can release its entry when it is done without touching the other.
 #pragma once
 
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <vector>
 
 #include "net/network.h"
@@ -11,26 +13,52 @@
 
 namespace safs {
 
-// `Flow` needs members `spec`, `data_route` and `ack_route`.
-template <typename Flow>
+template <typename Entry>
 class FlowTable {
  public:
-  // Creates the state of a new flow with its routes in both directions.
-  Flow& add(Network& net, const FlowSpec& spec) {
-    Flow& flow = flows_.emplace_back();
-    flow.spec = spec;
-    flow.data_route = net.route(spec.src, spec.dst, spec.id);
-    flow.ack_route = net.route(spec.dst, spec.src, spec.id);
-    if (by_id_.size() <= spec.id) by_id_.resize(spec.id + 1, nullptr);
-    by_id_[spec.id] = &flow;
-    return flow;
+  // A new, default-constructed entry for flow `id` (replacing any old one).
+  Entry& add(std::uint32_t id) {
+    if (by_id_.size() <= id) by_id_.resize(id + 1);
+    by_id_[id] = std::make_unique<Entry>();
+    return *by_id_[id];
   }
-  // nullptr for an id that was never added.
-  Flow* find(std::uint32_t id) const { return id < by_id_.size() ? by_id_[id] : nullptr; }
+  // nullptr for an id that was never added (or was released).
+  Entry* find(std::uint32_t id) const { return id < by_id_.size() ? by_id_[id].get() : nullptr; }
+  void release(std::uint32_t id) {
+    if (id < by_id_.size()) by_id_[id].reset();
+  }
 
  private:
-  std::deque<Flow> flows_;
-  std::vector<Flow*> by_id_;
+  std::vector<std::unique_ptr<Entry>> by_id_;
 };
+
+// Both sides' entries of a new flow.
+template <typename Sender, typename Receiver>
+struct FlowSides {
+  Sender& sender;
+  Receiver& receiver;
+};
+
+// Adds a flow's sender entry, with its spec and `data_route` (sender to
+// receiver), and its receiver entry, with its spec and `reverse_route`.
+template <typename Sender, typename Receiver>
+FlowSides<Sender, Receiver> add_flow(Network& net, const FlowSpec& spec, FlowTable<Sender>& senders,
+                                     FlowTable<Receiver>& receivers) {
+  Sender& sender = senders.add(spec.id);
+  sender.spec = spec;
+  sender.data_route = net.route(spec.src, spec.dst, spec.id);
+  Receiver& receiver = receivers.add(spec.id);
+  receiver.spec = spec;
+  receiver.reverse_route = net.route(spec.dst, spec.src, spec.id);
+  return {sender, receiver};
+}
+
+// Bytes the receiver entry of flow `id` has delivered (`received`, a
+// SegmentTracker); 0 for a flow it does not know.
+template <typename Receiver>
+std::uint64_t delivered_bytes_of(const FlowTable<Receiver>& receivers, std::uint32_t id) {
+  const Receiver* receiver = receivers.find(id);
+  return receiver != nullptr ? receiver->received.delivered_bytes() : 0;
+}
 
 }  // namespace safs

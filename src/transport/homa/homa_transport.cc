@@ -1,6 +1,7 @@
 #include "transport/homa/homa_transport.h"
 
 #include <algorithm>
+#include <deque>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -8,18 +9,13 @@
 
 #include "engine/timer.h"
 #include "transport/common/host_endpoints.h"
+#include "transport/common/new_packet.h"
 #include "transport/common/segment_tracker.h"
+#include "transport/homa/homa_header.h"
 
 namespace safs {
 
 namespace {
-
-// Subtypes of PacketKind::kControl, in words[3].
-enum ControlType : std::uint64_t {
-  kBusy = 1,     // sender -> receiver: alive, deliberately sending other messages
-  kNeedAck = 2,  // sender -> receiver: I may send nothing more; where are we?
-  kUnknown = 3,  // receiver -> sender: no packet of this message ever arrived
-};
 
 // Every control packet travels at the top level (module protocol.md).
 constexpr std::uint8_t kControlPriority = kTopPriority;
@@ -37,13 +33,14 @@ struct Retransmit {
 
 }  // namespace
 
-struct HomaTransport::Message {
+// What both sides' entries hold.
+struct HomaTransport::MessageSide {
   FlowSpec spec;
-  Route data_route;  // sender -> receiver
-  Route ctrl_route;  // receiver -> sender
-  FlowCounters counters;
+  std::uint64_t control_packets = 0;  // scheduling control this side sent (not ACKs)
+};
 
-  // Sender state.
+struct HomaTransport::OutgoingMessage : MessageSide {
+  Route data_route;               // sender -> receiver
   std::uint64_t unsched = 0;      // bytes it may send before any grant
   std::uint64_t next_offset = 0;  // first byte never transmitted
   std::uint64_t tx_granted = 0;   // may transmit bytes below this
@@ -54,8 +51,15 @@ struct HomaTransport::Message {
   ReadyKey ready_key{};
   std::vector<std::uint64_t> retx_queued;  // one bit per segment, sized on first use
   std::unique_ptr<Timer> probe_timer;
+  std::uint64_t data_packets = 0;  // sent, including retransmissions
 
-  // Receiver state: only what DATA headers told it.
+  std::uint64_t remaining_to_send() const { return spec.size_bytes - next_offset; }
+};
+
+// Only what DATA headers told the receiver (the entry exists from the start
+// so that a NEED_ACK for a message never heard of can be answered UNKNOWN).
+struct HomaTransport::IncomingMessage : MessageSide {
+  Route reverse_route;    // receiver -> sender
   bool rx_known = false;  // some packet has arrived
   bool complete = false;
   std::uint64_t length = 0;
@@ -74,8 +78,6 @@ struct HomaTransport::Message {
   bool in_grantable = false;
   GrantKey grant_key{};
   std::unique_ptr<Timer> resend_timer;
-
-  std::uint64_t remaining_to_send() const { return spec.size_bytes - next_offset; }
 };
 
 class HomaTransport::Host final : public PacketSink, public PacketSource {
@@ -161,53 +163,49 @@ std::uint8_t HomaTransport::unsched_priority(std::uint64_t length) const {
 }
 
 void HomaTransport::start_flow(const FlowSpec& spec) {
-  Message& m = messages_.emplace_back();
-  m.spec = spec;
-  if (by_id_.size() <= spec.id) by_id_.resize(spec.id + 1, nullptr);
-  by_id_[spec.id] = &m;
   if (spec.size_bytes == 0) {  // nothing to carry: complete on arrival of the request
-    m.complete = m.acked = true;
-    env_.observer.on_flow_complete(m.spec, env_.sim.now());
+    env_.observer.on_flow_complete(spec, env_.sim.now());
     return;
   }
-  m.data_route = env_.net.route(spec.src, spec.dst, spec.id);
-  m.ctrl_route = env_.net.route(spec.dst, spec.src, spec.id);
+  const auto sides = add_flow(env_.net, spec, outgoing_, incoming_);
+  OutgoingMessage& m = sides.sender;
+  IncomingMessage& in = sides.receiver;
   m.unsched = std::min(spec.size_bytes, unsched_bytes_);
   m.tx_granted = m.unsched;
   m.unsched_priority = unsched_priority(spec.size_bytes);
   m.sched_priority = 0;
   m.probe_timer = std::make_unique<Timer>(env_.sim, [this, &m] { on_probe_timer(m); });
-  m.resend_timer = std::make_unique<Timer>(env_.sim, [this, &m] { on_resend_timer(m); });
+  in.resend_timer = std::make_unique<Timer>(env_.sim, [this, &in] { on_resend_timer(in); });
   note_sender_activity(m);
   update_ready(m);
 }
 
 std::uint64_t HomaTransport::delivered_bytes(std::uint32_t flow_id) const {
-  const Message* m = message(flow_id);
-  if (m == nullptr) return 0;
-  if (m->spec.size_bytes == 0) return 0;
-  return m->rx_known ? m->received.delivered_bytes() : 0;
+  const IncomingMessage* m = incoming_.find(flow_id);
+  return m != nullptr && m->rx_known ? m->received.delivered_bytes() : 0;
 }
 
 FlowCounters HomaTransport::flow_counters(std::uint32_t flow_id) const {
-  const Message* m = message(flow_id);
-  return m != nullptr ? m->counters : FlowCounters{};
+  const OutgoingMessage* out = outgoing_.find(flow_id);
+  const IncomingMessage* in = incoming_.find(flow_id);
+  if (out == nullptr || in == nullptr) return {};
+  return {out->data_packets, out->control_packets + in->control_packets};
 }
 
 std::uint64_t HomaTransport::receiver_granted_bytes(std::uint32_t flow_id) const {
-  const Message* m = message(flow_id);
+  const IncomingMessage* m = incoming_.find(flow_id);
   return m != nullptr && m->rx_known ? m->rx_granted : 0;
 }
 
 // ---------------------------------------------------------------- sender --
 
-bool HomaTransport::sendable(const Message& m) const {
+bool HomaTransport::sendable(const OutgoingMessage& m) const {
   return !m.acked && m.next_offset < m.tx_granted;
 }
 
 // Keeps the message in its host's SRPT set exactly when it may transmit, under
 // its current key; wakes the NIC when it joins.
-void HomaTransport::update_ready(Message& m) {
+void HomaTransport::update_ready(OutgoingMessage& m) {
   Host& host = *hosts_[static_cast<std::size_t>(m.spec.src)];
   const bool should = sendable(m);
   const ReadyKey key{m.remaining_to_send(), m.spec.id};
@@ -229,7 +227,7 @@ Packet* HomaTransport::next_packet(Host& host) {
   while (!host.retransmits.empty()) {
     const Retransmit r = host.retransmits.front();
     host.retransmits.pop_front();
-    Message& m = *by_id_[r.id];
+    OutgoingMessage& m = *outgoing_.find(r.id);
     const std::uint64_t index = r.offset / env_.mtu_bytes;
     m.retx_queued[index / 64] &= ~(std::uint64_t{1} << (index % 64));
     if (m.acked) continue;
@@ -237,7 +235,7 @@ Packet* HomaTransport::next_packet(Host& host) {
     return build_data(m, r.offset);
   }
   if (host.ready.empty()) return nullptr;
-  Message& m = *by_id_[host.ready.begin()->second];
+  OutgoingMessage& m = *outgoing_.find(host.ready.begin()->second);
   const std::uint64_t offset = m.next_offset;
   m.next_offset += std::min<std::uint64_t>(env_.mtu_bytes, m.spec.size_bytes - offset);
   Packet* packet = build_data(m, offset);
@@ -246,29 +244,20 @@ Packet* HomaTransport::next_packet(Host& host) {
   return packet;
 }
 
-Packet* HomaTransport::build_data(Message& m, std::uint64_t offset) {
-  Packet& p = *env_.pool.acquire();
-  p.route = &m.data_route;
-  p.next_hop = 1;  // hop 0 is this NIC
-  p.kind = PacketKind::kData;
+Packet* HomaTransport::build_data(OutgoingMessage& m, std::uint64_t offset) {
+  Packet& p = new_pulled_packet(env_, m.spec, m.data_route, PacketKind::kData, homa_header::kData);
   p.priority = offset < m.unsched ? m.unsched_priority : m.sched_priority;
-  p.ecn_capable = false;
-  p.flow_id = m.spec.id;
-  p.src_host = static_cast<std::uint32_t>(m.spec.src);
-  p.dst_host = static_cast<std::uint32_t>(m.spec.dst);
   p.seq = offset;
   p.payload_bytes = static_cast<std::uint32_t>(
       std::min<std::uint64_t>(env_.mtu_bytes, m.spec.size_bytes - offset));
   p.wire_bytes = p.payload_bytes + env_.header_bytes;
-  p.sent_at_ps = env_.sim.now();
-  p.words[0] = m.spec.size_bytes;  // message length
-  p.words[1] = m.unsched;          // bytes sent without grants
+  homa_header::put_data(p, {m.spec.size_bytes, m.unsched});
   ++stats_.data_packets;
-  ++m.counters.data_packets;
+  ++m.data_packets;
   return &p;
 }
 
-void HomaTransport::queue_retransmit(Message& m, std::uint64_t begin, std::uint64_t end) {
+void HomaTransport::queue_retransmit(OutgoingMessage& m, std::uint64_t begin, std::uint64_t end) {
   if (begin >= end || m.acked) return;
   const std::uint64_t mtu = env_.mtu_bytes;
   const std::uint64_t segments = (m.spec.size_bytes + mtu - 1) / mtu;
@@ -286,7 +275,7 @@ void HomaTransport::queue_retransmit(Message& m, std::uint64_t begin, std::uint6
   if (queued) env_.net.nic(host.id()).wake();
 }
 
-void HomaTransport::apply_grant(Message& m, std::uint64_t offset, std::uint8_t priority) {
+void HomaTransport::apply_grant(OutgoingMessage& m, std::uint64_t offset, std::uint8_t priority) {
   if (m.acked) return;
   m.tx_granted = std::max(m.tx_granted, std::min(offset, m.spec.size_bytes));
   m.sched_priority = priority;
@@ -295,11 +284,11 @@ void HomaTransport::apply_grant(Message& m, std::uint64_t offset, std::uint8_t p
 
 // Sender silence is measured from its last transmission or last packet heard
 // for the message. Re-arming later costs nothing (engine/timer.h).
-void HomaTransport::note_sender_activity(Message& m) {
+void HomaTransport::note_sender_activity(OutgoingMessage& m) {
   if (!m.acked) m.probe_timer->arm_at(env_.sim.now() + config_.sender_probe_ps);
 }
 
-void HomaTransport::on_probe_timer(Message& m) {
+void HomaTransport::on_probe_timer(OutgoingMessage& m) {
   if (m.acked) return;
   if (sendable(m)) {  // it is this sender that is busy (with shorter messages)
     m.probe_timer->arm_in(config_.sender_probe_ps);
@@ -307,21 +296,19 @@ void HomaTransport::on_probe_timer(Message& m) {
   }
   ++stats_.timeouts;
   ++probes_;
-  Packet& p = new_control(m, PacketKind::kControl, false);
-  p.words[3] = kNeedAck;
-  send_control(m, p);
+  send_control(m, new_control(m, homa_header::kNeedAck));
   m.probe_timer->arm_in(config_.sender_probe_ps);
 }
 
 // -------------------------------------------------------------- receiver --
 
-bool HomaTransport::expecting(const Message& m) const {
+bool HomaTransport::expecting(const IncomingMessage& m) const {
   return m.rx_known && !m.complete && m.received.delivered_bytes() < m.rx_granted;
 }
 
 // The receiver times out only while it expects granted (or unscheduled) data
 // (module homa_timer / protocol.md); any packet of the message restarts it.
-void HomaTransport::arm_resend(Message& m) {
+void HomaTransport::arm_resend(IncomingMessage& m) {
   if (expecting(m)) {
     m.resend_timer->arm_at(env_.sim.now() + config_.resend_after_ps);
   } else {
@@ -330,7 +317,7 @@ void HomaTransport::arm_resend(Message& m) {
 }
 
 // The level the receiver granted the byte at `offset` at.
-int HomaTransport::granted_level(const Message& m, std::uint64_t offset) const {
+int HomaTransport::granted_level(const IncomingMessage& m, std::uint64_t offset) const {
   for (const auto& [end, level] : m.rx_levels) {
     if (offset < end) return level;
   }
@@ -348,8 +335,8 @@ int HomaTransport::granted_level(const Message& m, std::uint64_t offset) const {
 // a later byte of the message itself, or any packet sent more than
 // resend_after after that later byte (FIFO within a level; the margin covers
 // differences between paths).
-bool HomaTransport::overdue(const Host& host, const Message& m, int level, std::uint64_t end,
-                            bool gap) const {
+bool HomaTransport::overdue(const Host& host, const IncomingMessage& m, int level,
+                            std::uint64_t end, bool gap) const {
   const TimePs now = env_.sim.now();
   if (now - m.rx_last_progress < config_.resend_after_ps) return false;
   if (gap) {
@@ -367,7 +354,7 @@ bool HomaTransport::overdue(const Host& host, const Message& m, int level, std::
   return now - higher >= config_.resend_after_ps;
 }
 
-void HomaTransport::on_resend_timer(Message& m) {
+void HomaTransport::on_resend_timer(IncomingMessage& m) {
   if (!expecting(m)) return;
   const TimePs quiet_until = m.rx_last_progress + config_.resend_after_ps;
   if (env_.sim.now() < quiet_until) {
@@ -384,7 +371,7 @@ void HomaTransport::on_resend_timer(Message& m) {
 // Module homa_request_retrans: one RESEND per gap below the highest byte
 // received, and one for the granted bytes beyond it; here only for the ranges
 // that are overdue. Returns the number of RESENDs sent.
-int HomaTransport::request_retransmission(const Host& host, Message& m) {
+int HomaTransport::request_retransmission(const Host& host, IncomingMessage& m) {
   const std::uint64_t mtu = env_.mtu_bytes;
   const std::uint64_t first_missing = m.received.cumulative_bytes();
   int sent = 0;
@@ -420,13 +407,14 @@ int HomaTransport::request_retransmission(const Host& host, Message& m) {
   return sent;
 }
 
-void HomaTransport::on_data(Host& host, Message& m, const Packet& p) {
+void HomaTransport::on_data(Host& host, IncomingMessage& m, const Packet& p) {
   if (!m.rx_known) {
     m.rx_known = true;
     m.birth_ps = env_.sim.now();
-    m.length = p.words[0];
+    const homa_header::DataFields data = homa_header::get_data(p);
+    m.length = data.message_length;
     m.received = SegmentTracker(m.length, env_.mtu_bytes);
-    m.rx_granted = std::min(m.length, p.words[1]);
+    m.rx_granted = std::min(m.length, data.unscheduled_bytes);
     m.rx_levels.emplace_back(m.rx_granted, unsched_priority(m.length));
   }
   const std::size_t level = p.priority & (kNumPriorities - 1);
@@ -456,7 +444,7 @@ void HomaTransport::on_data(Host& host, Message& m, const Packet& p) {
     m.resend_timer->cancel();
     update_incoming(host, m);
     update_grantable(host, m);
-    send_control(m, new_control(m, PacketKind::kAck, true));
+    send_control(m, new_control(m, homa_header::kAck));
   } else {
     update_incoming(host, m);
     update_grantable(host, m);
@@ -465,7 +453,7 @@ void HomaTransport::on_data(Host& host, Message& m, const Packet& p) {
   schedule_grants(host);  // SRPT is recomputed on every DATA arrival
 }
 
-void HomaTransport::update_incoming(Host& host, Message& m) {
+void HomaTransport::update_incoming(Host& host, IncomingMessage& m) {
   const std::uint64_t received = m.received.delivered_bytes();
   const std::uint64_t incoming =
       m.complete || m.rx_granted <= received ? 0 : m.rx_granted - received;
@@ -473,7 +461,7 @@ void HomaTransport::update_incoming(Host& host, Message& m) {
   m.rx_incoming = incoming;
 }
 
-void HomaTransport::update_grantable(Host& host, Message& m) {
+void HomaTransport::update_grantable(Host& host, IncomingMessage& m) {
   const bool should = m.rx_known && !m.complete && m.rx_granted < m.length;
   const GrantKey key{m.length - m.received.delivered_bytes(), m.birth_ps, m.spec.id};
   if (m.in_grantable && (!should || key != m.grant_key)) {
@@ -498,7 +486,7 @@ void HomaTransport::schedule_grants(Host& host) {
     active_.clear();
     active_senders_.clear();
     for (const GrantKey& key : host.grantable) {
-      Message& m = *by_id_[std::get<2>(key)];
+      IncomingMessage& m = *incoming_.find(std::get<2>(key));
       if (std::find(active_senders_.begin(), active_senders_.end(), m.spec.src) !=
           active_senders_.end()) {
         continue;  // never two messages of one sender (module max_rpcs_per_peer = 1)
@@ -514,7 +502,7 @@ void HomaTransport::schedule_grants(Host& host) {
         config_.dynamic_window ? max_incoming_ / (num_active + 1) : grant_window_;
     bool slot_opened = false;
     for (int rank = 0; rank < n; ++rank) {
-      Message& m = *active_[static_cast<std::size_t>(rank)];
+      IncomingMessage& m = *active_[static_cast<std::size_t>(rank)];
       m.rx_priority = static_cast<std::uint8_t>(std::max(0, max_sched_prio_ - rank - extra));
       const std::uint64_t received = m.received.delivered_bytes();
       const std::uint64_t target = std::min(m.length, round_to_packets(received + window));
@@ -547,9 +535,9 @@ void HomaTransport::schedule_grants(Host& host) {
 // highest scheduled level, to the oldest grantable message that has no
 // outstanding pity grant (at most unsched_bytes granted but not received).
 bool HomaTransport::fifo_grant(Host& host) {
-  Message* oldest = nullptr;
+  IncomingMessage* oldest = nullptr;
   for (const GrantKey& key : host.grantable) {
-    Message& m = *by_id_[std::get<2>(key)];
+    IncomingMessage& m = *incoming_.find(std::get<2>(key));
     if (m.rx_granted - std::min(m.rx_granted, m.received.delivered_bytes()) > unsched_bytes_) {
       continue;
     }
@@ -559,7 +547,7 @@ bool HomaTransport::fifo_grant(Host& host) {
     }
   }
   if (oldest == nullptr) return false;
-  Message& m = *oldest;
+  IncomingMessage& m = *oldest;
   m.rx_granted = std::min(m.length, round_to_packets(m.rx_granted + config_.fifo_grant_increment));
   update_incoming(host, m);
   update_grantable(host, m);
@@ -571,208 +559,115 @@ bool HomaTransport::fifo_grant(Host& host) {
 
 // ----------------------------------------------------------------- both --
 
-Packet& HomaTransport::new_control(Message& m, PacketKind kind, bool to_sender) {
-  Packet& p = *env_.pool.acquire();
-  p.route = to_sender ? &m.ctrl_route : &m.data_route;
-  p.next_hop = 0;
-  p.kind = kind;
-  p.priority = kControlPriority;
-  p.ecn_capable = false;
-  p.flow_id = m.spec.id;
-  p.src_host = static_cast<std::uint32_t>(to_sender ? m.spec.dst : m.spec.src);
-  p.dst_host = static_cast<std::uint32_t>(to_sender ? m.spec.src : m.spec.dst);
-  p.wire_bytes = env_.header_bytes;
-  p.sent_at_ps = env_.sim.now();
-  return p;
+Packet& HomaTransport::new_control(const OutgoingMessage& m, homa_header::Type type) {
+  return new_control_packet(env_, m.spec, m.data_route, false, type, kControlPriority);
 }
 
-void HomaTransport::send_control(Message& m, Packet& p) {
-  ++stats_.control_packets;
-  stats_.control_bytes += p.wire_bytes;
-  if (p.kind != PacketKind::kAck) {
-    ++stats_.scheduling_packets;
-    ++m.counters.control_packets;
-  }
+Packet& HomaTransport::new_control(const IncomingMessage& m, homa_header::Type type) {
+  return new_control_packet(env_, m.spec, m.reverse_route, true, type, kControlPriority);
+}
+
+void HomaTransport::send_control(MessageSide& from, Packet& p) {
+  count_control(stats_, p, p.message_type == homa_header::kAck, from.control_packets);
   forward(p);
 }
 
-void HomaTransport::send_grant(Message& m, std::uint8_t priority) {
+void HomaTransport::send_grant(IncomingMessage& m, std::uint8_t priority) {
   if (!m.rx_levels.empty() && m.rx_levels.back().second == priority) {
     m.rx_levels.back().first = m.rx_granted;
   } else {
     m.rx_levels.emplace_back(m.rx_granted, priority);
   }
   m.rx_last_progress = env_.sim.now();  // module: a grant resets silent_ticks
-  Packet& p = new_control(m, PacketKind::kGrant, true);
-  p.words[0] = m.rx_granted;
-  p.words[1] = priority;
+  Packet& p = new_control(m, homa_header::kGrant);
+  homa_header::put_grant(p, {m.rx_granted, priority});
   send_control(m, p);
 }
 
 // A RESEND names a byte range and also repeats the current grant (offset and
 // scheduled level), so a lost GRANT is repaired by the next RESEND.
-void HomaTransport::send_resend(Message& m, std::uint64_t offset, std::uint64_t length) {
-  Packet& p = new_control(m, PacketKind::kResend, true);
-  p.seq = offset;
-  p.words[0] = length;
-  p.words[1] = m.rx_granted;
-  p.words[2] = m.rx_priority;
+void HomaTransport::send_resend(IncomingMessage& m, std::uint64_t offset, std::uint64_t length) {
+  Packet& p = new_control(m, homa_header::kResend);
+  homa_header::put_resend(p, {offset, length, {m.rx_granted, m.rx_priority}});
   if (length > 0) ++resends_;
   send_control(m, p);
 }
 
 void HomaTransport::on_packet(Host& host, Packet& p) {
-  Message* found = message(p.flow_id);
-  if (found != nullptr && found->spec.size_bytes > 0) {
-    Message& m = *found;
-    switch (p.kind) {
-      case PacketKind::kData:  // receiver
-        on_data(host, m, p);
-        break;
-      case PacketKind::kGrant:  // sender
-        note_sender_activity(m);
-        apply_grant(m, p.words[0], static_cast<std::uint8_t>(p.words[1]));
-        break;
-      case PacketKind::kResend: {  // sender
-        note_sender_activity(m);
-        if (m.acked) break;
-        apply_grant(m, p.words[1], static_cast<std::uint8_t>(p.words[2]));
-        const std::uint64_t length = p.words[0];
-        if (length == 0) break;  // only "still here, keep waiting"
-        // Module homa_resend_pkt: retransmit what of the range was sent; if
-        // none of it was, the sender is choosing to send other messages: BUSY.
-        if (p.seq < m.next_offset) {
-          queue_retransmit(m, p.seq, std::min(p.seq + length, m.next_offset));
-        } else {
-          Packet& busy = new_control(m, PacketKind::kControl, false);
-          busy.words[3] = kBusy;
-          send_control(m, busy);
-        }
-        break;
-      }
-      case PacketKind::kAck:  // sender: the receiver has the whole message
-        if (!m.acked) {
-          m.acked = true;
-          update_ready(m);
-          m.probe_timer->cancel();
-        }
-        break;
-      case PacketKind::kControl:
-        if (p.words[3] == kBusy) {  // receiver: the sender is alive
-          m.rx_last_progress = env_.sim.now();
-          arm_resend(m);
-        } else if (p.words[3] == kNeedAck) {  // receiver
-          if (!m.rx_known) {
-            Packet& unknown = new_control(m, PacketKind::kControl, true);
-            unknown.words[3] = kUnknown;
-            ++unknowns_;
-            send_control(m, unknown);
-          } else if (m.complete) {
-            send_control(m, new_control(m, PacketKind::kAck, true));
-          } else if (!expecting(m) || request_retransmission(host, m) == 0) {
-            send_resend(m, m.recv_end, 0);  // known, nothing overdue: keep waiting
-          }
-        } else if (p.words[3] == kUnknown) {  // sender: everything sent was lost
-          note_sender_activity(m);
-          queue_retransmit(m, 0, m.next_offset);
-        }
-        break;
-      default:
-        break;
-    }
+  switch (p.message_type) {
+    case homa_header::kData:
+    case homa_header::kBusy:
+    case homa_header::kNeedAck:
+      if (IncomingMessage* m = incoming_.find(p.flow_id)) on_receiver_packet(host, *m, p);
+      break;
+    default:
+      if (OutgoingMessage* m = outgoing_.find(p.flow_id)) on_sender_packet(*m, p);
+      break;
   }
   env_.pool.release(&p);
 }
 
-// ------------------------------------------------------------ parameters --
-
-std::vector<ParamSpec> homa_params() {
-  return {
-      {"rtt_bytes", "bytes", 0, 0, 1e9, true,
-       "RTTbytes: unscheduled bytes, per-message grant window and unit of max_incoming. 0 = "
-       "derived: what the host link carries while a full data packet crosses the longest "
-       "host-to-host path and a grant comes back (the module's definition), in whole packets: "
-       "61 440 B on a 100 Gbit/s star with 1 us links and 4096-B packets. The module fixes "
-       "10 000 B (2019) to 40 000 B (now) at 25 Gbit/s including software delay; HomaSimulation "
-       "9 700 B at 10 Gbit/s."},
-      {"unsched_bytes", "bytes", 0, 0, 1e9, true,
-       "Bytes sent before any grant, rounded up to whole packets. 0 = rtt_bytes (paper; newer "
-       "modules set unsched_bytes separately)."},
-      {"overcommitment", "messages", 8, 1, 1024, true,
-       "Degree of overcommitment: messages granted at once, at most one per sender (module "
-       "max_overcommit = 8; the RFC draft suggests 4-8)."},
-      {"grant_window_bytes", "bytes", 0, 0, 1e9, true,
-       "Granted-but-not-received bytes each active message may have. 0 = rtt_bytes (paper and "
-       "module protocol.md: keep rtt_bytes outstanding per message); the module's fixed "
-       "window_param was 100 000 B in some versions."},
-      {"dynamic_window", "", 0, 0, 1, true,
-       "1: window = max_incoming / (active messages + 1) instead (module homa_grant.c, "
-       "window_param = 0)."},
-      {"max_incoming_bytes", "bytes", 0, 0, 1e10, true,
-       "Budget of granted plus unscheduled bytes not yet received per receiver; no grant is sent "
-       "beyond it. 0 = overcommitment x rtt_bytes (module protocol.md; homa_utils.c sets 400 000 "
-       "B in newer versions)."},
-      {"unsched_levels", "levels", 4, 1, 4, true,
-       "Priority levels for unscheduled data, from 7 down; scheduled data uses the rest, 0 .. 7 - "
-       "unsched_levels (module: max_sched_prio = 3)."},
-      {"unsched_cutoff_7_bytes", "bytes", 200, 0, 1e12, true,
-       "Messages up to this length send their unscheduled bytes at level 7 (module "
-       "unsched_cutoffs[7] = 200). Cutoffs are message lengths, independent of the MTU."},
-      {"unsched_cutoff_6_bytes", "bytes", 2800, 0, 1e12, true,
-       "Level 6 up to this length (module unsched_cutoffs[6] = 2800)."},
-      {"unsched_cutoff_5_bytes", "bytes", 15000, 0, 1e12, true,
-       "Level 5 up to this length (module unsched_cutoffs[5] = 15 000); longer messages use the "
-       "lowest unscheduled level (4)."},
-      {"grant_fifo_fraction", "", 0.05, 0, 0.5, false,
-       "Fraction of granted bytes given to the oldest message against SRPT starvation (module "
-       "grant_fifo_fraction = 50 per mille, capped at 500)."},
-      {"fifo_grant_increment_bytes", "bytes", 10000, 1, 1e9, true,
-       "Bytes per FIFO (\"pity\") grant (module fifo_grant_increment = 10 000)."},
-      {"resend_after_us", "us", 500, 0.1, 1e7, false,
-       "Silence (no packet of the message) after which a receiver expecting data sends RESENDs. "
-       "Module: resend_ticks = 5 ticks of 1 ms, a kernel-timer granularity hundreds of RTTs long. "
-       "Scaled here to the criterion behind it, that a RESEND means loss rather than queueing: "
-       "longer than the worst queueing on the longest path here, 5 switch ports (fat-tree) x "
-       "80 us (a full 1 MB port buffer at 100 Gbit/s) = 400 us. 100 us sent spurious RESENDs "
-       "under fabric queueing (1% duplicate traffic, which itself caused drops)."},
-      {"resend_interval_us", "us", 500, 0.1, 1e7, false,
-       "Between further RESENDs while the message stays silent (module resend_interval = 5 "
-       "ticks, the same as resend_ticks; scaled as resend_after_us)."},
-      {"resend_max_wait_us", "us", 5000, 0.1, 1e8, false,
-       "Longest silence a receiver attributes to strict-priority queueing (it keeps getting DATA "
-       "at higher levels than the missing bytes were granted at) before it asks anyway. Such "
-       "silence is treated as the module treats all silence: resend_ticks = 5 ticks of 1 ms "
-       "(ours: the split between explained and unexplained silence)."},
-      {"sender_probe_us", "us", 1000, 0.1, 1e7, false,
-       "Silence after which a sender that may send nothing more asks the receiver (the module "
-       "server's NEED_ACK); an unknown message is then resent from byte 0 (module UNKNOWN). Twice "
-       "resend_after_us, so the receiver, which knows the gaps, normally acts first (ours)."},
-  };
+void HomaTransport::on_sender_packet(OutgoingMessage& m, const Packet& p) {
+  switch (p.message_type) {
+    case homa_header::kGrant: {
+      note_sender_activity(m);
+      const homa_header::GrantFields grant = homa_header::get_grant(p);
+      apply_grant(m, grant.offset, grant.priority);
+      return;
+    }
+    case homa_header::kResend: {
+      note_sender_activity(m);
+      if (m.acked) return;
+      const homa_header::ResendFields resend = homa_header::get_resend(p);
+      apply_grant(m, resend.grant.offset, resend.grant.priority);
+      if (resend.length == 0) return;  // only "still here, keep waiting"
+      // Module homa_resend_pkt: retransmit what of the range was sent; if
+      // none of it was, the sender is choosing to send other messages: BUSY.
+      if (resend.offset < m.next_offset) {
+        queue_retransmit(m, resend.offset, std::min(resend.offset + resend.length, m.next_offset));
+      } else {
+        send_control(m, new_control(m, homa_header::kBusy));
+      }
+      return;
+    }
+    case homa_header::kAck:  // the receiver has the whole message
+      if (!m.acked) {
+        m.acked = true;
+        update_ready(m);
+        m.probe_timer->cancel();
+      }
+      return;
+    case homa_header::kUnknown:  // everything sent was lost
+      note_sender_activity(m);
+      queue_retransmit(m, 0, m.next_offset);
+      return;
+    default:
+      return;
+  }
 }
 
-HomaConfig homa_config(const TransportParams& params) {
-  HomaConfig c;
-  auto bytes = [&](std::string_view key) { return static_cast<std::uint64_t>(params.get(key)); };
-  c.rtt_bytes = bytes("rtt_bytes");
-  c.unsched_bytes = bytes("unsched_bytes");
-  c.overcommitment = static_cast<std::uint32_t>(params.get("overcommitment"));
-  c.grant_window_bytes = bytes("grant_window_bytes");
-  c.dynamic_window = params.get("dynamic_window") != 0;
-  c.max_incoming_bytes = bytes("max_incoming_bytes");
-  c.unsched_levels = static_cast<int>(params.get("unsched_levels"));
-  c.unsched_cutoffs = {bytes("unsched_cutoff_7_bytes"), bytes("unsched_cutoff_6_bytes"),
-                       bytes("unsched_cutoff_5_bytes")};
-  c.grant_fifo_fraction = params.get("grant_fifo_fraction");
-  c.fifo_grant_increment = bytes("fifo_grant_increment_bytes");
-  c.resend_after_ps = us_to_ps(params.get("resend_after_us"));
-  c.resend_interval_ps = us_to_ps(params.get("resend_interval_us"));
-  c.resend_max_wait_ps = us_to_ps(params.get("resend_max_wait_us"));
-  c.sender_probe_ps = us_to_ps(params.get("sender_probe_us"));
-  return c;
-}
-
-std::unique_ptr<Transport> make_homa_transport(TransportEnv& env, const TransportParams& params) {
-  return std::make_unique<HomaTransport>(env, homa_config(params));
+void HomaTransport::on_receiver_packet(Host& host, IncomingMessage& m, const Packet& p) {
+  switch (p.message_type) {
+    case homa_header::kData:
+      on_data(host, m, p);
+      return;
+    case homa_header::kBusy:  // the sender is alive
+      m.rx_last_progress = env_.sim.now();
+      arm_resend(m);
+      return;
+    case homa_header::kNeedAck:
+      if (!m.rx_known) {
+        ++unknowns_;
+        send_control(m, new_control(m, homa_header::kUnknown));
+      } else if (m.complete) {
+        send_control(m, new_control(m, homa_header::kAck));
+      } else if (!expecting(m) || request_retransmission(host, m) == 0) {
+        send_resend(m, m.recv_end, 0);  // known, nothing overdue: keep waiting
+      }
+      return;
+    default:
+      return;
+  }
 }
 
 }  // namespace safs

@@ -16,37 +16,24 @@
 // sends a RESEND for every gap and for the granted tail; a sender that may
 // send nothing and hears nothing for `sender_probe` asks the receiver (the
 // module's NEED_ACK). The receiver ACKs a complete message.
-// Details, parameter sources and simplifications: src/transport/homa/README.md.
+// As in the module, a message's sender state (outgoing, at its source host)
+// and its receiver state (incoming, at its destination) are separate
+// entries, each in its own table; the messages and their fields are in
+// homa_header.h.
+// Details, parameter sources and simplifications: docs/transports.md ("homa").
 #pragma once
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <vector>
 
-#include "transport/params.h"
+#include "transport/common/flow_table.h"
+#include "transport/homa/homa_header.h"
+#include "transport/homa/homa_options.h"
 #include "transport/transport.h"
 
 namespace safs {
-
-struct HomaConfig {
-  std::uint64_t rtt_bytes = 0;           // 0: one round trip of the longest path, in full packets
-  std::uint64_t unsched_bytes = 0;       // 0: rtt_bytes
-  std::uint32_t overcommitment = 8;      // messages granted at once (module max_overcommit)
-  std::uint64_t grant_window_bytes = 0;  // 0: rtt_bytes (paper); ignored if dynamic_window
-  bool dynamic_window = false;           // window = max_incoming / (active + 1) (module)
-  std::uint64_t max_incoming_bytes = 0;  // 0: overcommitment x rtt_bytes (module protocol.md)
-  int unsched_levels = 4;                // unscheduled levels 7 .. 8 - unsched_levels
-  // Message-length cutoffs of unscheduled levels 7, 6, 5 (the lowest takes the rest).
-  std::array<std::uint64_t, 3> unsched_cutoffs{200, 2800, 15'000};
-  double grant_fifo_fraction = 0.05;  // of granted bytes, to the oldest message
-  std::uint64_t fifo_grant_increment = 10'000;
-  TimePs resend_after_ps = 500 * kPsPerUs;     // receiver silence before the first RESEND
-  TimePs resend_interval_ps = 500 * kPsPerUs;  // between RESENDs while still silent
-  TimePs resend_max_wait_ps = 5 * kPsPerMs;    // silence strict priority may excuse, at most
-  TimePs sender_probe_ps = kPsPerMs;           // sender silence before it asks (NEED_ACK)
-};
 
 class HomaTransport final : public Transport {
  public:
@@ -77,41 +64,47 @@ class HomaTransport final : public Transport {
   std::uint64_t unknown_replies() const { return unknowns_; }     // UNKNOWNs sent
 
  private:
-  struct Message;
+  struct MessageSide;
+  struct OutgoingMessage;  // the sender's state of a message
+  struct IncomingMessage;  // the receiver's state of a message
   class Host;
 
-  Message* message(std::uint32_t id) const { return id < by_id_.size() ? by_id_[id] : nullptr; }
   std::uint64_t round_to_packets(std::uint64_t bytes) const;
 
   // Sender.
+  void on_sender_packet(OutgoingMessage& m, const Packet& p);
   Packet* next_packet(Host& host);
-  Packet* build_data(Message& m, std::uint64_t offset);
-  bool sendable(const Message& m) const;
-  void update_ready(Message& m);
-  void queue_retransmit(Message& m, std::uint64_t begin, std::uint64_t end);
-  void apply_grant(Message& m, std::uint64_t offset, std::uint8_t priority);
-  void note_sender_activity(Message& m);
-  void on_probe_timer(Message& m);
+  Packet* build_data(OutgoingMessage& m, std::uint64_t offset);
+  bool sendable(const OutgoingMessage& m) const;
+  void update_ready(OutgoingMessage& m);
+  void queue_retransmit(OutgoingMessage& m, std::uint64_t begin, std::uint64_t end);
+  void apply_grant(OutgoingMessage& m, std::uint64_t offset, std::uint8_t priority);
+  void note_sender_activity(OutgoingMessage& m);
+  void on_probe_timer(OutgoingMessage& m);
 
   // Receiver.
-  void on_data(Host& host, Message& m, const Packet& p);
+  void on_receiver_packet(Host& host, IncomingMessage& m, const Packet& p);
+  void on_data(Host& host, IncomingMessage& m, const Packet& p);
   void schedule_grants(Host& host);
   bool fifo_grant(Host& host);
-  void update_incoming(Host& host, Message& m);
-  void update_grantable(Host& host, Message& m);
-  bool expecting(const Message& m) const;
-  void arm_resend(Message& m);
-  int granted_level(const Message& m, std::uint64_t offset) const;
-  bool overdue(const Host& host, const Message& m, int level, std::uint64_t end, bool gap) const;
-  void on_resend_timer(Message& m);
-  int request_retransmission(const Host& host, Message& m);
+  void update_incoming(Host& host, IncomingMessage& m);
+  void update_grantable(Host& host, IncomingMessage& m);
+  bool expecting(const IncomingMessage& m) const;
+  void arm_resend(IncomingMessage& m);
+  int granted_level(const IncomingMessage& m, std::uint64_t offset) const;
+  bool overdue(const Host& host, const IncomingMessage& m, int level, std::uint64_t end,
+               bool gap) const;
+  void on_resend_timer(IncomingMessage& m);
+  int request_retransmission(const Host& host, IncomingMessage& m);
+  void send_grant(IncomingMessage& m, std::uint8_t priority);
+  void send_resend(IncomingMessage& m, std::uint64_t offset, std::uint64_t length);
 
-  // Both.
+  // Both: each arriving message goes to the side its type is addressed to.
   void on_packet(Host& host, Packet& p);
-  Packet& new_control(Message& m, PacketKind kind, bool to_sender);
-  void send_control(Message& m, Packet& p);
-  void send_grant(Message& m, std::uint8_t priority);
-  void send_resend(Message& m, std::uint64_t offset, std::uint64_t length);
+  // A header-only message from one side of `m` to the other.
+  Packet& new_control(const OutgoingMessage& m, homa_header::Type type);
+  Packet& new_control(const IncomingMessage& m, homa_header::Type type);
+  void send_control(MessageSide& from, Packet& p);
 
   TransportEnv env_;
   HomaConfig config_;
@@ -122,9 +115,9 @@ class HomaTransport final : public Transport {
   std::int64_t grant_nonfifo_ = 0;  // SRPT-granted bytes between FIFO grants; 0: none
   int max_sched_prio_ = 3;
   std::vector<std::unique_ptr<Host>> hosts_;
-  std::deque<Message> messages_;  // stable addresses: packets point at their routes
-  std::vector<Message*> by_id_;
-  std::vector<Message*> active_;  // scratch for schedule_grants
+  FlowTable<OutgoingMessage> outgoing_;
+  FlowTable<IncomingMessage> incoming_;
+  std::vector<IncomingMessage*> active_;  // scratch for schedule_grants
   std::vector<int> active_senders_;
   TransportStats stats_;
   std::uint64_t fifo_grants_ = 0;
@@ -133,10 +126,5 @@ class HomaTransport final : public Transport {
   std::uint64_t probes_ = 0;
   std::uint64_t unknowns_ = 0;
 };
-
-// The [transport.homa] parameter table (unit, default, range, meaning and source).
-std::vector<ParamSpec> homa_params();
-HomaConfig homa_config(const TransportParams& params);
-std::unique_ptr<Transport> make_homa_transport(TransportEnv& env, const TransportParams& params);
 
 }  // namespace safs

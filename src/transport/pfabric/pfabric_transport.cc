@@ -1,35 +1,27 @@
 #include "transport/pfabric/pfabric_transport.h"
 
 #include <algorithm>
-#include <bit>
 #include <limits>
 
 #include "transport/common/host_endpoints.h"
+#include "transport/common/new_packet.h"
+#include "transport/pfabric/pfabric_header.h"
 #include "transport/pfabric/pfabric_queue.h"
 
 namespace safs {
 
 namespace {
 
-// ACK and probe header fields in Packet::words.
-constexpr std::size_t kFlagsWord = 0;
-constexpr std::uint64_t kProbeFlag = 1;  // a probe, or the ACK of one
-// words[1..3]: selective ACK of the 192 segments after the cumulative point
-// (bit i = segment cumulative_segment + 1 + i has arrived).
-constexpr std::size_t kSackFirstWord = 1;
-constexpr std::uint64_t kSackSegments = 3 * 64;
-
 constexpr std::uint32_t kAbsent = std::numeric_limits<std::uint32_t>::max();
 
 }  // namespace
 
-struct PFabricTransport::Flow {
+struct PFabricTransport::SenderFlow {
   FlowSpec spec;
   Route data_route;  // sender -> receiver
-  Route ack_route;   // receiver -> sender
   PathInfo path;
 
-  // Sender. Offsets are bytes; segments are MTU-sized.
+  // Offsets are bytes; segments are MTU-sized.
   SegmentTracker acked;                    // segments the sender knows arrived
   std::vector<std::uint64_t> outstanding;  // per segment: sent since the last timeout, unACKed
   std::uint64_t snd_nxt = 0;               // next segment to (re)send, skipping ACKed ones
@@ -46,12 +38,7 @@ struct PFabricTransport::Flow {
   std::uint32_t ready_pos = kAbsent;  // position in the host's ready heap
   std::unique_ptr<Timer> rto_timer;
   std::unique_ptr<Timer> probe_timer;
-  FlowCounters counters;
-
-  // Receiver.
-  SegmentTracker received;
-  std::uint64_t received_end = 0;  // one past the highest segment index received
-  bool complete = false;
+  std::uint64_t data_packets = 0;  // sent, including retransmissions
 
   std::uint64_t remaining() const { return spec.size_bytes - acked.delivered_bytes(); }
   bool is_outstanding(std::uint64_t index) const {
@@ -65,6 +52,14 @@ struct PFabricTransport::Flow {
       outstanding[index / 64] &= ~bit;
     }
   }
+};
+
+struct PFabricTransport::ReceiverFlow {
+  FlowSpec spec;
+  Route reverse_route;  // receiver -> sender
+  SegmentTracker received;
+  std::uint64_t received_end = 0;  // one past the highest segment index received
+  bool complete = false;
 };
 
 class PFabricTransport::Host final : public PacketSink, public PacketSource {
@@ -84,13 +79,13 @@ class PFabricTransport::Host final : public PacketSink, public PacketSource {
 };
 
 bool PFabricTransport::ReadyBefore::operator()(std::uint32_t a, std::uint32_t b) const {
-  const std::uint64_t ra = t->flows_.find(a)->remaining();
-  const std::uint64_t rb = t->flows_.find(b)->remaining();
+  const std::uint64_t ra = t->senders_.find(a)->remaining();
+  const std::uint64_t rb = t->senders_.find(b)->remaining();
   return ra != rb ? ra < rb : a < b;
 }
 
 std::uint32_t& PFabricTransport::ReadyPosition::operator()(std::uint32_t id) const {
-  return t->flows_.find(id)->ready_pos;
+  return t->senders_.find(id)->ready_pos;
 }
 
 PFabricTransport::PFabricTransport(TransportEnv& env, const PFabricConfig& config)
@@ -101,7 +96,10 @@ PFabricTransport::PFabricTransport(TransportEnv& env, const PFabricConfig& confi
 PFabricTransport::~PFabricTransport() = default;
 
 void PFabricTransport::start_flow(const FlowSpec& spec) {
-  Flow& flow = flows_.add(env_.net, spec);
+  const auto sides = add_flow(env_.net, spec, senders_, receivers_);
+  SenderFlow& flow = sides.sender;
+  ReceiverFlow& receiver = sides.receiver;
+  receiver.received = SegmentTracker(spec.size_bytes, env_.mtu_bytes);
 
   // The path's bandwidth-delay product: bottleneck rate x the unloaded RTT of
   // a full packet and its ACK.
@@ -109,7 +107,7 @@ void PFabricTransport::start_flow(const FlowSpec& spec) {
   const std::uint64_t full_packet = mtu + env_.header_bytes;
   PathInfo& path = flow.path;
   path.base_rtt_ps = flow.data_route.packet_latency_ps(full_packet) +
-                     flow.ack_route.packet_latency_ps(env_.header_bytes);
+                     receiver.reverse_route.packet_latency_ps(env_.header_bytes);
   path.bdp_bytes = static_cast<std::uint64_t>(
       static_cast<Uint128>(flow.data_route.bottleneck_bps()) *
       static_cast<Uint128>(path.base_rtt_ps) / (Uint128{8} * 1'000'000'000'000u));
@@ -135,13 +133,12 @@ void PFabricTransport::start_flow(const FlowSpec& spec) {
   flow.cwnd = path.initial_window_packets * mtu;
   flow.max_cwnd = path.max_window_packets * mtu;
   flow.acked = SegmentTracker(spec.size_bytes, env_.mtu_bytes);
-  flow.received = SegmentTracker(spec.size_bytes, env_.mtu_bytes);
   flow.outstanding.assign((spec.size_bytes / mtu + 1 + 63) / 64, 0);
   flow.rto_timer = std::make_unique<Timer>(env_.sim, [this, &flow] { on_timeout(flow); });
   flow.probe_timer = std::make_unique<Timer>(env_.sim, [this, &flow] { on_probe_timer(flow); });
 
   if (spec.size_bytes == 0) {  // nothing to move: complete on arrival
-    flow.sender_finished = flow.complete = true;
+    flow.sender_finished = receiver.complete = true;
     env_.observer.on_flow_complete(flow.spec, env_.sim.now());
     return;
   }
@@ -149,47 +146,49 @@ void PFabricTransport::start_flow(const FlowSpec& spec) {
 }
 
 std::uint64_t PFabricTransport::delivered_bytes(std::uint32_t flow_id) const {
-  const Flow* flow = flow_for(flow_id);
-  return flow != nullptr ? flow->received.delivered_bytes() : 0;
+  return delivered_bytes_of(receivers_, flow_id);
 }
 
+// ACKs and probes are not scheduling control: only data is counted.
 FlowCounters PFabricTransport::flow_counters(std::uint32_t flow_id) const {
-  const Flow* flow = flow_for(flow_id);
-  return flow != nullptr ? flow->counters : FlowCounters{};
+  const SenderFlow* flow = senders_.find(flow_id);
+  return flow != nullptr ? FlowCounters{flow->data_packets, 0} : FlowCounters{};
 }
 
 PFabricTransport::PathInfo PFabricTransport::path_info(std::uint32_t flow_id) const {
-  const Flow* flow = flow_for(flow_id);
+  const SenderFlow* flow = senders_.find(flow_id);
   return flow != nullptr ? flow->path : PathInfo{};
 }
 
-std::uint32_t PFabricTransport::segment_bytes(const Flow& flow, std::uint64_t seq) const {
+std::uint32_t PFabricTransport::segment_bytes(const SenderFlow& flow, std::uint64_t seq) const {
   return static_cast<std::uint32_t>(
       std::min<std::uint64_t>(env_.mtu_bytes, flow.spec.size_bytes - seq));
 }
 
+// DATA and PROBE go to the receiver side, ACK to the sender side.
 void PFabricTransport::on_packet(Packet& packet) {
-  if (Flow* flow = flow_for(packet.flow_id)) {
-    switch (packet.kind) {
-      case PacketKind::kData:
-        on_data(*flow, packet);
-        break;
-      case PacketKind::kAck:
-        on_ack(*flow, packet);
-        break;
-      case PacketKind::kControl:  // a probe: answer with the receiver's state
+  const std::uint32_t id = packet.flow_id;
+  switch (packet.message_type) {
+    case pfabric_header::kData:
+      if (ReceiverFlow* flow = receivers_.find(id)) on_data(*flow, packet);
+      break;
+    case pfabric_header::kProbe:  // answer with the receiver's state
+      if (ReceiverFlow* flow = receivers_.find(id)) {
         send_ack(*flow, packet.seq, true, packet.sent_at_ps);
-        break;
-      default:
-        break;
-    }
+      }
+      break;
+    case pfabric_header::kAck:
+      if (SenderFlow* flow = senders_.find(id)) on_ack(*flow, packet);
+      break;
+    default:
+      break;
   }
   env_.pool.release(&packet);
 }
 
 // --- Receiver ---
 
-void PFabricTransport::on_data(Flow& flow, const Packet& data) {
+void PFabricTransport::on_data(ReceiverFlow& flow, const Packet& data) {
   if (flow.received.add(data.seq)) {
     flow.received_end = std::max(flow.received_end, data.seq / env_.mtu_bytes + 1);
     if (!flow.complete && flow.received.complete()) {
@@ -202,30 +201,22 @@ void PFabricTransport::on_data(Flow& flow, const Packet& data) {
   send_ack(flow, data.seq, false, data.sent_at_ps);
 }
 
-void PFabricTransport::send_ack(Flow& flow, std::uint64_t seq, bool probe, TimePs echo_ps) {
-  Packet& ack = *env_.pool.acquire();
-  ack.route = &flow.ack_route;
-  ack.next_hop = 0;  // pushed through the NIC queue, ahead of pulled data
-  ack.kind = PacketKind::kAck;
-  ack.priority = kTopPriority;
+void PFabricTransport::send_ack(ReceiverFlow& flow, std::uint64_t seq, bool probe, TimePs echo_ps) {
+  // Pushed through the NIC queue at the top level, ahead of pulled data.
+  Packet& ack = new_control_packet(env_, flow.spec, flow.reverse_route, true, pfabric_header::kAck,
+                                   kTopPriority);
   ack.rank = 0;  // the highest pFabric priority
-  ack.flow_id = flow.spec.id;
-  ack.src_host = static_cast<std::uint32_t>(flow.spec.dst);
-  ack.dst_host = static_cast<std::uint32_t>(flow.spec.src);
-  ack.wire_bytes = env_.header_bytes;
   ack.ack = flow.received.cumulative_bytes();
   ack.seq = seq;
-  ack.words[kFlagsWord] = probe ? kProbeFlag : 0;
+  pfabric_header::set_answers_probe(ack, probe);
   // Selective ACK of the segments received above the cumulative point.
   const std::uint64_t first_missing = ack.ack / env_.mtu_bytes;
-  const std::uint64_t end = std::min(flow.received_end, first_missing + 1 + kSackSegments);
+  const std::uint64_t end =
+      std::min(flow.received_end, first_missing + 1 + pfabric_header::kSackSegments);
   for (std::uint64_t index = first_missing + 1; index < end; ++index) {
-    if (!flow.received.has(index)) continue;
-    const std::uint64_t bit = index - first_missing - 1;
-    ack.words[kSackFirstWord + bit / 64] |= std::uint64_t{1} << (bit % 64);
+    if (flow.received.has(index)) pfabric_header::set_sack(ack, index - first_missing - 1);
   }
   ack.echo_ps = echo_ps;
-  ack.sent_at_ps = env_.sim.now();
   ++stats_.control_packets;
   stats_.control_bytes += ack.wire_bytes;
   forward(ack);
@@ -233,7 +224,7 @@ void PFabricTransport::send_ack(Flow& flow, std::uint64_t seq, bool probe, TimeP
 
 // --- Sender ---
 
-std::uint64_t PFabricTransport::mark_acked(Flow& flow, std::uint64_t seq) {
+std::uint64_t PFabricTransport::mark_acked(SenderFlow& flow, std::uint64_t seq) {
   if (seq >= flow.spec.size_bytes || !flow.acked.add(seq)) return 0;
   const std::uint64_t index = seq / env_.mtu_bytes;
   const std::uint64_t length = flow.acked.segment_length(index);
@@ -244,23 +235,19 @@ std::uint64_t PFabricTransport::mark_acked(Flow& flow, std::uint64_t seq) {
   return length;
 }
 
-void PFabricTransport::on_ack(Flow& flow, const Packet& ack) {
+void PFabricTransport::on_ack(SenderFlow& flow, const Packet& ack) {
   if (flow.sender_finished) return;
   const std::uint64_t mtu = env_.mtu_bytes;
   const std::uint64_t old_cumulative = flow.acked.cumulative_bytes();
   std::uint64_t newly_acked = 0;
-  if ((ack.words[kFlagsWord] & kProbeFlag) == 0) newly_acked += mark_acked(flow, ack.seq);
+  if (!pfabric_header::answers_probe(ack)) newly_acked += mark_acked(flow, ack.seq);
   const std::uint64_t cumulative = std::min(ack.ack, flow.spec.size_bytes);
   while (flow.acked.cumulative_bytes() < cumulative) {
     newly_acked += mark_acked(flow, flow.acked.cumulative_bytes());
   }
   const std::uint64_t sack_base = cumulative / mtu + 1;
-  for (std::size_t w = 0; w < 3; ++w) {
-    for (std::uint64_t bits = ack.words[kSackFirstWord + w]; bits != 0; bits &= bits - 1) {
-      const auto bit = static_cast<std::uint64_t>(std::countr_zero(bits));
-      newly_acked += mark_acked(flow, (sack_base + 64 * w + bit) * mtu);
-    }
-  }
+  pfabric_header::for_each_sack(
+      ack, [&](std::uint64_t bit) { newly_acked += mark_acked(flow, (sack_base + bit) * mtu); });
 
   if (flow.probe_mode) {
     // Any ACK ends probe mode; the flow re-enters slow start from 1 MTU
@@ -290,7 +277,7 @@ void PFabricTransport::on_ack(Flow& flow, const Packet& ack) {
   refresh(flow);
 }
 
-void PFabricTransport::grow_window(Flow& flow, std::uint64_t acked_bytes) {
+void PFabricTransport::grow_window(SenderFlow& flow, std::uint64_t acked_bytes) {
   if (flow.cwnd < flow.ssthresh) {
     flow.cwnd += acked_bytes;  // slow start, byte counting
   } else {
@@ -303,7 +290,7 @@ void PFabricTransport::grow_window(Flow& flow, std::uint64_t acked_bytes) {
   flow.cwnd = std::min(flow.cwnd, flow.max_cwnd);
 }
 
-void PFabricTransport::on_timeout(Flow& flow) {
+void PFabricTransport::on_timeout(SenderFlow& flow) {
   if (flow.sender_finished || flow.probe_mode) return;
   ++stats_.timeouts;
   ++flow.consecutive_timeouts;
@@ -326,13 +313,13 @@ void PFabricTransport::on_timeout(Flow& flow) {
   refresh(flow);
 }
 
-void PFabricTransport::on_probe_timer(Flow& flow) {
+void PFabricTransport::on_probe_timer(SenderFlow& flow) {
   if (flow.sender_finished || !flow.probe_mode) return;
   flow.probe_due = true;
   refresh(flow);
 }
 
-void PFabricTransport::finish_sender(Flow& flow) {
+void PFabricTransport::finish_sender(SenderFlow& flow) {
   flow.sender_finished = true;
   flow.rto_timer->cancel();
   flow.probe_timer->cancel();
@@ -341,7 +328,7 @@ void PFabricTransport::finish_sender(Flow& flow) {
   refresh(flow);  // leaves the ready heap
 }
 
-bool PFabricTransport::sendable(Flow& flow) {
+bool PFabricTransport::sendable(SenderFlow& flow) {
   if (flow.sender_finished) return false;
   if (flow.probe_mode) return flow.probe_due;
   const std::uint64_t mtu = env_.mtu_bytes;
@@ -352,7 +339,7 @@ bool PFabricTransport::sendable(Flow& flow) {
   return flow.in_flight + segment_bytes(flow, flow.snd_nxt) <= flow.cwnd;
 }
 
-void PFabricTransport::refresh(Flow& flow) {
+void PFabricTransport::refresh(SenderFlow& flow) {
   Host& host = *hosts_[flow.spec.src];
   const bool ready = sendable(flow);
   if (flow.ready_pos == kAbsent) {
@@ -369,7 +356,7 @@ void PFabricTransport::refresh(Flow& flow) {
 // The NIC is free: the ready flow with the least remaining sends one packet.
 Packet* PFabricTransport::next_packet(Host& host) {
   while (!host.ready.empty()) {
-    Flow& flow = *flows_.find(host.ready.top());
+    SenderFlow& flow = *senders_.find(host.ready.top());
     if (!sendable(flow)) {
       host.ready.erase(flow.spec.id);
       continue;
@@ -381,7 +368,7 @@ Packet* PFabricTransport::next_packet(Host& host) {
   return nullptr;
 }
 
-Packet* PFabricTransport::build_segment(Flow& flow) {
+Packet* PFabricTransport::build_segment(SenderFlow& flow) {
   const std::uint64_t seq = flow.snd_nxt;
   const std::uint32_t length = segment_bytes(flow, seq);
   if (seq < flow.high_water) ++stats_.retransmissions;
@@ -390,95 +377,33 @@ Packet* PFabricTransport::build_segment(Flow& flow) {
   flow.set_outstanding(seq / env_.mtu_bytes, true);
   flow.in_flight += length;
 
-  Packet& p = *env_.pool.acquire();
-  p.route = &flow.data_route;
-  p.next_hop = 1;  // hop 0 is this NIC
-  p.kind = PacketKind::kData;
+  Packet& p =
+      new_pulled_packet(env_, flow.spec, flow.data_route, PacketKind::kData, pfabric_header::kData);
   p.rank = flow.remaining();
-  p.flow_id = flow.spec.id;
-  p.src_host = static_cast<std::uint32_t>(flow.spec.src);
-  p.dst_host = static_cast<std::uint32_t>(flow.spec.dst);
   p.seq = seq;
   p.payload_bytes = length;
   p.wire_bytes = length + env_.header_bytes;
-  p.sent_at_ps = env_.sim.now();
   ++stats_.data_packets;
-  ++flow.counters.data_packets;
+  ++flow.data_packets;
   if (!flow.rto_timer->armed()) flow.rto_timer->arm_in(flow.path.rto_ps);
   return &p;
 }
 
 // A minimum-size packet (header and one byte, as in the paper) that carries no
 // data; the receiver answers it with an ACK of its state. One per RTT.
-Packet* PFabricTransport::build_probe(Flow& flow) {
+Packet* PFabricTransport::build_probe(SenderFlow& flow) {
   flow.probe_due = false;
-  Packet& p = *env_.pool.acquire();
-  p.route = &flow.data_route;
-  p.next_hop = 1;
-  p.kind = PacketKind::kControl;
+  Packet& p = new_pulled_packet(env_, flow.spec, flow.data_route, PacketKind::kControl,
+                                pfabric_header::kProbe);
   p.rank = flow.remaining();
-  p.flow_id = flow.spec.id;
-  p.src_host = static_cast<std::uint32_t>(flow.spec.src);
-  p.dst_host = static_cast<std::uint32_t>(flow.spec.dst);
   p.seq = flow.acked.cumulative_bytes();
   p.payload_bytes = 0;  // the byte is padding: delivery counts whole segments only
   p.wire_bytes = env_.header_bytes + 1;
-  p.words[kFlagsWord] = kProbeFlag;
-  p.sent_at_ps = env_.sim.now();
   ++stats_.control_packets;
   stats_.control_bytes += p.wire_bytes;
   ++pfabric_stats_.probes;
   flow.probe_timer->arm_in(flow.path.base_rtt_ps);
   return &p;
-}
-
-// --- Registry hooks ---
-
-std::vector<ParamSpec> pfabric_params() {
-  return {
-      {"buffer_bytes", "bytes", 234000, 0, 1e12, true,
-       "Buffer of every switch port, replacing network.port_buffer_bytes (0 keeps that). About "
-       "2 x BDP (pFabric paper: 36 KB at 10 Gbit/s): 2 x 100 Gbit/s x 9.36 us, the unloaded RTT "
-       "of a 4096-B packet and its ACK across a leaf-spine with 1 us links (4 hops each way). "
-       "On a single switch (RTT 4.7 us) 2 x BDP is 117000."},
-      {"initial_window_packets", "packets", 0, 0, 1e6, true,
-       "Initial window; flows start at line rate. 0 = one BDP of the flow's path (bottleneck "
-       "rate x unloaded RTT, rounded up to whole packets), as the paper's IW = BDP (12 packets "
-       "at 10 Gbit/s)."},
-      {"max_window_packets", "packets", 0, 0, 1e6, true,
-       "Cap on the window. 0 = two path BDPs less one packet: the pFabric ns-2 scripts cap "
-       "maxcwnd_ at the queue size (2 x BDP) less one packet."},
-      {"rto_us", "us", 0, 0, 1e7, false,
-       "Retransmission timeout, fixed (no backoff). 0 = the flow's unloaded path RTT plus the "
-       "time to drain one full switch buffer (buffer_bytes) at the path's bottleneck rate, at "
-       "least 3 x the RTT: with 2-BDP buffers that is the paper's ~3 x RTT (45 us at 10 Gbit/s). "
-       "With the default buffer at 100 Gbit/s and 1 us links: 23 us within one switch, 27 us "
-       "across a leaf-spine (1500-B MTU)."},
-      {"probe_after_timeouts", "timeouts", 5, 1, 1000, true,
-       "Consecutive timeouts after which a flow enters probe mode: one minimum-size probe per "
-       "RTT until an ACK arrives (paper; ns-2 prob_cap_ = 5)."},
-  };
-}
-
-std::unique_ptr<Transport> make_pfabric_transport(TransportEnv& env,
-                                                  const TransportParams& params) {
-  PFabricConfig config;
-  config.initial_window_packets = static_cast<std::uint32_t>(params.get("initial_window_packets"));
-  config.max_window_packets = static_cast<std::uint32_t>(params.get("max_window_packets"));
-  config.rto_ps = us_to_ps(params.get("rto_us"));
-  config.probe_after_timeouts = static_cast<std::uint32_t>(params.get("probe_after_timeouts"));
-  config.switch_buffer_bytes = static_cast<std::uint64_t>(params.get("buffer_bytes"));
-  return std::make_unique<PFabricTransport>(env, config);
-}
-
-std::unique_ptr<QueueDiscipline> make_pfabric_queue(const QueueSite& site,
-                                                    const TransportParams& params) {
-  if (site.at_host) return make_strict_priority_queue(site);
-  BufferLimits limits;
-  const auto buffer = static_cast<std::uint64_t>(params.get("buffer_bytes"));
-  limits.port_bytes = buffer > 0 ? buffer : site.config->port_buffer_bytes;
-  limits.shared = site.shared;
-  return std::make_unique<PFabricQueue>(limits);
 }
 
 }  // namespace safs

@@ -13,6 +13,8 @@
 // the segment it answers and a selective-ACK bitmap of the segments above the
 // cumulative point, so a retransmission never repeats a segment the sender
 // knows has arrived. Each host NIC serves its flows shortest remaining first.
+// The sender's and the receiver's state of a flow are separate entries, each
+// in its own table; the messages and their fields are in pfabric_header.h.
 #pragma once
 
 #include <cstdint>
@@ -23,20 +25,11 @@
 #include "net/network.h"
 #include "transport/common/flow_table.h"
 #include "transport/common/segment_tracker.h"
-#include "transport/params.h"
 #include "transport/pfabric/index_heap.h"
+#include "transport/pfabric/pfabric_options.h"
 #include "transport/transport.h"
 
 namespace safs {
-
-struct PFabricConfig {
-  std::uint32_t initial_window_packets = 0;  // 0: one BDP of the flow's path
-  std::uint32_t max_window_packets = 0;      // 0: two path BDPs less one packet
-  TimePs rto_ps = 0;                         // 0: derived from the path (see rto_us)
-  std::uint32_t probe_after_timeouts = 5;    // consecutive timeouts before probe mode
-  // The switch port buffer, for the derived RTO (0: unknown, RTO = 3 x RTT).
-  std::uint64_t switch_buffer_bytes = 0;
-};
 
 // Counters beyond TransportStats, for tests and reports.
 struct PFabricStats {
@@ -68,7 +61,8 @@ class PFabricTransport final : public Transport {
   PathInfo path_info(std::uint32_t flow_id) const;
 
  private:
-  struct Flow;
+  struct SenderFlow;    // at the flow's source host
+  struct ReceiverFlow;  // at its destination
   class Host;
   struct ReadyBefore {
     const PFabricTransport* t;
@@ -80,40 +74,31 @@ class PFabricTransport final : public Transport {
   };
   using ReadyHeap = IndexHeap<ReadyBefore, ReadyPosition>;
 
-  Flow* flow_for(std::uint32_t id) const { return flows_.find(id); }
   void on_packet(Packet& packet);
   // Receiver.
-  void on_data(Flow& flow, const Packet& data);
-  void send_ack(Flow& flow, std::uint64_t seq, bool probe, TimePs echo_ps);
+  void on_data(ReceiverFlow& flow, const Packet& data);
+  void send_ack(ReceiverFlow& flow, std::uint64_t seq, bool probe, TimePs echo_ps);
   // Sender.
-  void on_ack(Flow& flow, const Packet& ack);
-  std::uint64_t mark_acked(Flow& flow, std::uint64_t seq);
-  void grow_window(Flow& flow, std::uint64_t acked_bytes);
-  void on_timeout(Flow& flow);
-  void on_probe_timer(Flow& flow);
-  void finish_sender(Flow& flow);
-  bool sendable(Flow& flow);
-  void refresh(Flow& flow);  // the flow's place in its host's ready heap
+  void on_ack(SenderFlow& flow, const Packet& ack);
+  std::uint64_t mark_acked(SenderFlow& flow, std::uint64_t seq);
+  void grow_window(SenderFlow& flow, std::uint64_t acked_bytes);
+  void on_timeout(SenderFlow& flow);
+  void on_probe_timer(SenderFlow& flow);
+  void finish_sender(SenderFlow& flow);
+  bool sendable(SenderFlow& flow);
+  void refresh(SenderFlow& flow);  // the flow's place in its host's ready heap
   Packet* next_packet(Host& host);
-  Packet* build_segment(Flow& flow);
-  Packet* build_probe(Flow& flow);
-  std::uint32_t segment_bytes(const Flow& flow, std::uint64_t seq) const;
+  Packet* build_segment(SenderFlow& flow);
+  Packet* build_probe(SenderFlow& flow);
+  std::uint32_t segment_bytes(const SenderFlow& flow, std::uint64_t seq) const;
 
   TransportEnv env_;
   PFabricConfig config_;
   std::vector<std::unique_ptr<Host>> hosts_;
-  FlowTable<Flow> flows_;
+  FlowTable<SenderFlow> senders_;
+  FlowTable<ReceiverFlow> receivers_;
   TransportStats stats_;
   PFabricStats pfabric_stats_;
 };
-
-// The registry's hooks (src/transport/registry.cc).
-std::vector<ParamSpec> pfabric_params();
-std::unique_ptr<Transport> make_pfabric_transport(TransportEnv& env, const TransportParams& params);
-// Switch ports get a PFabricQueue with the `buffer_bytes` budget; host NICs
-// keep the default unlimited strict-priority queue (the host transport orders
-// its own data; ACKs are pushed at the top level).
-std::unique_ptr<QueueDiscipline> make_pfabric_queue(const QueueSite& site,
-                                                    const TransportParams& params);
 
 }  // namespace safs

@@ -1,4 +1,6 @@
-// SAFS fields carried in a packet's header words.
+// SAFS messages and the fields they carry in a packet's header words. SAFS
+// runs on the window transport, so DATA and ACK are window_header's; SAFS
+// adds GRANT, META and REPORT.
 //
 // DATA and META carry the flow's semantics, so a receiver learns a flow from
 // whichever of its packets arrives first and a lost packet loses nothing:
@@ -23,8 +25,15 @@
 #include "core/grant.h"
 #include "net/packet.h"
 #include "transport/flow.h"
+#include "transport/window/window_header.h"
 
 namespace safs::safs_header {
+
+enum Type : std::uint8_t {
+  kGrant = window_header::kFirstDerivedType,  // receiver to sender
+  kMeta,                                      // sender to receiver: the semantics moved
+  kReport,                                    // sender to receiver: achievable rate
+};
 
 struct Semantics {
   TimePs no_bubble_ps = kTimeNever;

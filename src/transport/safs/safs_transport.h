@@ -11,6 +11,12 @@
 // expired) a flow falls back to the window alone at the lowest priority.
 // Receiver: one core::ReceiverScheduler per host turns the flows it hears of
 // into safe allocations and grants, sent at the top priority.
+//
+// Each host runs two agents, one per side: a sender agent (send gate, the
+// grants its flows hold, its uplink's share among them; handles GRANT) and a
+// receiver agent (the scheduler, its poll timer, the grants it sends;
+// handles the semantics on DATA, META and REPORT). A flow's SAFS state sits
+// in each side's entry of the window transport (SafsSender, SafsReceiver).
 #pragma once
 
 #include <memory>
@@ -19,23 +25,10 @@
 #include "core/grant.h"
 #include "core/receiver_scheduler.h"
 #include "transport/safs/safs_header.h"
+#include "transport/safs/safs_options.h"
 #include "transport/window/window_transport.h"
 
 namespace safs {
-
-struct SafsConfig {
-  core::ReceiverConfig receiver;
-  std::uint64_t unscheduled_bytes = 0;  // 0: one BDP of the flow's path
-  std::uint8_t control_priority = kTopPriority;
-  std::uint8_t unscheduled_urgent_priority = 6;
-  std::uint8_t unscheduled_background_priority = 2;
-  std::uint8_t fallback_priority = 0;
-  // How long a flow that never got a grant waits before falling back.
-  TimePs first_grant_wait_ps = 200 * kPsPerUs;
-  double report_threshold = 0.1;  // re-report an achievable rate when it moves this much
-  // Changes within this window share one reallocation (0: reallocate at once).
-  TimePs batch_changes_ps = 0;
-};
 
 class SafsTransport final : public WindowTransport {
  public:
@@ -43,39 +36,28 @@ class SafsTransport final : public WindowTransport {
                 std::unique_ptr<CongestionControl> control);
   ~SafsTransport() override;
 
- protected:
-  void on_flow_start(Flow& flow) override;
-  SendGate send_gate(Flow& flow) override;
-  void on_segment_sent(Flow& flow, Packet& packet) override;
-  void on_segment_received(Flow& flow, const Packet& packet, bool first_copy) override;
-  void on_receiver_complete(Flow& flow) override;
-  void on_control(Flow& flow, const Packet& packet) override;
-  void on_deadline_changed(Flow& flow) override;
-  void on_sender_complete(Flow& flow) override;
-  void send_meta(Flow& flow);
-  // Receiver side: applies a timestamp unless an older version than known.
-  bool newer_timestamp(core::FlowId id, std::uint32_t version);
-
  private:
-  struct SenderState;
-  class ReceiverHost;
+  class SenderAgent;
+  class ReceiverAgent;
 
-  SenderState& sender(const Flow& flow) { return *senders_[spec_of(flow).id]; }
-  safs_header::Semantics semantics(const Flow& flow, bool unscheduled) const;
-  // Allocation is in link terms: payload plus per-packet overhead.
-  std::uint64_t wire_bytes(std::uint64_t payload_bytes) const;
-  core::SemanticFlow semantic_flow(const Flow& flow, const safs_header::Semantics& s) const;
-  void send_grants(ReceiverHost& host, const std::vector<core::Grant>& grants);
-  // Something changed at this receiver: reallocate after the batching window.
-  void request_poll(ReceiverHost& host);
-  void poll_receiver(ReceiverHost& host);
-  void rebalance_uplink(int host);
+  // Each hook goes to the agent of the side it concerns.
+  void on_sender_start(SenderFlow& flow) override;
+  SendGate send_gate(SenderFlow& flow) override;
+  void on_segment_sent(SenderFlow& flow, Packet& packet) override;
+  void on_deadline_changed(SenderFlow& flow) override;
+  void on_sender_complete(SenderFlow& flow) override;
+  void on_sender_message(SenderFlow& flow, const Packet& packet) override;
+  void on_receiver_start(ReceiverFlow& flow) override;
+  void on_segment_received(ReceiverFlow& flow, const Packet& packet, bool first_copy) override;
+  void on_receiver_complete(ReceiverFlow& flow) override;
+  void on_receiver_message(ReceiverFlow& flow, const Packet& packet) override;
+
+  SenderAgent& sender_agent(const SenderFlow& flow) { return *senders_[flow.spec.src]; }
+  ReceiverAgent& receiver_agent(const ReceiverFlow& flow) { return *receivers_[flow.spec.dst]; }
 
   SafsConfig config_;
-  std::vector<std::unique_ptr<SenderState>> senders_;      // by flow id
-  std::vector<std::unique_ptr<ReceiverHost>> receivers_;   // by host
-  std::vector<std::vector<std::uint32_t>> sending_flows_;  // by host: flows with a grant
-  std::vector<std::uint32_t> known_version_;  // by flow id: timestamp version at the receiver
+  std::vector<std::unique_ptr<SenderAgent>> senders_;      // by host
+  std::vector<std::unique_ptr<ReceiverAgent>> receivers_;  // by host
 };
 
 }  // namespace safs

@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "transport/common/host_endpoints.h"
+#include "transport/common/new_packet.h"
 
 namespace safs {
 
@@ -14,7 +15,7 @@ class WindowTransport::Host final : public PacketSink, public PacketSource {
   Packet* pull_packet() override { return transport_.next_segment(*this); }
 
   // Flows that may send, one round-robin queue per priority level.
-  std::array<RingQueue<Flow*>, kNumPriorities> ready;
+  std::array<RingQueue<SenderFlow*>, kNumPriorities> ready;
   std::uint32_t ready_mask = 0;  // bit i: level i is not empty
   int id() const { return id_; }
 
@@ -27,59 +28,64 @@ WindowTransport::WindowTransport(TransportEnv& env, const WindowConfig& config,
                                  std::unique_ptr<CongestionControl> control)
     : env_(env), config_(config), control_(std::move(control)) {
   hosts_ = attach_host_endpoints<Host>(env_.net, *this);
+  handle_at(window_header::kData, Side::kReceiver);
+  handle_at(window_header::kAck, Side::kSender);
 }
 
 WindowTransport::~WindowTransport() = default;
 
 void WindowTransport::start_flow(const FlowSpec& spec) {
-  Flow& flow = flows_.add(env_.net, spec);
-  flow.cc.cwnd_bytes = std::uint64_t{config_.initial_cwnd_packets} * env_.mtu_bytes;
-  flow.cc.ssthresh_bytes = UINT64_MAX;
-  flow.cc.alpha = config_.initial_alpha;
-  flow.rto_ps = config_.rto_min_ps;
-  flow.rto_timer = std::make_unique<Timer>(env_.sim, [this, &flow] { on_timeout(flow); });
-  flow.retry_timer = std::make_unique<Timer>(env_.sim, [this, &flow] { make_ready(flow); });
-  flow.received = SegmentTracker(spec.size_bytes, env_.mtu_bytes);
-  flow.queue_priority = config_.data_priority;
-  on_flow_start(flow);
-  make_ready(flow);
+  const auto sides = add_flow(env_.net, spec, senders_, receivers_);
+  SenderFlow& sender = sides.sender;
+  ReceiverFlow& receiver = sides.receiver;
+  receiver.received = SegmentTracker(spec.size_bytes, env_.mtu_bytes);
+
+  sender.base_rtt_ps = sender.data_route.packet_latency_ps(env_.mtu_bytes + env_.header_bytes) +
+                       receiver.reverse_route.packet_latency_ps(env_.header_bytes);
+  sender.cc.cwnd_bytes = std::uint64_t{config_.initial_cwnd_packets} * env_.mtu_bytes;
+  sender.cc.ssthresh_bytes = UINT64_MAX;
+  sender.cc.alpha = config_.initial_alpha;
+  sender.rto_ps = config_.rto_min_ps;
+  sender.rto_timer = std::make_unique<Timer>(env_.sim, [this, &sender] { on_timeout(sender); });
+  sender.retry_timer = std::make_unique<Timer>(env_.sim, [this, &sender] { make_ready(sender); });
+  sender.queue_priority = config_.data_priority;
+  on_receiver_start(receiver);
+  on_sender_start(sender);
+  make_ready(sender);
 }
 
 std::uint64_t WindowTransport::delivered_bytes(std::uint32_t flow_id) const {
-  const Flow* flow = flows_.find(flow_id);
-  return flow != nullptr ? flow->received.delivered_bytes() : 0;
+  return delivered_bytes_of(receivers_, flow_id);
 }
 
 FlowCounters WindowTransport::flow_counters(std::uint32_t flow_id) const {
-  const Flow* flow = flows_.find(flow_id);
-  return flow != nullptr ? flow->counters : FlowCounters{};
+  const SenderFlow* sender = senders_.find(flow_id);
+  const ReceiverFlow* receiver = receivers_.find(flow_id);
+  if (sender == nullptr || receiver == nullptr) return {};
+  return {sender->data_packets, sender->control_packets + receiver->control_packets};
 }
 
 void WindowTransport::update_deadline(std::uint32_t flow_id, TimePs deadline_ps) {
-  Flow* flow = flow_for(flow_id);
-  if (flow == nullptr || flow->spec.deadline_ps == deadline_ps) return;
-  flow->spec.deadline_ps = deadline_ps;
-  on_deadline_changed(*flow);
+  SenderFlow* sender = senders_.find(flow_id);
+  if (sender == nullptr || sender->spec.deadline_ps == deadline_ps) return;
+  sender->spec.deadline_ps = deadline_ps;
+  // The receiver's copy is what completion reports: the workload's view.
+  if (ReceiverFlow* receiver = receivers_.find(flow_id)) receiver->spec.deadline_ps = deadline_ps;
+  on_deadline_changed(*sender);
 }
 
-const FlowSpec& WindowTransport::spec_of(const Flow& flow) const { return flow.spec; }
-
-std::uint64_t WindowTransport::bytes_received(const Flow& flow) const {
-  return flow.received.delivered_bytes();
-}
-
-std::uint32_t WindowTransport::segment_bytes(const Flow& flow, std::uint64_t seq) const {
+std::uint32_t WindowTransport::segment_bytes(const SenderFlow& flow, std::uint64_t seq) const {
   return static_cast<std::uint32_t>(
       std::min<std::uint64_t>(env_.mtu_bytes, flow.spec.size_bytes - seq));
 }
 
-bool WindowTransport::window_allows(const Flow& flow) const {
+bool WindowTransport::window_allows(const SenderFlow& flow) const {
   if (flow.retransmit_pending) return true;
   if (flow.snd_nxt >= flow.spec.size_bytes) return false;
   return flow.in_flight() + segment_bytes(flow, flow.snd_nxt) <= flow.cc.cwnd_bytes;
 }
 
-void WindowTransport::make_ready(Flow& flow) {
+void WindowTransport::make_ready(SenderFlow& flow) {
   if (flow.in_ready_queue || !window_allows(flow)) return;
   flow.in_ready_queue = true;
   Host& host = *hosts_[flow.spec.src];
@@ -93,8 +99,8 @@ void WindowTransport::make_ready(Flow& flow) {
 Packet* WindowTransport::next_segment(Host& host) {
   while (host.ready_mask != 0) {
     const int level = 31 - std::countl_zero(host.ready_mask);
-    RingQueue<Flow*>& queue = host.ready[level];
-    Flow& flow = *queue.pop_front();
+    RingQueue<SenderFlow*>& queue = host.ready[level];
+    SenderFlow& flow = *queue.pop_front();
     if (queue.empty()) host.ready_mask &= ~(1u << level);
     flow.in_ready_queue = false;
     if (!window_allows(flow)) continue;  // window closed since it queued
@@ -111,7 +117,7 @@ Packet* WindowTransport::next_segment(Host& host) {
   return nullptr;
 }
 
-Packet* WindowTransport::build_segment(Flow& flow, std::uint8_t priority) {
+Packet* WindowTransport::build_segment(SenderFlow& flow, std::uint8_t priority) {
   std::uint64_t seq = flow.snd_nxt;
   if (flow.retransmit_pending) {
     flow.retransmit_pending = false;
@@ -122,68 +128,57 @@ Packet* WindowTransport::build_segment(Flow& flow, std::uint8_t priority) {
     if (flow.snd_nxt <= flow.high_water) ++stats_.retransmissions;  // go-back-N resend
     flow.high_water = std::max(flow.high_water, flow.snd_nxt);
   }
-  Packet& p = *env_.pool.acquire();
-  p.route = &flow.data_route;
-  p.next_hop = 1;  // hop 0 is this NIC
-  p.kind = PacketKind::kData;
+  Packet& p =
+      new_pulled_packet(env_, flow.spec, flow.data_route, PacketKind::kData, window_header::kData);
   p.priority = priority;
   p.ecn_capable = control_->ecn_capable();
-  p.flow_id = flow.spec.id;
-  p.src_host = static_cast<std::uint32_t>(flow.spec.src);
-  p.dst_host = static_cast<std::uint32_t>(flow.spec.dst);
   p.seq = seq;
   p.payload_bytes = segment_bytes(flow, seq);
   p.wire_bytes = p.payload_bytes + env_.header_bytes;
-  p.sent_at_ps = env_.sim.now();
   ++stats_.data_packets;
-  ++flow.counters.data_packets;
+  ++flow.data_packets;
   if (!flow.rto_timer->armed()) flow.rto_timer->arm_in(flow.rto_ps);
   on_segment_sent(flow, p);
   return &p;
 }
 
-Packet& WindowTransport::new_control(Flow& flow, PacketKind kind, bool to_sender,
+Packet& WindowTransport::new_control(const SenderFlow& flow, std::uint8_t message_type,
                                      std::uint8_t priority) {
-  Packet& p = *env_.pool.acquire();
-  p.route = to_sender ? &flow.ack_route : &flow.data_route;
-  p.kind = kind;
-  p.priority = priority;
-  p.flow_id = flow.spec.id;
-  p.src_host = static_cast<std::uint32_t>(to_sender ? flow.spec.dst : flow.spec.src);
-  p.dst_host = static_cast<std::uint32_t>(to_sender ? flow.spec.src : flow.spec.dst);
-  p.wire_bytes = env_.header_bytes;
-  p.sent_at_ps = env_.sim.now();
-  return p;
+  return new_control_packet(env_, flow.spec, flow.data_route, false, message_type, priority);
 }
 
-void WindowTransport::send_control(Packet& packet) {
-  ++stats_.control_packets;
-  stats_.control_bytes += packet.wire_bytes;
-  if (packet.kind != PacketKind::kAck) {
-    ++stats_.scheduling_packets;
-    if (Flow* flow = flow_for(packet.flow_id)) ++flow->counters.control_packets;
-  }
+Packet& WindowTransport::new_control(const ReceiverFlow& flow, std::uint8_t message_type,
+                                     std::uint8_t priority) {
+  return new_control_packet(env_, flow.spec, flow.reverse_route, true, message_type, priority);
+}
+
+void WindowTransport::send_control(FlowSide& from, Packet& packet) {
+  count_control(stats_, packet, packet.message_type == window_header::kAck, from.control_packets);
   forward(packet);
 }
 
+// Each message goes to the side its type is addressed to: DATA and ACK to
+// the window mechanism, the rest to the derived transport.
 void WindowTransport::on_packet(Packet& packet) {
-  if (Flow* flow = flow_for(packet.flow_id)) {
-    switch (packet.kind) {
-      case PacketKind::kData:
-        on_data(*flow, packet);
-        break;
-      case PacketKind::kAck:
-        on_ack(*flow, packet);
-        break;
-      default:
-        on_control(*flow, packet);
-        break;
-    }
+  const bool window_message = packet.message_type <= window_header::kAck;
+  switch (side_of_type_[packet.message_type]) {
+    case Side::kReceiver:
+      if (ReceiverFlow* flow = receivers_.find(packet.flow_id)) {
+        window_message ? on_data(*flow, packet) : on_receiver_message(*flow, packet);
+      }
+      break;
+    case Side::kSender:
+      if (SenderFlow* flow = senders_.find(packet.flow_id)) {
+        window_message ? on_ack(*flow, packet) : on_sender_message(*flow, packet);
+      }
+      break;
+    case Side::kNone:
+      break;
   }
   env_.pool.release(&packet);
 }
 
-void WindowTransport::on_data(Flow& flow, Packet& data) {
+void WindowTransport::on_data(ReceiverFlow& flow, Packet& data) {
   const bool first_copy = flow.received.add(data.seq);
   if (!first_copy) ++stats_.duplicate_packets;
   on_segment_received(flow, data, first_copy);
@@ -192,15 +187,15 @@ void WindowTransport::on_data(Flow& flow, Packet& data) {
     env_.observer.on_flow_complete(flow.spec, env_.sim.now());
     on_receiver_complete(flow);
   }
-  Packet& ack = new_control(flow, PacketKind::kAck, true, config_.ack_priority);
+  Packet& ack = new_control(flow, window_header::kAck, config_.ack_priority);
   ack.ack = flow.received.cumulative_bytes();
   ack.ece = data.ce;
   ack.echo_ps = data.sent_at_ps;
-  send_control(ack);
+  send_control(flow, ack);
 }
 
-void WindowTransport::on_ack(Flow& flow, const Packet& ack) {
-  if (flow.sender_done()) return;
+void WindowTransport::on_ack(SenderFlow& flow, const Packet& ack) {
+  if (flow.done()) return;
 
   // RTT estimate (RFC 6298) from the echoed send time.
   const TimePs sample = env_.sim.now() - ack.echo_ps;
@@ -232,7 +227,7 @@ void WindowTransport::on_ack(Flow& flow, const Packet& ack) {
   make_ready(flow);
 }
 
-void WindowTransport::on_new_ack(Flow& flow, std::uint64_t ack) {
+void WindowTransport::on_new_ack(SenderFlow& flow, std::uint64_t ack) {
   const std::uint64_t acked = ack - flow.snd_una;
   // Was the window the limit? (RFC 7661: a paced or application-limited
   // sender must not grow a window it does not use.)
@@ -256,7 +251,7 @@ void WindowTransport::on_new_ack(Flow& flow, std::uint64_t ack) {
     grow_window(flow, acked);
   }
 
-  if (flow.sender_done()) {
+  if (flow.done()) {
     flow.rto_timer->cancel();
     flow.retry_timer->cancel();
     flow.retransmit_pending = false;
@@ -268,7 +263,7 @@ void WindowTransport::on_new_ack(Flow& flow, std::uint64_t ack) {
   }
 }
 
-void WindowTransport::grow_window(Flow& flow, std::uint64_t acked_bytes) {
+void WindowTransport::grow_window(SenderFlow& flow, std::uint64_t acked_bytes) {
   CcState& cc = flow.cc;
   if (cc.cwnd_bytes < cc.ssthresh_bytes) {
     cc.cwnd_bytes += acked_bytes;  // slow start, byte counting
@@ -281,7 +276,7 @@ void WindowTransport::grow_window(Flow& flow, std::uint64_t acked_bytes) {
   }
 }
 
-void WindowTransport::on_duplicate_ack(Flow& flow) {
+void WindowTransport::on_duplicate_ack(SenderFlow& flow) {
   ++flow.dupacks;
   if (flow.in_recovery) {
     flow.cc.cwnd_bytes += env_.mtu_bytes;  // each dup ACK: a segment has left the network
@@ -306,8 +301,8 @@ void WindowTransport::on_duplicate_ack(Flow& flow) {
   }
 }
 
-void WindowTransport::on_timeout(Flow& flow) {
-  if (flow.sender_done()) return;
+void WindowTransport::on_timeout(SenderFlow& flow) {
+  if (flow.done()) return;
   ++stats_.timeouts;
   const std::uint64_t mtu = env_.mtu_bytes;
   flow.cc.ssthresh_bytes = std::max(flow.in_flight() / 2, 2 * mtu);

@@ -14,6 +14,15 @@
 // retransmissions give valid samples too).
 // Each host's NIC serves its sending flows by priority (the level each flow
 // last sent at), round-robin within a level, one segment at a time.
+//
+// The two ends of a flow keep their own state, as htsim's sources and sinks
+// and the Homa module's outgoing and incoming messages: a SenderFlow in the
+// sender table (at the flow's source host) and a ReceiverFlow in the
+// receiver table (at its destination), both keyed by flow id. Each arriving
+// message goes to the side its type names (window_header.h): DATA to the
+// receiver, ACK to the sender; a derived transport registers its own message
+// types with a side and keeps its own per-flow state in each side's
+// `extension` slot.
 #pragma once
 
 #include <array>
@@ -27,18 +36,10 @@
 #include "transport/common/segment_tracker.h"
 #include "transport/transport.h"
 #include "transport/window/congestion_control.h"
+#include "transport/window/window_header.h"
+#include "transport/window/window_options.h"
 
 namespace safs {
-
-struct WindowConfig {
-  std::uint32_t initial_cwnd_packets = 10;  // RFC 6928
-  TimePs rto_min_ps = kPsPerMs;             // datacenter-tuned minimum RTO
-  TimePs rto_max_ps = 64 * kPsPerMs;
-  std::uint32_t dupack_threshold = 3;       // RFC 5681
-  std::uint32_t initial_alpha = kAlphaOne;  // DCTCP alpha at flow start
-  std::uint8_t data_priority = 0;
-  std::uint8_t ack_priority = 0;  // ACKs share the data queue, as in a plain TCP network
-};
 
 class WindowTransport : public Transport {
  public:
@@ -53,7 +54,18 @@ class WindowTransport : public Transport {
   void update_deadline(std::uint32_t flow_id, TimePs deadline_ps) override;
 
  protected:
-  struct Flow;
+  struct FlowSide;
+  struct SenderFlow;
+  struct ReceiverFlow;
+
+  // A derived transport's own state of one side of a flow, kept in that
+  // side's entry (SenderFlow::extension, ReceiverFlow::extension).
+  struct FlowExtension {
+    virtual ~FlowExtension() = default;
+  };
+
+  // Which side of a flow a message type is addressed to.
+  enum class Side : std::uint8_t { kNone, kSender, kReceiver };
 
   // Whether a flow whose window is open may send now, and at what priority.
   struct SendGate {
@@ -64,30 +76,35 @@ class WindowTransport : public Transport {
   };
 
   // Hooks for derived transports; the defaults are plain TCP.
-  virtual void on_flow_start(Flow& /*flow*/) {}
-  virtual SendGate send_gate(Flow& /*flow*/) { return {true, config_.data_priority}; }
+  // A flow starts: each side's entry is new (set its extension here).
+  virtual void on_sender_start(SenderFlow& /*flow*/) {}
+  virtual void on_receiver_start(ReceiverFlow& /*flow*/) {}
+  virtual SendGate send_gate(SenderFlow& /*flow*/) { return {true, config_.data_priority}; }
   // A data segment is about to leave (fill header words, account pacing).
-  virtual void on_segment_sent(Flow& /*flow*/, Packet& /*packet*/) {}
-  // Receiver side: a data segment arrived (first_copy: not a duplicate).
-  virtual void on_segment_received(Flow& /*flow*/, const Packet& /*packet*/, bool /*first_copy*/) {}
-  virtual void on_receiver_complete(Flow& /*flow*/) {}
-  // Sender side: every byte of the flow has been acknowledged.
-  virtual void on_sender_complete(Flow& /*flow*/) {}
-  // A packet of a kind other than data and ACK (grants, metadata, reports).
-  virtual void on_control(Flow& /*flow*/, const Packet& /*packet*/) {}
-
+  virtual void on_segment_sent(SenderFlow& /*flow*/, Packet& /*packet*/) {}
+  // A data segment arrived (first_copy: not a duplicate).
+  virtual void on_segment_received(ReceiverFlow& /*flow*/, const Packet& /*packet*/,
+                                   bool /*first_copy*/) {}
+  virtual void on_receiver_complete(ReceiverFlow& /*flow*/) {}
+  // Every byte of the flow has been acknowledged.
+  virtual void on_sender_complete(SenderFlow& /*flow*/) {}
+  // A message of a type registered with handle_at() arrived at that side.
+  virtual void on_sender_message(SenderFlow& /*flow*/, const Packet& /*packet*/) {}
+  virtual void on_receiver_message(ReceiverFlow& /*flow*/, const Packet& /*packet*/) {}
   // The deadline moved (the spec is already updated when this runs).
-  virtual void on_deadline_changed(Flow& /*flow*/) {}
+  virtual void on_deadline_changed(SenderFlow& /*flow*/) {}
 
+  // Messages of `type` go to `side` (on_sender_message, on_receiver_message).
+  void handle_at(std::uint8_t type, Side side) { side_of_type_[type] = side; }
   // Queues the flow at its host's NIC if its window lets it send.
-  void make_ready(Flow& flow);
-  // A control packet of `flow` toward its sender (to_sender) or its receiver,
-  // with header-only size; the caller fills it and passes it to send_control().
-  Packet& new_control(Flow& flow, PacketKind kind, bool to_sender, std::uint8_t priority);
-  void send_control(Packet& packet);
-  Flow* flow_for(std::uint32_t id) { return flows_.find(id); }
-  const FlowSpec& spec_of(const Flow& flow) const;
-  std::uint64_t bytes_received(const Flow& flow) const;
+  void make_ready(SenderFlow& flow);
+  // A control packet from one side of a flow to the other, header-only; the
+  // caller fills it and passes it to send_control().
+  Packet& new_control(const SenderFlow& flow, std::uint8_t message_type, std::uint8_t priority);
+  Packet& new_control(const ReceiverFlow& flow, std::uint8_t message_type, std::uint8_t priority);
+  void send_control(FlowSide& from, Packet& packet);
+  SenderFlow* sender_flow(std::uint32_t id) const { return senders_.find(id); }
+  ReceiverFlow* receiver_flow(std::uint32_t id) const { return receivers_.find(id); }
   TransportEnv& env() { return env_; }
   const TransportEnv& env() const { return env_; }
   TransportStats& mutable_stats() { return stats_; }
@@ -96,32 +113,45 @@ class WindowTransport : public Transport {
   class Host;
 
   void on_packet(Packet& packet);
-  void on_data(Flow& flow, Packet& data);
-  void on_ack(Flow& flow, const Packet& ack);
-  void on_new_ack(Flow& flow, std::uint64_t ack);
-  void on_duplicate_ack(Flow& flow);
-  void on_timeout(Flow& flow);
-  void grow_window(Flow& flow, std::uint64_t acked_bytes);
-  bool window_allows(const Flow& flow) const;
+  void on_data(ReceiverFlow& flow, Packet& data);
+  void on_ack(SenderFlow& flow, const Packet& ack);
+  void on_new_ack(SenderFlow& flow, std::uint64_t ack);
+  void on_duplicate_ack(SenderFlow& flow);
+  void on_timeout(SenderFlow& flow);
+  void grow_window(SenderFlow& flow, std::uint64_t acked_bytes);
+  bool window_allows(const SenderFlow& flow) const;
   Packet* next_segment(Host& host);
-  Packet* build_segment(Flow& flow, std::uint8_t priority);
-  std::uint32_t segment_bytes(const Flow& flow, std::uint64_t seq) const;
+  Packet* build_segment(SenderFlow& flow, std::uint8_t priority);
+  std::uint32_t segment_bytes(const SenderFlow& flow, std::uint64_t seq) const;
 
   TransportEnv env_;
   WindowConfig config_;
   std::unique_ptr<CongestionControl> control_;
   std::vector<std::unique_ptr<Host>> hosts_;
-  FlowTable<Flow> flows_;
+  FlowTable<SenderFlow> senders_;
+  FlowTable<ReceiverFlow> receivers_;
+  std::array<Side, 256> side_of_type_{};
   TransportStats stats_;
 };
 
-// The per-flow state of the window mechanism, visible to derived transports.
-struct WindowTransport::Flow {
+// What both sides' entries hold.
+struct WindowTransport::FlowSide {
   FlowSpec spec;
-  Route data_route;  // sender -> receiver
-  Route ack_route;   // receiver -> sender
+  std::uint64_t control_packets = 0;  // scheduling control this side sent (not ACKs)
+  std::unique_ptr<FlowExtension> extension;
 
-  // Sender (byte offsets).
+  template <typename T>
+  T& ext() const {
+    return static_cast<T&>(*extension);
+  }
+};
+
+// The sender's state of a flow, at its source host.
+struct WindowTransport::SenderFlow : FlowSide {
+  Route data_route;        // sender -> receiver
+  TimePs base_rtt_ps = 0;  // a full segment there and its ACK back, unloaded
+
+  // Byte offsets.
   std::uint64_t snd_una = 0;
   std::uint64_t snd_nxt = 0;
   std::uint64_t high_water = 0;  // highest byte ever sent + 1
@@ -139,14 +169,17 @@ struct WindowTransport::Flow {
   std::unique_ptr<Timer> rto_timer;
   std::unique_ptr<Timer> retry_timer;  // send_gate asked to retry later
 
-  FlowCounters counters;
-
-  // Receiver.
-  SegmentTracker received;
-  bool complete = false;
+  std::uint64_t data_packets = 0;  // sent, including retransmissions
 
   std::uint64_t in_flight() const { return snd_nxt - snd_una; }
-  bool sender_done() const { return snd_una >= spec.size_bytes; }
+  bool done() const { return snd_una >= spec.size_bytes; }
+};
+
+// The receiver's state of a flow, at its destination host.
+struct WindowTransport::ReceiverFlow : FlowSide {
+  Route reverse_route;  // receiver -> sender
+  SegmentTracker received;
+  bool complete = false;
 };
 
 }  // namespace safs

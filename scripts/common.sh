@@ -1,0 +1,91 @@
+# shellcheck shell=bash
+# Sourced by the experiment scripts, not run on its own: the simulator, the
+# transports, and runs and sweeps that keep progress and build output off
+# stdout (stdout is the script's table) and say which run a warning came from.
+#
+# Environment:
+#   SAFS_SIM         the safs-sim binary (default build/bin/safs-sim)
+#   SAFS_JOBS        points run at once by each sweep (default: the cores)
+#   SAFS_TRANSPORTS  comma-separated transports instead of all of them (a
+#                    reduced run: fewer rows, the same numbers in each)
+#   SAFS_RESUME=1    keep the runs and sweep points that finished before
+#                    (to continue an interrupted script; only after no change
+#                    to the simulator or the scenarios). Otherwise every run
+#                    starts in a fresh directory.
+
+sim=${SAFS_SIM:-build/bin/safs-sim}
+jobs=${SAFS_JOBS:-$(nproc)}
+script_name=$(basename "$0" .sh)
+
+# Every transport, one a line (or those of SAFS_TRANSPORTS).
+transports() {
+  if [[ -n ${SAFS_TRANSPORTS:-} ]]; then
+    tr , '\n' <<<"$SAFS_TRANSPORTS"
+  else
+    "$sim" transports | awk '{print $1}'
+  fi
+}
+
+# One line on stderr, so that a long script shows it is alive.
+progress() {
+  echo "$script_name: $*" >&2
+}
+
+# Removes an output directory of this script unless SAFS_RESUME=1.
+fresh() {
+  if [[ ${SAFS_RESUME:-0} != 1 ]]; then rm -rf "$1"; fi
+}
+
+# Prints each line of a run's messages prefixed with the run's directory.
+attribute() {  # dir, text
+  local line
+  [[ -z $2 ]] || while IFS= read -r line; do echo "$1: $line"; done <<<"$2" >&2
+}
+
+# run_one DIR ARGS...: safs-sim run ARGS --out DIR, in a fresh DIR.
+run_one() {
+  local dir=$1 messages status=0
+  shift
+  if [[ ${SAFS_RESUME:-0} == 1 && -e $dir/summary.json ]]; then
+    progress "$dir: done before, kept"
+    return 0
+  fi
+  rm -rf "$dir"
+  progress "running $dir"
+  messages=$("$sim" run "$@" --out "$dir" --quiet 2>&1) || status=$?
+  attribute "$dir" "$messages"
+  return "$status"
+}
+
+# sweep OUT ARGS...: safs-sim sweep ARGS --out OUT with SAFS_JOBS points at
+# once, into a fresh OUT. Its progress bar (on a terminal) or one line per
+# finished point and its final line go to stderr; then the warnings of each
+# point it ran, prefixed with the point's directory.
+sweep() {
+  local out=$1 status=0 log started verbose=()
+  shift
+  fresh "$out"
+  [[ -t 2 ]] || verbose=(--verbose)
+  progress "sweeping into $out ($jobs at once)"
+  started=$(mktemp)
+  "$sim" sweep "$@" --out "$out" --jobs "$jobs" "${verbose[@]}" >&2 || status=$?
+  # The points run now (not those kept from before, nor other grids' points
+  # in the same directory); a failed point's log was shown by the sweep.
+  while IFS= read -r log; do
+    if [[ -e $(dirname "$log")/summary.json ]]; then
+      attribute "$(dirname "$log")" "$(cat "$log")"
+    fi
+  done < <(find "$out" -mindepth 2 -maxdepth 2 -name run.log -newer "$started" | sort)
+  rm -f "$started"
+  return "$status"
+}
+
+# The value of one summary metric of one run, as safs-sim compare prints it.
+metric() {  # dir, path[:label[:scale]]
+  "$sim" compare "$1" --metric "$2" | tail -1 | awk -F'|' '{gsub(/ /, "", $4); print $4}'
+}
+
+# Comma-separated list of lines, for a --grid axis.
+joined() {
+  paste -sd, -
+}

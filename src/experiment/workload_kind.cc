@@ -1,0 +1,29 @@
+#include "experiment/workload_kind.h"
+
+namespace safs {
+
+const std::vector<WorkloadKind>& workload_kinds() {
+  // Listed flows first: they take ids 0..n-1. Generated traffic that the
+  // pipeline and inference kinds add follows the file's own chains and
+  // generators.
+  static const std::vector<WorkloadKind> kinds = {flows_kind(), bulk_kind(), poisson_kind(),
+                                                  pipeline_kind(), inference_kind()};
+  return kinds;
+}
+
+void check_flow_ends(const SectionReader& section, int src, int dst, int hosts) {
+  for (const auto& [key, end] : {std::pair{"src", src}, std::pair{"dst", dst}}) {
+    if (end >= hosts) {
+      section.fail(key, "host " + std::to_string(end) + " is out of range (the topology has " +
+                            std::to_string(hosts) + " hosts, 0.." + std::to_string(hosts - 1) +
+                            ")");
+    }
+  }
+  if (src == dst) section.fail("dst", "a flow cannot go to its own host");
+}
+
+std::vector<std::pair<std::string, FlowClass>> flow_class_names() {
+  return {{"urgent", FlowClass::kUrgent}, {"background", FlowClass::kBackground}};
+}
+
+}  // namespace safs

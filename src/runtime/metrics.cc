@@ -1,0 +1,155 @@
+#include "runtime/metrics.h"
+
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "runtime/clock.h"
+
+namespace safs::runtime {
+namespace {
+
+constexpr std::size_t kMaxRequestBytes = 4096;
+constexpr std::size_t kMaxScrapes = 8;  // at once; more are closed unanswered
+constexpr std::int64_t kScrapeTimeoutNs = kNsPerSecond;
+
+struct Counter {
+  const char* name;
+  const char* help;
+  std::uint64_t EndpointStats::*field;
+};
+
+// Every counter once: its name, its help text and where it lives.
+constexpr std::array kCounters = {
+    Counter{"safs_flows_completed_total", "Incoming flows delivered whole.",
+            &EndpointStats::incoming_completed},
+    Counter{"safs_flows_failed_total", "Incoming flows dropped before their end.",
+            &EndpointStats::incoming_failed},
+    Counter{"safs_flows_refused_total", "Announced flows refused (limits, budget, replays).",
+            &EndpointStats::refused_flows},
+    Counter{"safs_data_bytes_received_total", "Payload bytes received.",
+            &EndpointStats::data_bytes_received},
+    Counter{"safs_data_bytes_sent_total", "Payload bytes sent.", &EndpointStats::data_bytes_sent},
+    Counter{"safs_control_bytes_received_total", "Control bytes received.",
+            &EndpointStats::control_bytes_received},
+    Counter{"safs_control_bytes_sent_total", "Control bytes sent.",
+            &EndpointStats::control_bytes_sent},
+    Counter{"safs_grants_sent_total", "Grants sent to senders.", &EndpointStats::grants_sent},
+    Counter{"safs_demotions_total", "Peers demoted for ignoring grants or missed claims.",
+            &EndpointStats::demoted_peers},
+    Counter{"safs_ghost_flows_total", "Granted flows that sent nothing, taken off the scheduler.",
+            &EndpointStats::ghost_flows},
+    Counter{"safs_quota_demotions_total", "Urgent flows over their peer's urgent share.",
+            &EndpointStats::quota_demotions},
+    Counter{"safs_deadline_misses_total", "Incoming flows completed after their deadline.",
+            &EndpointStats::deadline_misses},
+    Counter{"safs_authentication_failures_total",
+            "Wrong proofs, forged or replayed frames, bad flow tokens.",
+            &EndpointStats::authentication_failures},
+    Counter{"safs_protocol_errors_total", "Connections closed for a bad message.",
+            &EndpointStats::protocol_errors},
+    Counter{"safs_refused_connections_total", "Connections closed at a cap or shed.",
+            &EndpointStats::refused_connections},
+};
+
+}  // namespace
+
+std::string prometheus_text(const EndpointStats& stats) {
+  std::string text;
+  for (const Counter& counter : kCounters) {
+    text += std::string("# HELP ") + counter.name + ' ' + counter.help + '\n';
+    text += std::string("# TYPE ") + counter.name + " counter\n";
+    text += std::string(counter.name) + ' ' + std::to_string(stats.*counter.field) + '\n';
+  }
+  text += "# HELP safs_peers Peers with a control connection now.\n# TYPE safs_peers gauge\n";
+  text += "safs_peers " + std::to_string(stats.peers) + '\n';
+  // Cumulative, as Prometheus histograms are: lateness = finish - deadline.
+  const char* name = "safs_lateness_seconds";
+  text += std::string("# HELP ") + name +
+          " Completion minus deadline of incoming flows with a deadline.\n";
+  text += std::string("# TYPE ") + name + " histogram\n";
+  std::uint64_t cumulative = 0;
+  for (std::size_t i = 0; i < kLatenessBoundsNs.size(); ++i) {
+    cumulative += stats.lateness_buckets[i];
+    text += std::string(name) + "_bucket{le=\"" +
+            std::to_string(static_cast<double>(kLatenessBoundsNs[i]) / 1e9) + "\"} " +
+            std::to_string(cumulative) + '\n';
+  }
+  cumulative += stats.lateness_buckets.back();
+  text += std::string(name) + "_bucket{le=\"+Inf\"} " + std::to_string(cumulative) + '\n';
+  text += std::string(name) + "_count " + std::to_string(cumulative) + '\n';
+  return text;
+}
+
+MetricsServer::MetricsServer(EventLoop& loop, const PeerAddress& address,
+                             std::function<EndpointStats()> stats)
+    : loop_(loop), stats_(std::move(stats)) {
+  listen_fd_ = listen_tcp(address, static_cast<int>(kMaxScrapes));
+  if (listen_fd_ < 0) {
+    throw std::runtime_error("cannot serve metrics on " + address.text() + ": " +
+                             std::strerror(errno));
+  }
+  address_ = {address.host, local_port(listen_fd_)};
+  loop_.add(listen_fd_, EPOLLIN, [this](std::uint32_t) { on_accept(); });
+}
+
+MetricsServer::~MetricsServer() {
+  for (const auto& [fd, scrape] : scrapes_) close(fd);
+  close(listen_fd_);
+}
+
+void MetricsServer::on_accept() {
+  for (;;) {
+    const int fd = accept_tcp(listen_fd_);
+    if (fd < 0) return;
+    if (scrapes_.size() >= kMaxScrapes) {
+      close(fd);
+      continue;
+    }
+    scrapes_[fd] = {{}, monotonic_ns()};
+    loop_.add(fd, EPOLLIN, [this, fd](std::uint32_t) { on_readable(fd); });
+  }
+}
+
+void MetricsServer::on_readable(int fd) {
+  Scrape& scrape = scrapes_.at(fd);
+  std::array<char, 1024> chunk{};
+  const ssize_t n = recv(fd, chunk.data(), chunk.size(), 0);
+  if (n <= 0) {
+    if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) close_scrape(fd);
+    return;
+  }
+  scrape.request.append(chunk.data(), static_cast<std::size_t>(n));
+  if (scrape.request.find("\r\n\r\n") == std::string::npos) {
+    if (scrape.request.size() > kMaxRequestBytes) close_scrape(fd);
+    return;
+  }
+  const std::string body = prometheus_text(stats_());
+  const std::string response =
+      "HTTP/1.0 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body;
+  // A few kilobytes: the socket buffer takes them at once.
+  [[maybe_unused]] const ssize_t sent = send(fd, response.data(), response.size(), MSG_NOSIGNAL);
+  close_scrape(fd);
+}
+
+void MetricsServer::close_scrape(int fd) {
+  loop_.remove(fd);
+  close(fd);
+  scrapes_.erase(fd);
+}
+
+void MetricsServer::expire(std::int64_t now_ns) {
+  std::vector<int> late;
+  for (const auto& [fd, scrape] : scrapes_) {
+    if (now_ns - scrape.since_ns > kScrapeTimeoutNs) late.push_back(fd);
+  }
+  for (int fd : late) close_scrape(fd);
+}
+
+}  // namespace safs::runtime

@@ -1,0 +1,201 @@
+#include "runtime/security.h"
+
+#include <sodium.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+#include "runtime/byte_order.h"
+
+namespace safs::runtime {
+namespace {
+
+// crypto_kdf's context: eight characters naming the protocol and version.
+constexpr char kKdfContext[crypto_kdf_CONTEXTBYTES + 1] = "SAFSv2cc";
+// One subkey per purpose and per role that uses it to send: id = 2 x purpose
+// + (0 for the initiator, 1 for the responder).
+enum Purpose : std::uint64_t { kSeal = 1, kProof = 2, kToken = 3 };
+std::uint64_t subkey_id(Purpose purpose, bool initiator) {
+  return 2 * purpose + (initiator ? 0 : 1);
+}
+
+static_assert(crypto_auth_BYTES == wire::kProofBytes && crypto_auth_BYTES == wire::kTokenBytes);
+static_assert(crypto_aead_chacha20poly1305_ietf_ABYTES == wire::kSealTagBytes);
+static_assert(crypto_auth_KEYBYTES == 32 && crypto_kdf_KEYBYTES == 32);
+static_assert(crypto_aead_chacha20poly1305_ietf_KEYBYTES == 32);
+
+void ensure_sodium() {
+  if (sodium_init() < 0) throw std::runtime_error("libsodium failed to initialise");
+}
+
+std::optional<JobKey> parse_key(std::string text, std::string& error) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  JobKey key{};
+  if (text.size() == kJobKeyBytes) {
+    std::memcpy(key.data(), text.data(), kJobKeyBytes);
+    return key;
+  }
+  std::size_t decoded = 0;
+  if (text.size() != 2 * kJobKeyBytes ||
+      sodium_hex2bin(key.data(), key.size(), text.data(), text.size(), nullptr, &decoded,
+                     nullptr) != 0 ||
+      decoded != kJobKeyBytes) {
+    error = "a job key is 32 raw bytes or 64 hex digits";
+    return std::nullopt;
+  }
+  return key;
+}
+
+std::array<std::uint8_t, 12> counter_nonce(std::uint64_t counter) {
+  std::array<std::uint8_t, 12> nonce{};
+  for (int i = 0; i < 8; ++i) nonce[4 + i] = static_cast<std::uint8_t>(counter >> (56 - 8 * i));
+  return nonce;
+}
+
+std::array<std::uint8_t, 16> flow_fields(std::uint64_t flow, std::uint64_t size_bytes) {
+  std::vector<std::uint8_t> bytes;
+  ByteWriter w(bytes);
+  w.u64(flow);
+  w.u64(size_bytes);
+  std::array<std::uint8_t, 16> out{};
+  std::copy(bytes.begin(), bytes.end(), out.begin());
+  return out;
+}
+
+}  // namespace
+
+std::optional<JobKey> read_job_key_file(const std::string& path, std::string& error) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) {
+    error = "cannot read job key file " + path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+    error = "job key file " + path + " is readable by group or others (chmod 600 it)";
+    return std::nullopt;
+  }
+  std::ifstream in(path, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::optional<JobKey> key = parse_key(text, error);
+  if (!key) error = "job key file " + path + ": " + error;
+  return key;
+}
+
+std::optional<JobKey> job_key_from_environment(std::string& error) {
+  error.clear();
+  if (const char* hex = std::getenv(kJobKeyVariable); hex != nullptr && *hex != '\0') {
+    std::optional<JobKey> key = parse_key(hex, error);
+    if (!key) error = std::string(kJobKeyVariable) + ": " + error;
+    return key;
+  }
+  if (const char* path = std::getenv(kJobKeyFileVariable); path != nullptr && *path != '\0') {
+    return read_job_key_file(path, error);
+  }
+  return std::nullopt;
+}
+
+wire::Nonce random_nonce() {
+  ensure_sodium();
+  wire::Nonce nonce{};
+  randombytes_buf(nonce.data(), nonce.size());
+  return nonce;
+}
+
+std::uint64_t random_u64_nonzero() {
+  ensure_sodium();
+  std::uint64_t value = 0;
+  while (value == 0) randombytes_buf(&value, sizeof value);
+  return value;
+}
+
+SessionCrypto::SessionCrypto(const JobKey& job_key, Role role,
+                             std::span<const std::uint8_t> initiator_hello,
+                             std::span<const std::uint8_t> responder_hello) {
+  ensure_sodium();
+  // The transcript: both Hellos as sent, initiator's first.
+  crypto_generichash_state state;
+  crypto_generichash_init(&state, nullptr, 0, transcript_hash_.size());
+  crypto_generichash_update(&state, initiator_hello.data(), initiator_hello.size());
+  crypto_generichash_update(&state, responder_hello.data(), responder_hello.size());
+  crypto_generichash_final(&state, transcript_hash_.data(), transcript_hash_.size());
+  // The session's master key: keyed BLAKE2b of the transcript under the job key.
+  Key master{};
+  crypto_generichash(master.data(), master.size(), transcript_hash_.data(), transcript_hash_.size(),
+                     job_key.data(), job_key.size());
+  const bool initiator = role == Role::kInitiator;
+  // Ours for what this side sends, theirs for what it checks.
+  auto derive = [&](Key& ours, Key& theirs, Purpose purpose) {
+    crypto_kdf_derive_from_key(ours.data(), ours.size(), subkey_id(purpose, initiator), kKdfContext,
+                               master.data());
+    crypto_kdf_derive_from_key(theirs.data(), theirs.size(), subkey_id(purpose, !initiator),
+                               kKdfContext, master.data());
+  };
+  derive(send_key_, receive_key_, kSeal);
+  derive(own_proof_key_, peer_proof_key_, kProof);
+  derive(own_token_key_, peer_token_key_, kToken);
+  sodium_memzero(master.data(), master.size());
+}
+
+SessionCrypto::~SessionCrypto() {
+  for (Key* key : {&send_key_, &receive_key_, &own_proof_key_, &peer_proof_key_, &own_token_key_,
+                   &peer_token_key_}) {
+    sodium_memzero(key->data(), key->size());
+  }
+}
+
+wire::Proof SessionCrypto::own_proof() const {
+  wire::Proof proof{};
+  crypto_auth(proof.data(), transcript_hash_.data(), transcript_hash_.size(),
+              own_proof_key_.data());
+  return proof;
+}
+
+bool SessionCrypto::verify_peer_proof(const wire::Proof& proof) const {
+  return crypto_auth_verify(proof.data(), transcript_hash_.data(), transcript_hash_.size(),
+                            peer_proof_key_.data()) == 0;
+}
+
+void SessionCrypto::seal(std::span<const std::uint8_t> plain, std::vector<std::uint8_t>& out) {
+  const auto nonce = counter_nonce(send_counter_++);
+  const std::size_t at = out.size();
+  out.resize(at + plain.size() + crypto_aead_chacha20poly1305_ietf_ABYTES);
+  unsigned long long written = 0;
+  crypto_aead_chacha20poly1305_ietf_encrypt(out.data() + at, &written, plain.data(), plain.size(),
+                                            nullptr, 0, nullptr, nonce.data(), send_key_.data());
+  out.resize(at + static_cast<std::size_t>(written));
+}
+
+bool SessionCrypto::open(std::span<const std::uint8_t> sealed, std::vector<std::uint8_t>& plain) {
+  if (sealed.size() < crypto_aead_chacha20poly1305_ietf_ABYTES) return false;
+  const auto nonce = counter_nonce(receive_counter_);
+  plain.resize(sealed.size() - crypto_aead_chacha20poly1305_ietf_ABYTES);
+  unsigned long long length = 0;
+  if (crypto_aead_chacha20poly1305_ietf_decrypt(plain.data(), &length, nullptr, sealed.data(),
+                                                sealed.size(), nullptr, 0, nonce.data(),
+                                                receive_key_.data()) != 0) {
+    return false;
+  }
+  plain.resize(static_cast<std::size_t>(length));
+  ++receive_counter_;
+  return true;
+}
+
+wire::Token SessionCrypto::own_flow_token(std::uint64_t flow, std::uint64_t size_bytes) const {
+  const auto fields = flow_fields(flow, size_bytes);
+  wire::Token token{};
+  crypto_auth(token.data(), fields.data(), fields.size(), own_token_key_.data());
+  return token;
+}
+
+bool SessionCrypto::verify_peer_flow_token(std::uint64_t flow, std::uint64_t size_bytes,
+                                           const wire::Token& token) const {
+  const auto fields = flow_fields(flow, size_bytes);
+  return crypto_auth_verify(token.data(), fields.data(), fields.size(), peer_token_key_.data()) ==
+         0;
+}
+
+}  // namespace safs::runtime

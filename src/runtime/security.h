@@ -1,0 +1,83 @@
+// The cryptography of the control protocol (docs/security.md), on libsodium:
+// the job key, the session keys each control connection derives from it and
+// both Hellos, the proofs that answer the Hellos' challenges, the sealing of
+// control frames, and the tokens that bind data connections to a session.
+// Nothing here is hand-rolled: keyed BLAKE2b (crypto_generichash) and
+// crypto_kdf derive keys, crypto_auth (HMAC-SHA-512-256) makes proofs and
+// tokens, crypto_aead_chacha20poly1305_ietf seals frames.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/wire.h"
+
+namespace safs::runtime {
+
+inline constexpr std::size_t kJobKeyBytes = 32;
+using JobKey = std::array<std::uint8_t, kJobKeyBytes>;
+
+// Environment variables a job key is read from (never a command-line value).
+inline constexpr const char* kJobKeyVariable = "SAFS_JOB_KEY";  // 64 hex digits
+inline constexpr const char* kJobKeyFileVariable = "SAFS_JOB_KEY_FILE";
+
+// A key file holds 32 raw bytes or 64 hex digits (a trailing newline is
+// allowed) and must not be readable by group or others. nullopt and `error`
+// when it cannot be used.
+std::optional<JobKey> read_job_key_file(const std::string& path, std::string& error);
+// SAFS_JOB_KEY, else the file SAFS_JOB_KEY_FILE names; nullopt and an empty
+// `error` when neither is set.
+std::optional<JobKey> job_key_from_environment(std::string& error);
+
+// Fresh random bytes (the OS's CSPRNG through libsodium).
+wire::Nonce random_nonce();
+std::uint64_t random_u64_nonzero();
+
+// One control connection's keys. The initiator is the side that connected.
+// Every key is derived from the job key and both Hellos (with their fresh
+// nonces), so nothing recorded on one connection is valid on another, and a
+// direction's frames are not valid the other way.
+class SessionCrypto {
+ public:
+  enum class Role : std::uint8_t { kInitiator, kResponder };
+
+  SessionCrypto(const JobKey& job_key, Role role, std::span<const std::uint8_t> initiator_hello,
+                std::span<const std::uint8_t> responder_hello);
+  ~SessionCrypto();
+  SessionCrypto(const SessionCrypto&) = delete;
+  SessionCrypto& operator=(const SessionCrypto&) = delete;
+
+  // This side's answer to the challenge, and the check of the peer's
+  // (constant time).
+  wire::Proof own_proof() const;
+  bool verify_peer_proof(const wire::Proof& proof) const;
+
+  // Appends `plain` encrypted (ciphertext and tag) under this direction's key
+  // and next counter.
+  void seal(std::span<const std::uint8_t> plain, std::vector<std::uint8_t>& out);
+  // Decrypts the next frame from the peer; false if it is not exactly that
+  // frame (forged, replayed, reordered or from another connection).
+  bool open(std::span<const std::uint8_t> sealed, std::vector<std::uint8_t>& plain);
+
+  // The token of a data connection for a flow this side sends, and the one a
+  // peer's data connection must carry.
+  wire::Token own_flow_token(std::uint64_t flow, std::uint64_t size_bytes) const;
+  bool verify_peer_flow_token(std::uint64_t flow, std::uint64_t size_bytes,
+                              const wire::Token& token) const;
+
+ private:
+  using Key = std::array<std::uint8_t, 32>;
+  Key transcript_hash_{};
+  Key send_key_{}, receive_key_{};
+  Key own_proof_key_{}, peer_proof_key_{};
+  Key own_token_key_{}, peer_token_key_{};
+  std::uint64_t send_counter_ = 0;
+  std::uint64_t receive_counter_ = 0;
+};
+
+}  // namespace safs::runtime

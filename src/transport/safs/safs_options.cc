@@ -1,0 +1,66 @@
+#include "transport/safs/safs_options.h"
+
+namespace safs {
+
+KnobTable<SafsOptions> safs_knobs() {
+  KnobTable<SafsOptions> t;
+  t.include(dctcp_knobs(), SAFS_FIELD(dctcp));
+  t.redoc("initial_alpha",
+          "Alpha before the first window. 0 for SAFS: its flows are paced below the receiver's "
+          "capacity, so a start-up burst should not halve their windows (DCTCP uses 1).");
+  t.number("usable_fraction", "", SAFS_FIELD(safs.receiver.allocator.usable_fraction), 0.1, 1,
+           "Share of the receiver link the grants may fill (1 - u); the rest absorbs "
+           "unscheduled bytes and estimation error. Ours (protocols.md §5.3 suggests u = 0.05).");
+  t.number("overload_usable_fraction", "",
+           SAFS_FIELD(safs.receiver.allocator.overload_usable_fraction), 0.1, 1,
+           "The same when the urgent set cannot all be on time: lateness is GPU idle time, so "
+           "by default every bit goes to urgent work (ours; docs/safs.md).");
+  t.number("background_floor_fraction", "",
+           SAFS_FIELD(safs.receiver.allocator.background_floor_fraction), 0, 0.5,
+           "Share of the budget reserved for background flows when any exist, so no stream of "
+           "urgent work starves them forever (ours).");
+  t.number("demand_margin", "", SAFS_FIELD(safs.receiver.allocator.demand.margin), 1, 3,
+           "beta: ask for this much more than the bare no-bubble rate (protocols.md §5.2).");
+  t.time("headroom_us", "us", kPsPerUs, SAFS_FIELD(safs.receiver.allocator.demand.headroom_ps), 0,
+         1e6,
+         "Subtracted from every flow's time left: control delay + RTT + one MTU + epsilon "
+         "(protocols.md §5.2), sized for 100 Gbit/s leaf-spine paths.");
+  t.time("rtt_us", "us", kPsPerUs, SAFS_FIELD(safs.receiver.allocator.rtt_ps), 0, 1e6,
+         "RTT used for the low-slack threshold 2 RTT + R/(10 C) (protocols.md §5.3).");
+  t.number("change_threshold", "", SAFS_FIELD(safs.receiver.grants.change_threshold), 0, 1,
+           "theta: a grant is re-sent when the rate moves by more than this fraction "
+           "(protocols.md §5.4).");
+  t.time("lease_us", "us", kPsPerUs, SAFS_FIELD(safs.receiver.grants.validity_ps), 1, 1e7,
+         "Grant validity. Longer than protocols.md's max(8 RTT, 100 us): decreases are sent "
+         "explicitly, so the lease only bounds how long a stale rate survives a failure, and a "
+         "longer one amortises control further.");
+  t.time("refresh_margin_us", "us", kPsPerUs, SAFS_FIELD(safs.receiver.grants.refresh_margin_ps), 0,
+         1e6, "Re-send a grant when less than this is left of its lease (about 2 RTT).");
+  t.time("control_delay_us", "us", kPsPerUs, SAFS_FIELD(safs.receiver.grants.control_delay_ps), 0,
+         1e6,
+         "Bound on one-way grant delivery: increases wait this long after decreases (break "
+         "before make).");
+  t.time("reallocate_every_us", "us", kPsPerUs, SAFS_FIELD(safs.receiver.reallocate_every_ps), 1,
+         1e6, "Reallocate at least this often while flows are active (demands drift).");
+  t.integer("unscheduled_bytes", "bytes", SAFS_FIELD(safs.unscheduled_bytes), 0, 1e12,
+            "Bytes a flow sends before its first grant; 0 = one bandwidth-delay product of its "
+            "path.");
+  t.time("batch_changes_us", "us", kPsPerUs, SAFS_FIELD(safs.batch_changes_ps), 0, 1e4,
+         "Arrivals, timestamp moves and sender reports at a receiver within this window share "
+         "one reallocation, so a burst of N arrivals costs one round of grants, not N "
+         "(completions reallocate at once).");
+  t.time("first_grant_wait_us", "us", kPsPerUs, SAFS_FIELD(safs.first_grant_wait_ps), 0, 1e7,
+         "How long a flow that never got a grant waits before falling back to its window "
+         "alone.");
+  t.toggle("background_srpt", SAFS_FIELD(safs.receiver.allocator.background),
+           core::BackgroundPolicy::kMaxMinFair, core::BackgroundPolicy::kShortestRemainingFirst,
+           "true: background flows share leftover by shortest remaining first; false: max-min "
+           "fair.");
+  t.flag("urgent_first", SAFS_FIELD(safs.receiver.allocator.urgent_first),
+         "false: urgent flows with slack get just their no-bubble rate and background the rest "
+         "(just in time). true: leftover goes to urgent flows first, so they finish as early as "
+         "EDF at line rate.");
+  return t;
+}
+
+}  // namespace safs

@@ -1,0 +1,133 @@
+#include "transport/safs/safs_receiver_agent.h"
+
+#include <algorithm>
+
+namespace safs {
+
+struct SafsTransport::ReceiverAgent::FlowState final : FlowExtension {
+  std::uint32_t known_version = 0;  // of the flow's timestamp
+};
+
+SafsTransport::ReceiverAgent::FlowState& SafsTransport::ReceiverAgent::state(
+    const ReceiverFlow& flow) {
+  return flow.ext<FlowState>();
+}
+
+void SafsTransport::ReceiverAgent::on_start(ReceiverFlow& flow) {
+  flow.extension = std::make_unique<FlowState>();
+}
+
+std::uint64_t SafsTransport::ReceiverAgent::wire_bytes(std::uint64_t payload_bytes) const {
+  const std::uint64_t mtu = transport_.env().mtu_bytes;
+  const std::uint64_t header = transport_.env().header_bytes;
+  return payload_bytes + (payload_bytes + mtu - 1) / mtu * header;
+}
+
+core::SemanticFlow SafsTransport::ReceiverAgent::semantic_flow(
+    const ReceiverFlow& flow, const safs_header::Semantics& s) const {
+  core::SemanticFlow f;
+  f.id = flow.spec.id;
+  f.sender = static_cast<std::uint32_t>(flow.spec.src);
+  f.size_bytes = wire_bytes(s.size_bytes);
+  f.remaining_bytes = wire_bytes(s.size_bytes - flow.received.delivered_bytes());
+  // Urgency is a deadline: an "urgent" flow without one has nothing for the
+  // receiver to plan against, so it is scheduled as background.
+  const bool urgent = s.urgent && s.no_bubble_ps != kTimeNever;
+  f.no_bubble_ps = urgent ? s.no_bubble_ps : kTimeNever;
+  f.dependency = s.dependency;
+  f.urgency = urgent ? core::Urgency::kUrgent : core::Urgency::kBackground;
+  f.criticality = s.criticality;
+  return f;
+}
+
+bool SafsTransport::ReceiverAgent::newer_timestamp(ReceiverFlow& flow, std::uint32_t version) {
+  std::uint32_t& known = state(flow).known_version;
+  // Versions are 24-bit counters; "newer" is modulo 2^24 (half the range).
+  const std::uint32_t ahead = (version - known) & safs_header::kVersionMask;
+  if (ahead >= (1u << 23)) return false;
+  known = version;
+  return true;
+}
+
+void SafsTransport::ReceiverAgent::on_segment(ReceiverFlow& flow, const Packet& packet,
+                                              bool first_copy) {
+  const safs_header::Semantics sem = safs_header::get_semantics(packet);
+  const core::FlowId id = flow.spec.id;
+  const std::uint64_t remaining = sem.size_bytes - flow.received.delivered_bytes();
+  if (sem.unscheduled && first_copy) {
+    scheduler_.note_unscheduled(packet.wire_bytes, transport_.env().sim.now());
+  }
+  if (remaining == 0) return;  // on_complete follows
+  if (!scheduler_.knows(id)) {
+    newer_timestamp(flow, sem.version);
+    scheduler_.add_flow(semantic_flow(flow, sem));
+  } else {
+    scheduler_.update_remaining(id, wire_bytes(remaining));
+    // Every packet carries the timestamp, so a lost META costs nothing while
+    // data flows; the version keeps an older packet from undoing a META.
+    if (newer_timestamp(flow, sem.version)) {
+      scheduler_.update_no_bubble(id, sem.urgent ? sem.no_bubble_ps : kTimeNever);
+    }
+  }
+  if (scheduler_.has_changes()) on_change();
+}
+
+void SafsTransport::ReceiverAgent::on_complete(ReceiverFlow& flow) {
+  scheduler_.remove_flow(flow.spec.id);
+  poll();  // at once: the next flow in line should not wait
+}
+
+void SafsTransport::ReceiverAgent::on_meta(ReceiverFlow& flow, const Packet& packet) {
+  if (flow.complete) return;
+  const safs_header::Semantics sem = safs_header::get_semantics(packet);
+  if (!newer_timestamp(flow, sem.version)) return;  // overtaken by a newer one
+  const TimePs no_bubble = sem.urgent ? sem.no_bubble_ps : kTimeNever;
+  if (!scheduler_.update_no_bubble(flow.spec.id, no_bubble)) {
+    scheduler_.add_flow(semantic_flow(flow, sem));
+  }
+  on_change();
+}
+
+// The sender's achievable-rate report.
+void SafsTransport::ReceiverAgent::on_report(ReceiverFlow& flow, const Packet& packet) {
+  scheduler_.set_sender_cap(flow.spec.id, safs_header::get_report(packet));
+  on_change();
+}
+
+void SafsTransport::ReceiverAgent::poll() {
+  const TimePs now = transport_.env().sim.now();
+  send_grants(scheduler_.poll(now));
+  const TimePs next = scheduler_.next_poll_ps();
+  if (next != kTimeNever) {
+    timer_.arm_at(std::max(next, now + 1));
+  } else {
+    timer_.cancel();
+  }
+}
+
+void SafsTransport::ReceiverAgent::on_change() {
+  const TimePs batch_ps = transport_.config_.batch_changes_ps;
+  const TimePs at = transport_.env().sim.now() + batch_ps;
+  if (batch_ps == 0) {
+    poll();
+  } else if (!timer_.armed() || timer_.deadline() > at) {
+    timer_.arm_at(at);
+  }
+}
+
+void SafsTransport::ReceiverAgent::send_grants(const std::vector<core::Grant>& grants) {
+  const TransportEnv& env = transport_.env();
+  for (const core::Grant& grant : grants) {
+    const auto id = static_cast<std::uint32_t>(grant.flow);
+    ReceiverFlow* flow = transport_.receiver_flow(id);
+    if (flow == nullptr || flow->complete) continue;
+    Packet& packet =
+        transport_.new_control(*flow, safs_header::kGrant, transport_.config_.control_priority);
+    safs_header::put_grant(packet, grant, state(*flow).known_version);
+    transport_.send_control(*flow, packet);
+    const GrantObserver* observer = env.on_grant_sent;
+    if (observer != nullptr && *observer) (*observer)(env.sim.now(), id, grant.rate_bps, host_);
+  }
+}
+
+}  // namespace safs

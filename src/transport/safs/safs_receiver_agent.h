@@ -1,0 +1,51 @@
+// SAFS at one host as a receiver: a core::ReceiverScheduler fed by the
+// semantics every DATA and META carries and the senders' REPORTs, its poll
+// timer, and the grants it sends. It handles META and REPORT (DATA comes
+// through the window transport's receiver).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/receiver_scheduler.h"
+#include "engine/timer.h"
+#include "transport/safs/safs_header.h"
+#include "transport/safs/safs_transport.h"
+
+namespace safs {
+
+class SafsTransport::ReceiverAgent {
+ public:
+  ReceiverAgent(SafsTransport& transport, int host, const core::ReceiverConfig& config)
+      : transport_(transport),
+        host_(host),
+        scheduler_(config),
+        timer_(transport.env().sim, [this] { poll(); }) {}
+
+  void on_start(ReceiverFlow& flow);
+  void on_segment(ReceiverFlow& flow, const Packet& packet, bool first_copy);
+  void on_complete(ReceiverFlow& flow);
+  void on_meta(ReceiverFlow& flow, const Packet& packet);
+  void on_report(ReceiverFlow& flow, const Packet& packet);
+
+ private:
+  struct FlowState;  // a flow's SAFS receiver state, in its ReceiverFlow's extension
+
+  static FlowState& state(const ReceiverFlow& flow);
+  // Applies a timestamp unless it is of an older version than the one known.
+  static bool newer_timestamp(ReceiverFlow& flow, std::uint32_t version);
+  // Allocation is in link terms: payload plus per-packet overhead.
+  std::uint64_t wire_bytes(std::uint64_t payload_bytes) const;
+  core::SemanticFlow semantic_flow(const ReceiverFlow& flow, const safs_header::Semantics& s) const;
+  // Something changed: reallocate after the batching window.
+  void on_change();
+  void poll();
+  void send_grants(const std::vector<core::Grant>& grants);
+
+  SafsTransport& transport_;
+  int host_;
+  core::ReceiverScheduler scheduler_;
+  Timer timer_;
+};
+
+}  // namespace safs

@@ -1,0 +1,191 @@
+#include "transport/safs/safs_sender_agent.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/sender_share.h"
+
+namespace safs {
+
+namespace {
+constexpr double kNoLimit = std::numeric_limits<double>::infinity();
+}
+
+struct SafsTransport::SenderAgent::FlowState final : FlowExtension {
+  core::GrantHolder grant;
+  std::uint64_t unscheduled_limit = 0;  // bytes [0, limit) go out before any grant
+  TimePs started_ps = 0;
+  TimePs next_send_ps = 0;                 // pacing: earliest time of the next paced packet
+  double uplink_available_bps = kNoLimit;  // what this host's uplink can give the flow
+  double reported_bps = kNoLimit;          // last achievable rate reported to the receiver
+  bool on_uplink_list = false;
+  std::uint32_t version = 0;  // of the flow's timestamp; raised at every move
+};
+
+SafsTransport::SenderAgent::FlowState& SafsTransport::SenderAgent::state(const SenderFlow& flow) {
+  return flow.ext<FlowState>();
+}
+
+safs_header::Semantics SafsTransport::SenderAgent::semantics(const SenderFlow& flow,
+                                                             bool unscheduled) const {
+  const FlowSpec& spec = flow.spec;
+  return {spec.deadline_ps, spec.size_bytes, spec.dependency, spec.flow_class == FlowClass::kUrgent,
+          unscheduled,      spec.criticality};
+}
+
+void SafsTransport::SenderAgent::on_start(SenderFlow& flow) {
+  const TransportEnv& env = transport_.env();
+  flow.extension = std::make_unique<FlowState>();
+  FlowState& s = state(flow);
+  s.started_ps = env.sim.now();
+  std::uint64_t limit = transport_.config_.unscheduled_bytes;
+  if (limit == 0) {  // one bandwidth-delay product of this flow's path
+    limit = static_cast<std::uint64_t>(static_cast<double>(flow.data_route.bottleneck_bps()) / 8.0 *
+                                       ps_to_sec(flow.base_rtt_ps));
+  }
+  s.unscheduled_limit = std::min<std::uint64_t>(limit, flow.spec.size_bytes);
+  // The window must not hold back the blind first BDP.
+  flow.cc.cwnd_bytes = std::max<std::uint64_t>(flow.cc.cwnd_bytes, s.unscheduled_limit);
+}
+
+WindowTransport::SendGate SafsTransport::SenderAgent::gate(SenderFlow& flow) {
+  const SafsConfig& config = transport_.config_;
+  FlowState& s = state(flow);
+  const TimePs now = transport_.env().sim.now();
+  const std::uint64_t next_byte = flow.retransmit_pending ? flow.snd_una : flow.snd_nxt;
+  if (next_byte < s.unscheduled_limit) {
+    const bool urgent = flow.spec.flow_class == FlowClass::kUrgent;
+    return {true,
+            urgent ? config.unscheduled_urgent_priority : config.unscheduled_background_priority};
+  }
+  if (s.grant.active(now)) {
+    const double rate = std::min(s.grant.grant().rate_bps, s.uplink_available_bps);
+    if (rate < 1.0) return {false, 0, s.grant.expires_ps()};  // paused until a new grant
+    if (s.next_send_ps > now) return {false, 0, s.next_send_ps};
+    return {true, s.grant.grant().priority};
+  }
+  if (!s.grant.held() && now < s.started_ps + config.first_grant_wait_ps) {
+    return {false, 0, s.started_ps + config.first_grant_wait_ps};  // the grant is on its way
+  }
+  return {true, config.fallback_priority};  // lost or expired lease: window only, lowest level
+}
+
+void SafsTransport::SenderAgent::on_segment_sent(SenderFlow& flow, Packet& packet) {
+  FlowState& s = state(flow);
+  const bool unscheduled = packet.seq < s.unscheduled_limit;
+  safs_header::put_semantics(packet, semantics(flow, unscheduled));
+  const TimePs now = transport_.env().sim.now();
+  if (unscheduled || !s.grant.active(now)) return;
+  const double rate = std::min(s.grant.grant().rate_bps, s.uplink_available_bps);
+  const TimePs gap = serialization_ps(packet.wire_bytes, static_cast<std::uint64_t>(rate));
+  s.next_send_ps = std::max(now, s.next_send_ps) + gap;
+  s.grant.on_sent(packet.payload_bytes);
+}
+
+void SafsTransport::SenderAgent::on_deadline_changed(SenderFlow& flow) {
+  if (flow.done()) return;
+  FlowState& s = state(flow);
+  s.version = (s.version + 1) & safs_header::kVersionMask;
+  send_meta(flow);
+}
+
+void SafsTransport::SenderAgent::send_meta(SenderFlow& flow) {
+  Packet& meta =
+      transport_.new_control(flow, safs_header::kMeta, transport_.config_.control_priority);
+  safs_header::put_semantics(meta, semantics(flow, false));
+  transport_.send_control(flow, meta);
+}
+
+void SafsTransport::SenderAgent::send_report(SenderFlow& flow, double achievable_bps) {
+  Packet& report =
+      transport_.new_control(flow, safs_header::kReport, transport_.config_.control_priority);
+  safs_header::put_report(report, achievable_bps);
+  transport_.send_control(flow, report);
+}
+
+// Grants to this host's flows may ask more of its uplink than it has. Serve
+// them in slack order and tell each receiver what its flow can really get.
+void SafsTransport::SenderAgent::rebalance_uplink() {
+  std::vector<std::uint32_t>& ids = sending_flows_;
+  std::erase_if(ids, [this](std::uint32_t id) {
+    const SenderFlow& flow = *transport_.sender_flow(id);
+    if (flow.done()) state(flow).on_uplink_list = false;
+    return flow.done();
+  });
+  const TimePs now = transport_.env().sim.now();
+  const double uplink = static_cast<double>(transport_.env().net.nic(host_).link().rate_bps);
+  std::vector<core::SenderFlow> flows;
+  for (const std::uint32_t id : ids) {
+    const SenderFlow& flow = *transport_.sender_flow(id);
+    const FlowState& s = state(flow);
+    const FlowSpec& spec = flow.spec;
+    const bool urgent = spec.flow_class == FlowClass::kUrgent;
+    const double granted = s.grant.active(now) ? s.grant.grant().rate_bps : 0.0;
+    // Urgent flows by slack; background ones (served after every urgent one)
+    // by remaining transfer time, i.e. shortest remaining first.
+    const TimePs remaining_ps =
+        core::transfer_ps(static_cast<double>(spec.size_bytes - flow.snd_una), uplink);
+    const TimePs slack =
+        urgent && spec.has_deadline() ? spec.deadline_ps - now - remaining_ps : remaining_ps;
+    flows.push_back({id, granted, urgent, slack});
+  }
+  const std::vector<double> available = core::available_rates(flows, uplink);
+  const double threshold = transport_.config_.report_threshold;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    SenderFlow& flow = *transport_.sender_flow(ids[i]);
+    FlowState& s = state(flow);
+    const double before = s.uplink_available_bps;
+    s.uplink_available_bps = available[i] >= uplink ? kNoLimit : available[i];
+    if (s.uplink_available_bps > before) {  // it may send again, or faster
+      flow.retry_timer->cancel();
+      s.next_send_ps = std::min(s.next_send_ps, now);
+      transport_.make_ready(flow);
+    }
+    const bool was_limited = s.reported_bps != kNoLimit;
+    const bool limited = s.uplink_available_bps < flows[i].granted_bps;
+    const bool moved = std::abs(s.uplink_available_bps - s.reported_bps) >
+                       threshold * std::min(s.reported_bps, uplink);
+    if ((limited || was_limited) && moved) {
+      s.reported_bps = limited ? s.uplink_available_bps : kNoLimit;
+      send_report(flow, s.reported_bps);
+    }
+  }
+}
+
+void SafsTransport::SenderAgent::on_grant(SenderFlow& flow, const Packet& packet) {
+  const SafsConfig& config = transport_.config_;
+  const TransportEnv& env = transport_.env();
+  const TimePs now = env.sim.now();
+  FlowState& s = state(flow);
+  if (flow.done() || !s.grant.accept(safs_header::get_grant(packet), now)) return;
+  // The receiver holds an older timestamp: the META was lost. Again.
+  if (safs_header::grant_known_version(packet) != s.version) send_meta(flow);
+  // The receiver grants more than this sender said it can give: the report
+  // was lost. Again.
+  if (s.reported_bps != kNoLimit &&
+      s.grant.grant().rate_bps > (1 + config.report_threshold) * s.reported_bps) {
+    send_report(flow, s.reported_bps);
+  }
+  // A new rate acts now: do not keep a gap computed for a lower one.
+  const double rate = std::max(1.0, s.grant.grant().rate_bps);
+  // The grant is an explicit signal of receiver capacity: let the window
+  // slow-start up to the granted bandwidth-delay product (twice, for jitter)
+  // instead of creeping there one MTU per RTT after an old cut. Marks from
+  // the fabric still cut it.
+  const auto granted_window =
+      static_cast<std::uint64_t>(2.0 * rate / 8.0 * ps_to_sec(std::max(flow.srtt_ps, kPsPerUs)));
+  flow.cc.ssthresh_bytes = std::max(flow.cc.ssthresh_bytes, granted_window);
+  s.next_send_ps = std::min(
+      s.next_send_ps,
+      now + serialization_ps(env.mtu_bytes + env.header_bytes, static_cast<std::uint64_t>(rate)));
+  if (!s.on_uplink_list) {
+    s.on_uplink_list = true;
+    sending_flows_.push_back(flow.spec.id);
+  }
+  rebalance_uplink();
+  flow.retry_timer->cancel();
+  transport_.make_ready(flow);
+}
+
+}  // namespace safs

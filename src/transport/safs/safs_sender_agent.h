@@ -1,0 +1,42 @@
+// SAFS at one host as a sender: the send gate (unscheduled bytes first, then
+// the granted rate, then the window alone), the grants its flows hold, and its
+// uplink's share among them, reported to each receiver that asks for more
+// than the uplink can give. It handles GRANT.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/grant.h"
+#include "transport/safs/safs_header.h"
+#include "transport/safs/safs_transport.h"
+
+namespace safs {
+
+class SafsTransport::SenderAgent {
+ public:
+  SenderAgent(SafsTransport& transport, int host) : transport_(transport), host_(host) {}
+
+  void on_start(SenderFlow& flow);
+  SendGate gate(SenderFlow& flow);
+  void on_segment_sent(SenderFlow& flow, Packet& packet);
+  void on_deadline_changed(SenderFlow& flow);
+  // A finished flow frees its share of the uplink for the others.
+  void on_complete() { rebalance_uplink(); }
+  void on_grant(SenderFlow& flow, const Packet& packet);
+
+ private:
+  struct FlowState;  // a flow's SAFS sender state, in its SenderFlow's extension
+
+  static FlowState& state(const SenderFlow& flow);
+  safs_header::Semantics semantics(const SenderFlow& flow, bool unscheduled) const;
+  void send_meta(SenderFlow& flow);
+  void send_report(SenderFlow& flow, double achievable_bps);
+  void rebalance_uplink();
+
+  SafsTransport& transport_;
+  int host_;
+  std::vector<std::uint32_t> sending_flows_;  // flows with a grant, in the order they got one
+};
+
+}  // namespace safs

@@ -1,0 +1,39 @@
+#include "transport/window/window_options.h"
+
+namespace safs {
+
+KnobTable<WindowConfig> reno_knobs() {
+  KnobTable<WindowConfig> t;
+  t.integer("initial_cwnd_packets", "packets", SAFS_FIELD(initial_cwnd_packets), 1, 1e6,
+            "Initial window (RFC 6928).");
+  t.time("rto_min_us", "us", kPsPerUs, SAFS_FIELD(rto_min_ps), 1, 1e7,
+         "Minimum retransmission timeout. Datacenter-tuned (Vasudevan et al., SIGCOMM 2009, "
+         "show sub-millisecond RTOs are safe); Linux's 200 ms would dwarf every FCT here.");
+  t.time("rto_max_us", "us", kPsPerUs, SAFS_FIELD(rto_max_ps), 1, 1e8,
+         "Cap on the backed-off timeout.");
+  t.integer("dupack_threshold", "ACKs", SAFS_FIELD(dupack_threshold), 1, 1000,
+            "Duplicate ACKs that trigger fast retransmit (RFC 5681).");
+  return t;
+}
+
+KnobTable<DctcpOptions> dctcp_knobs() {
+  KnobTable<DctcpOptions> t;
+  t.include(reno_knobs(), SAFS_FIELD(window));
+  t.integer("shift_g", "", SAFS_FIELD(shift_g), 0, 10,
+            "Alpha gain g = 2^-shift_g; 4 gives g = 1/16 (RFC 8257, Linux dctcp_shift_g).");
+  t.scaled("initial_alpha", "", kAlphaOne, SAFS_FIELD(window.initial_alpha), 0, 1,
+           "Alpha before the first window (Linux dctcp_alpha_on_init = 1024/1024).");
+  return t;
+}
+
+KnobTable<D2tcpOptions> d2tcp_knobs() {
+  KnobTable<D2tcpOptions> t;
+  t.include(dctcp_knobs(), SAFS_FIELD(dctcp));
+  t.number("d_min", "", SAFS_FIELD(d_min), 0.01, 1,
+           "Lower clamp of the deadline imminence d = Tc / D (D2TCP paper, SIGCOMM 2012).");
+  t.number("d_max", "", SAFS_FIELD(d_max), 1, 100,
+           "Upper clamp of d; also used once the deadline has passed (D2TCP paper).");
+  return t;
+}
+
+}  // namespace safs

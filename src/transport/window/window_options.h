@@ -1,0 +1,38 @@
+// The options of the window transports (Reno, DCTCP, D2TCP) and their
+// [transport.NAME] knobs. Defaults are the member initializers.
+#pragma once
+
+#include <cstdint>
+
+#include "base/time.h"
+#include "options/knob.h"
+#include "transport/window/congestion_control.h"
+
+namespace safs {
+
+struct WindowConfig {
+  std::uint32_t initial_cwnd_packets = 10;  // RFC 6928
+  TimePs rto_min_ps = kPsPerMs;             // datacenter-tuned minimum RTO
+  TimePs rto_max_ps = 64 * kPsPerMs;
+  std::uint32_t dupack_threshold = 3;       // RFC 5681
+  std::uint32_t initial_alpha = kAlphaOne;  // DCTCP alpha at flow start
+  std::uint8_t data_priority = 0;
+  std::uint8_t ack_priority = 0;  // ACKs share the data queue, as in a plain TCP network
+};
+
+struct DctcpOptions {
+  WindowConfig window;
+  unsigned shift_g = 4;  // alpha gain g = 2^-shift_g (RFC 8257, Linux dctcp_shift_g)
+};
+
+struct D2tcpOptions {
+  DctcpOptions dctcp;
+  double d_min = 0.5;  // clamps of the deadline imminence d (D2TCP paper, SIGCOMM 2012)
+  double d_max = 2.0;
+};
+
+KnobTable<WindowConfig> reno_knobs();
+KnobTable<DctcpOptions> dctcp_knobs();
+KnobTable<D2tcpOptions> d2tcp_knobs();
+
+}  // namespace safs

@@ -1,0 +1,151 @@
+// Hostile peers driven from a test: a blocking TCP client that writes raw
+// bytes (RawPeer), and one that runs the authenticated handshake with a key
+// of the test's choosing and then writes sealed frames (ScriptedPeer), so a
+// test can play an authenticated tenant that breaks the rules, or an
+// outsider without the key. Loopback only.
+#pragma once
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "runtime/clock.h"
+#include "runtime/security.h"
+#include "runtime/wire.h"
+
+namespace safs::runtime::testing {
+
+inline std::vector<std::uint8_t> frame(const wire::Message& message) {
+  std::vector<std::uint8_t> bytes;
+  wire::encode(message, bytes);
+  return bytes;
+}
+
+class RawPeer {
+ public:
+  explicit RawPeer(std::uint16_t port) {
+    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  }
+  ~RawPeer() { close(fd_); }
+  RawPeer(const RawPeer&) = delete;
+  RawPeer& operator=(const RawPeer&) = delete;
+  bool connected() const { return connected_; }
+  void write(const std::vector<std::uint8_t>& bytes) {
+    [[maybe_unused]] auto n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+  }
+  void write(const wire::Message& message) { write(frame(message)); }
+  void end_writes() { shutdown(fd_, SHUT_WR); }
+  // Whether the other side closes within `timeout_ns` (reads and drops what comes).
+  bool closed_within(std::int64_t timeout_ns) {
+    const std::int64_t until = monotonic_ns() + timeout_ns;
+    char buffer[4096];
+    while (monotonic_ns() < until) {
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, 10) <= 0) continue;
+      const ssize_t n = recv(fd_, buffer, sizeof buffer, 0);
+      if (n <= 0) return true;
+    }
+    return false;
+  }
+  // The next frame from the other side within `timeout_ns`, undecoded frames kept.
+  std::optional<wire::Message> next_frame(std::int64_t timeout_ns) {
+    const std::int64_t until = monotonic_ns() + timeout_ns;
+    for (;;) {
+      const wire::DecodeResult result = wire::decode(in_);
+      if (result.status == wire::DecodeStatus::kMessage) {
+        in_.erase(in_.begin(), in_.begin() + static_cast<std::ptrdiff_t>(result.consumed_bytes));
+        return result.message;
+      }
+      if (result.status == wire::DecodeStatus::kInvalid || monotonic_ns() >= until) {
+        return std::nullopt;
+      }
+      pollfd p{fd_, POLLIN, 0};
+      if (poll(&p, 1, 10) <= 0) continue;
+      std::uint8_t buffer[4096];
+      const ssize_t n = recv(fd_, buffer, sizeof buffer, 0);
+      if (n <= 0) return std::nullopt;
+      in_.insert(in_.end(), buffer, buffer + n);
+    }
+  }
+  int fd() const { return fd_; }
+
+ private:
+  int fd_ = -1;
+  bool connected_ = false;
+  std::vector<std::uint8_t> in_;
+};
+
+inline wire::Hello hello_from(std::uint64_t session) {
+  wire::Hello hello;
+  hello.session = session;
+  hello.downlink_bps = 1'000'000'000;
+  hello.listen_port = 9;
+  hello.nonce = random_nonce();
+  return hello;
+}
+
+// The key of insecure_loopback_only endpoints (public: all zeros).
+inline JobKey loopback_key() { return JobKey{}; }
+
+class ScriptedPeer {
+ public:
+  ScriptedPeer(std::uint16_t port, std::uint64_t session, const JobKey& key = loopback_key())
+      : control_(port), session_(session), key_(key) {}
+
+  RawPeer& raw() { return control_; }
+  std::uint64_t session() const { return session_; }
+
+  // Hello, the other side's Hello and proof, our proof. True when the other
+  // side proved the key (it then expects ours; a wrong key fails there).
+  bool handshake() {
+    const wire::Hello mine = hello_from(session_);
+    control_.write(mine);
+    const auto theirs = control_.next_frame(2 * kNsPerSecond);
+    if (!theirs || !std::holds_alternative<wire::Hello>(*theirs)) return false;
+    crypto_ = std::make_unique<SessionCrypto>(key_, SessionCrypto::Role::kInitiator, frame(mine),
+                                              frame(*theirs));
+    const auto auth = control_.next_frame(2 * kNsPerSecond);
+    if (!auth || !std::holds_alternative<wire::Auth>(*auth)) return false;
+    control_.write(wire::Auth{crypto_->own_proof()});
+    return crypto_->verify_peer_proof(std::get<wire::Auth>(*auth).proof);
+  }
+  std::vector<std::uint8_t> sealed(const wire::Message& message) {
+    wire::Sealed sealed;
+    crypto_->seal(frame(message), sealed.bytes);
+    return frame(sealed);
+  }
+  void send(const wire::Message& message) { control_.write(sealed(message)); }
+  // The next sealed frame from the other side, opened.
+  std::optional<wire::Message> receive(std::int64_t timeout_ns) {
+    const auto outer = control_.next_frame(timeout_ns);
+    if (!outer || !std::holds_alternative<wire::Sealed>(*outer)) return std::nullopt;
+    std::vector<std::uint8_t> plain;
+    if (!crypto_->open(std::get<wire::Sealed>(*outer).bytes, plain)) return std::nullopt;
+    const wire::DecodeResult inner = wire::decode(plain);
+    if (inner.status != wire::DecodeStatus::kMessage) return std::nullopt;
+    return inner.message;
+  }
+  wire::DataOpen data_open(std::uint64_t flow, std::uint64_t size_bytes) const {
+    return {session_, flow, size_bytes, crypto_->own_flow_token(flow, size_bytes)};
+  }
+
+ private:
+  RawPeer control_;
+  std::uint64_t session_;
+  JobKey key_;
+  std::unique_ptr<SessionCrypto> crypto_;
+};
+
+}  // namespace safs::runtime::testing

@@ -1,0 +1,111 @@
+// The control protocol's cryptography: proofs verify under the job key only;
+// sealed frames open once, in order, on their own connection and direction;
+// flow tokens bind to one session; key files are read strictly.
+#include "runtime/security.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "runtime/wire.h"
+
+namespace safs::runtime {
+namespace {
+
+std::vector<std::uint8_t> hello_bytes(std::uint64_t session) {
+  wire::Hello hello;
+  hello.session = session;
+  hello.nonce = random_nonce();
+  std::vector<std::uint8_t> bytes;
+  wire::encode(hello, bytes);
+  return bytes;
+}
+
+JobKey key_of(std::uint8_t fill) {
+  JobKey key;
+  key.fill(fill);
+  return key;
+}
+
+struct Pair {
+  Pair(const JobKey& initiator_key, const JobKey& responder_key)
+      : a(hello_bytes(1)),
+        b(hello_bytes(2)),
+        initiator(initiator_key, SessionCrypto::Role::kInitiator, a, b),
+        responder(responder_key, SessionCrypto::Role::kResponder, a, b) {}
+  std::vector<std::uint8_t> a, b;
+  SessionCrypto initiator, responder;
+};
+
+TEST(Security, ProofsVerifyOnlyUnderTheSameJobKey) {
+  Pair same(key_of(1), key_of(1));
+  EXPECT_TRUE(same.responder.verify_peer_proof(same.initiator.own_proof()));
+  EXPECT_TRUE(same.initiator.verify_peer_proof(same.responder.own_proof()));
+  // Reflecting the other side's own proof back does not pass.
+  EXPECT_FALSE(same.initiator.verify_peer_proof(same.initiator.own_proof()));
+  Pair other(key_of(1), key_of(2));
+  EXPECT_FALSE(other.responder.verify_peer_proof(other.initiator.own_proof()));
+  // A proof recorded on one connection is worthless on the next (new nonces).
+  Pair next(key_of(1), key_of(1));
+  EXPECT_FALSE(next.responder.verify_peer_proof(same.initiator.own_proof()));
+}
+
+TEST(Security, SealedFramesOpenOnceInOrderAndOnlyTheirWay) {
+  Pair pair(key_of(3), key_of(3));
+  const std::vector<std::uint8_t> first = {1, 2, 3}, second = {4, 5};
+  std::vector<std::uint8_t> sealed_first, sealed_second, plain;
+  pair.initiator.seal(first, sealed_first);
+  pair.initiator.seal(second, sealed_second);
+  // Out of order fails, and so does the other direction.
+  EXPECT_FALSE(pair.responder.open(sealed_second, plain));
+  EXPECT_FALSE(pair.initiator.open(sealed_first, plain));
+  ASSERT_TRUE(pair.responder.open(sealed_first, plain));
+  EXPECT_EQ(plain, first);
+  EXPECT_FALSE(pair.responder.open(sealed_first, plain));  // a replay
+  std::vector<std::uint8_t> flipped = sealed_second;
+  flipped[0] ^= 1;
+  EXPECT_FALSE(pair.responder.open(flipped, plain));  // tampered
+  ASSERT_TRUE(pair.responder.open(sealed_second, plain));
+  EXPECT_EQ(plain, second);
+}
+
+TEST(Security, FlowTokensBindToTheSessionTheFlowAndItsSize) {
+  Pair pair(key_of(4), key_of(4));
+  const wire::Token token = pair.initiator.own_flow_token(7, 1000);
+  EXPECT_TRUE(pair.responder.verify_peer_flow_token(7, 1000, token));
+  EXPECT_FALSE(pair.responder.verify_peer_flow_token(8, 1000, token));
+  EXPECT_FALSE(pair.responder.verify_peer_flow_token(7, 1001, token));
+  EXPECT_FALSE(pair.initiator.verify_peer_flow_token(7, 1000, token));  // not the other way
+  Pair other(key_of(4), key_of(4));
+  EXPECT_FALSE(other.responder.verify_peer_flow_token(7, 1000, token));  // not another session
+}
+
+TEST(Security, KeyFilesMustBePrivateAndWellFormed) {
+  const std::string path = ::testing::TempDir() + "safs_job_key_test";
+  std::string error;
+  { std::ofstream(path) << std::string(64, 'a') << '\n'; }
+  chmod(path.c_str(), 0644);
+  EXPECT_FALSE(read_job_key_file(path, error));
+  EXPECT_NE(error.find("readable by group or others"), std::string::npos) << error;
+  chmod(path.c_str(), 0600);
+  const auto key = read_job_key_file(path, error);
+  ASSERT_TRUE(key) << error;
+  EXPECT_EQ((*key)[0], 0xaa);
+  { std::ofstream(path) << "short"; }
+  EXPECT_FALSE(read_job_key_file(path, error));
+  EXPECT_NE(error.find("64 hex digits"), std::string::npos) << error;
+  unlink(path.c_str());
+  setenv(kJobKeyVariable, std::string(64, 'b').c_str(), 1);
+  const auto from_env = job_key_from_environment(error);
+  unsetenv(kJobKeyVariable);
+  ASSERT_TRUE(from_env) << error;
+  EXPECT_EQ((*from_env)[31], 0xbb);
+}
+
+}  // namespace
+}  // namespace safs::runtime
