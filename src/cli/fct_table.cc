@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-#include <stdexcept>
 
+#include "console/bad_input.h"
 #include "metrics/summary.h"
 
 namespace safs::cli {
@@ -25,11 +25,11 @@ std::string size_text(std::uint64_t bytes) {
 // Completed flows' (size, slowdown) from a flows.csv.
 std::vector<std::pair<std::uint64_t, double>> read_flows(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open");
+  if (!in) throw console::BadInput(path + ": cannot open; expected a run's output directory");
   std::string line;
   std::getline(in, line);
   if (line.rfind("id,src,dst,size_bytes,start_s,finish_s,fct_s,ideal_fct_s,slowdown,", 0) != 0) {
-    throw std::runtime_error(path + ":1: not a safs-sim flows.csv header");
+    throw console::BadInput(path + ":1: not a safs-sim flows.csv header");
   }
   std::vector<std::pair<std::uint64_t, double>> flows;
   int line_no = 1;
@@ -39,8 +39,7 @@ std::vector<std::pair<std::uint64_t, double>> read_flows(const std::string& path
     std::stringstream fields(line);
     std::string field;
     while (std::getline(fields, field, ',')) f.push_back(field);
-    if (f.size() < 9)
-      throw std::runtime_error(path + ":" + std::to_string(line_no) + ": short row");
+    if (f.size() < 9) throw console::BadInput(path + ":" + std::to_string(line_no) + ": short row");
     if (f[8].empty()) continue;  // did not complete
     flows.emplace_back(std::stoull(f[3]), std::stod(f[8]));
   }
@@ -52,8 +51,11 @@ std::vector<std::pair<std::uint64_t, double>> read_flows(const std::string& path
 int fct_table(const std::vector<std::string>& dirs, const std::vector<std::uint64_t>& edges) {
   if (edges.empty() || !std::is_sorted(edges.begin(), edges.end()) ||
       std::adjacent_find(edges.begin(), edges.end()) != edges.end()) {
-    throw std::runtime_error("--buckets: give one or more increasing sizes in bytes");
+    throw console::BadInput("--buckets: give one or more increasing sizes in bytes");
   }
+  // Every input read before the table starts: a bad one prints no half table.
+  std::vector<std::vector<std::pair<std::uint64_t, double>>> runs;
+  for (const std::string& dir : dirs) runs.push_back(read_flows(dir + "/flows.csv"));
   std::printf("| run |");
   for (std::size_t b = 0; b <= edges.size(); ++b) {
     std::string label;
@@ -69,8 +71,9 @@ int fct_table(const std::vector<std::string>& dirs, const std::vector<std::uint6
   std::printf(" all: mean, p99 |\n|---|");
   for (std::size_t b = 0; b <= edges.size() + 1; ++b) std::printf("---:|");
   std::printf("\n");
-  for (const std::string& dir : dirs) {
-    const auto flows = read_flows(dir + "/flows.csv");
+  for (std::size_t r = 0; r < dirs.size(); ++r) {
+    const std::string& dir = dirs[r];
+    const auto& flows = runs[r];
     std::vector<std::vector<double>> buckets(edges.size() + 1);
     std::vector<double> all;
     for (const auto& [size, slowdown] : flows) {

@@ -1,5 +1,6 @@
 // safs-sim: run, sweep, validate and document scenario files.
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -8,7 +9,9 @@
 #include "cli/fct_table.h"
 #include "cli/option_suggestions.h"
 #include "cli/run_command.h"
+#include "cli/version.h"
 #include "console/bad_input.h"
+#include "console/scenario_file.h"
 #include "scenario/reference.h"
 #include "scenario/scenario.h"
 #include "sweep/sweep.h"
@@ -32,11 +35,32 @@ struct VerbosityFlags {
   }
 };
 
+// CLI11's own range checks print the type's limits (a 300-digit double).
+CLI::Validator number_at_least(double lowest, bool inclusive) {
+  const std::string bound = (inclusive ? ">= " : "> ") + CLI::detail::to_string(lowest);
+  const std::string wanted = "a number " + bound;
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        const bool in_range = inclusive ? value >= lowest : value > lowest;
+        if (end == text.c_str() || *end != '\0' || !in_range) {
+          return "expected " + wanted + ", got " + text;
+        }
+        return "";
+      },
+      "NUMBER " + bound);
+}
+const CLI::Validator kNonNegative = number_at_least(0, true);
+const CLI::Validator kPositive = number_at_least(0, false);
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"safs-sim: packet-level simulator for slack-aware flow scheduling"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", safs::cli::version_line(),
+                       "Print the version and source commit");
 
   safs::cli::RunOptions run_options;
   VerbosityFlags run_verbosity;
@@ -44,25 +68,30 @@ int main(int argc, char** argv) {
       app.add_subcommand("run", "Run a scenario and write flows.csv and summary.json");
   run_cmd->add_option("file", run_options.file, "Scenario file (TOML)")->required();
   run_cmd->add_option("--transport", run_options.transport, "Override transport.name");
-  run_cmd->add_option("--seed", run_options.seed, "Override simulation.seed")
-      ->check(CLI::NonNegativeNumber);
+  run_cmd->add_option("--seed", run_options.seed, "Override simulation.seed")->check(kNonNegative);
   run_cmd->add_option("--set", run_options.overrides, "Override any key: section.key=value")
       ->allow_extra_args(false);
-  run_cmd->add_option("--out", run_options.out_dir,
-                      "Output directory (default out/STEM-TRANSPORT)");
+  CLI::Option* run_out = run_cmd->add_option(
+      "--out", run_options.out_dir,
+      "Output directory, empty or new (default out/STEM-TRANSPORT-HASH, HASH of the file's text "
+      "and the overrides)");
+  run_cmd->add_flag("--force", run_options.force,
+                    "Reuse a non-empty --out: remove an earlier run's outputs there, nothing else");
   run_cmd
       ->add_option("--queue-sample-us", run_options.queue_sample_us,
                    "Also write queues.csv: switch queue depths every this many simulated us")
-      ->check(CLI::PositiveNumber);
-  run_cmd->add_option("--trace", run_options.trace.path,
-                      "Also write a Chrome trace-event JSON timeline (Perfetto) to this file");
+      ->check(kPositive);
+  run_cmd->add_option(
+      "--trace", run_options.trace.path,
+      "Also write a Chrome trace-event JSON timeline (Perfetto) to this file (checked before "
+      "the run; written after the results)");
   run_cmd
       ->add_option("--trace-from-ms", run_options.trace.from_ms,
                    "Trace only from this simulated time")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   run_cmd
       ->add_option("--trace-to-ms", run_options.trace.to_ms, "Trace only up to this simulated time")
-      ->check(CLI::NonNegativeNumber);
+      ->check(kNonNegative);
   run_cmd
       ->add_option("--trace-max-events", run_options.trace.max_events,
                    "At most this many trace events; the trace then ends early, marked truncated")
@@ -74,7 +103,7 @@ int main(int argc, char** argv) {
   run_cmd
       ->add_option("--trace-sample-us", run_options.trace.sample_us,
                    "Trace queue counters sampled every this many simulated us")
-      ->check(CLI::PositiveNumber)
+      ->check(kPositive)
       ->capture_default_str();
   run_verbosity.add_to(run_cmd);
 
@@ -83,7 +112,9 @@ int main(int argc, char** argv) {
   std::int64_t sweep_seed = -1;
   VerbosityFlags sweep_verbosity;
   CLI::App* sweep_cmd = app.add_subcommand(
-      "sweep", "Run a grid of points in parallel; skip finished ones; write one CSV");
+      "sweep",
+      "Run a grid of points in parallel; reuse finished ones run with the same scenario; "
+      "write one CSV. SIGINT/SIGTERM stop the running points and keep finished ones");
   sweep_cmd->add_option("file", sweep_options.file, "Scenario file (TOML), may have [sweep]")
       ->required();
   sweep_cmd
@@ -93,18 +124,19 @@ int main(int argc, char** argv) {
   sweep_cmd->add_option("--set", sweep_options.overrides, "Override a key in every point")
       ->allow_extra_args(false);
   sweep_cmd->add_option("--transport", sweep_transport, "Override transport.name");
-  sweep_cmd->add_option("--seed", sweep_seed, "Override simulation.seed")
-      ->check(CLI::NonNegativeNumber);
+  sweep_cmd->add_option("--seed", sweep_seed, "Override simulation.seed")->check(kNonNegative);
   sweep_cmd
       ->add_option("--metric", sweep_options.metrics,
                    "summary.json path for the CSV (repeatable; replaces sweep.metrics)")
       ->allow_extra_args(false);
-  sweep_cmd->add_option("--out", sweep_options.out_dir,
-                        "Output directory (default out/sweep-STEM)");
+  CLI::Option* sweep_out = sweep_cmd->add_option(
+      "--out", sweep_options.out_dir,
+      "Output directory (default out/sweep-STEM); finished points there are reused only if their "
+      "scenario and overrides are the same");
   sweep_cmd
       ->add_option("--jobs,-j", sweep_options.jobs,
                    "Points run at once (default: the cores, shared among MPI ranks on a host)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   sweep_verbosity.add_to(sweep_cmd);
 
   std::string validate_file;
@@ -143,25 +175,35 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
-    if (code != 0) safs::cli::suggest_options(app, argc, argv);
+    // A bad value (--seed -1) is not a mistyped option name.
+    if (code != 0 && dynamic_cast<const CLI::ValidationError*>(&e) == nullptr)
+      safs::cli::suggest_options(app, argc, argv);
     return code == 0 ? 0 : kExitBadInput;
   }
 
   try {
     if (*run_cmd) {
       run_options.verbosity = run_verbosity.level();
+      run_options.out_given = run_out->count() > 0;
+      run_options.command_line.assign(argv, argv + argc);
       return safs::cli::run(run_options);
     }
     if (*sweep_cmd) {
       sweep_options.overrides =
           safs::cli::all_overrides(sweep_options.overrides, sweep_transport, sweep_seed);
       sweep_options.verbosity = sweep_verbosity.level();
+      if (sweep_out->count() > 0 && sweep_options.out_dir.empty())
+        throw safs::console::BadInput("--out: empty; expected a directory");
       return safs::sweep::run_sweep(sweep_options);
     }
     if (*validate_cmd) {
+      safs::console::check_scenario_file(validate_file);
       const safs::ExperimentConfig config = safs::load_scenario(validate_file, validate_overrides);
-      std::printf("%s: ok (%d hosts, %zu flows, transport %s)\n", validate_file.c_str(),
+      const std::size_t points = safs::sweep::check_sweep_points(validate_file, validate_overrides);
+      std::printf("%s: ok (%d hosts, %zu flows, transport %s", validate_file.c_str(),
                   config.topology.num_hosts(), config.flows.size(), config.transport.c_str());
+      if (points > 1) std::printf("; %zu sweep points ok", points);
+      std::printf(")\n");
       return 0;
     }
     if (*reference_cmd) {

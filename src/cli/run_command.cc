@@ -7,8 +7,15 @@
 #include <memory>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "cli/queue_sampler.h"
+#include "cli/run_outputs.h"
+#include "cli/run_progress.h"
+#include "cli/version.h"
+#include "console/effective_scenario.h"
 #include "console/progress_line.h"
+#include "console/scenario_file.h"
 #include "experiment/inference_report.h"
 #include "experiment/report.h"
 #include "metrics/summary.h"
@@ -20,10 +27,6 @@ namespace safs::cli {
 
 namespace {
 
-// Often enough for a smooth bar at millions of events per second; rarely
-// enough that the check costs nothing measurable.
-constexpr std::uint64_t kEventsPerProgressCheck = 1 << 16;
-
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream buffer;
@@ -31,23 +34,15 @@ std::string read_file(const std::string& path) {
   return buffer.str();
 }
 
-// Simulated time against the stop_ms limit: a run that ends when its flows
-// are done finishes sooner, so the ETA is an upper bound.
-void install_progress(Experiment& experiment, console::ProgressLine& line) {
-  const auto start = std::chrono::steady_clock::now();
-  const double stop_s = ps_to_sec(experiment.config().stop_ps);
-  experiment.sim().set_progress_hook(kEventsPerProgressCheck, [&experiment, &line, start, stop_s] {
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double sim_s = ps_to_sec(experiment.sim().now());
-    const double events = static_cast<double>(experiment.sim().events_processed());
-    const double eta = sim_s > 0 ? wall * (stop_s - sim_s) / sim_s : 0;
-    char text[160];
-    std::snprintf(text, sizeof text, "%.3f of %.3f ms simulated, %.2f M events/s, ETA <= %s",
-                  sim_s * 1e3, stop_s * 1e3, wall > 0 ? events / wall / 1e6 : 0.0,
-                  console::duration_text(eta).c_str());
-    line.show(stop_s > 0 ? sim_s / stop_s : 0, text);
-  });
+std::string host_name() {
+  char name[256] = {};
+  return gethostname(name, sizeof name - 1) == 0 ? name : "unknown";
+}
+
+Provenance provenance_of(const RunOptions& o, const std::vector<std::string>& overrides,
+                         const console::EffectiveScenario& effective) {
+  return {o.command_line,  overrides,  effective.fingerprint(), effective.text_hash, version(),
+          source_commit(), host_name()};
 }
 
 void print_configuration(const ExperimentConfig& c) {
@@ -87,12 +82,17 @@ std::vector<std::string> all_overrides(const std::vector<std::string>& overrides
 }
 
 int run(const RunOptions& o) {
-  ExperimentConfig config = load_scenario(o.file, all_overrides(o.overrides, o.transport, o.seed));
-  std::string out_dir = o.out_dir;
-  if (out_dir.empty()) {
-    out_dir = "out/" + std::filesystem::path(o.file).stem().string() + "-" + config.transport;
-  }
-  std::filesystem::create_directories(out_dir);
+  const auto setup_start = std::chrono::steady_clock::now();
+  console::check_scenario_file(o.file);
+  const std::vector<std::string> overrides = all_overrides(o.overrides, o.transport, o.seed);
+  ExperimentConfig config = load_scenario(o.file, overrides);
+  const std::string scenario_text = read_file(o.file);
+  const console::EffectiveScenario effective(scenario_text, overrides);
+  const std::string out_dir =
+      o.out_given ? o.out_dir
+                  : default_output_dir(o.file, config.transport, effective.fingerprint());
+  prepare_output_dir(out_dir, o.force);
+  check_trace_path(o.trace.path);
   if (o.verbosity == console::Verbosity::kVerbose) print_configuration(config);
 
   Experiment experiment(std::move(config));
@@ -106,9 +106,10 @@ int run(const RunOptions& o) {
   std::unique_ptr<timeline::TimelineTrace> trace;
   if (!o.trace.path.empty())
     trace = std::make_unique<timeline::TimelineTrace>(experiment, samplers, o.trace);
+  const double setup_wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
   const double wall_s = experiment.run();
   progress.clear();
-  if (trace) trace->finish();
 
   write_flows_csv(experiment, out_dir + "/flows.csv");
   write_ops_csv(experiment, out_dir + "/ops.csv");
@@ -117,8 +118,11 @@ int run(const RunOptions& o) {
     write_requests_csv(*inference, out_dir + "/requests.csv");
     write_steps_csv(*inference, out_dir + "/steps.csv");
   }
-  // Last: a directory with summary.json holds a finished run (sweeps rely on it).
-  write_summary_json(experiment, {o.file, read_file(o.file), wall_s}, out_dir + "/summary.json");
+  // Last of the results: a directory with summary.json holds a finished run
+  // (sweeps rely on it). The trace comes after, so its failure loses no result.
+  RunInfo info{o.file, scenario_text, wall_s, setup_wall_s, provenance_of(o, overrides, effective)};
+  write_summary_json(experiment, info, out_dir + "/summary.json");
+  if (trace) trace->finish();
 
   const FlowSummary s = summarize(experiment.recorder().records(), experiment.sim().now());
   if (o.verbosity != console::Verbosity::kQuiet && experiment.inference() != nullptr) {
@@ -143,18 +147,20 @@ int run(const RunOptions& o) {
     if (r.spec.id < experiment.config().flows.size() && !r.complete()) ++unfinished_listed;
   }
   if (unfinished_listed > 0) {
-    std::fprintf(stderr, "warning: %zu flows did not complete by simulation.stop_ms\n",
-                 unfinished_listed);
+    std::fprintf(stderr, "warning: %s: %zu flows did not complete by simulation.stop_ms\n",
+                 out_dir.c_str(), unfinished_listed);
   }
   if (experiment.compute() != nullptr && !experiment.compute()->finished()) {
-    std::fprintf(stderr, "warning: the computation did not finish by simulation.stop_ms\n");
+    std::fprintf(stderr, "warning: %s: the computation did not finish by simulation.stop_ms\n",
+                 out_dir.c_str());
   }
   if (const InferenceDriver* inference = experiment.inference();
       inference && !inference->finished()) {
     std::fprintf(stderr,
-                 "warning: %zu of %u measured requests finished by simulation.stop_ms; TPOT "
+                 "warning: %s: %zu of %u measured requests finished by simulation.stop_ms; TPOT "
                  "covers only those\n",
-                 summarize_tpot(*inference).requests, inference->workload().measured_requests);
+                 out_dir.c_str(), summarize_tpot(*inference).requests,
+                 inference->workload().measured_requests);
   }
   return 0;
 }

@@ -1,6 +1,6 @@
 // `safs-sim run FILE`: one scenario, its outputs written to a directory. On
-// a terminal a progress bar shows on stderr while it runs; otherwise only a
-// final line is printed (nothing with --quiet).
+// a terminal a progress bar (run_progress.h) shows on stderr while it runs;
+// otherwise only a final line is printed (nothing with --quiet).
 #pragma once
 
 #include <cstdint>
@@ -17,9 +17,12 @@ struct RunOptions {
   std::string transport;
   std::int64_t seed = -1;
   std::vector<std::string> overrides;
-  std::string out_dir;
-  double queue_sample_us = 0;    // > 0: also write queues.csv
-  timeline::TraceOptions trace;  // a path: also write a timeline trace there
+  std::string out_dir;                    // empty: default_output_dir (see run_outputs.h)
+  bool out_given = false;                 // --out "" is an error, not the default
+  bool force = false;                     // replace an earlier run's files in out_dir
+  std::vector<std::string> command_line;  // for summary.json's provenance
+  double queue_sample_us = 0;             // > 0: also write queues.csv
+  timeline::TraceOptions trace;           // a path: also write a timeline trace there
   console::Verbosity verbosity = console::Verbosity::kNormal;
 };
 

@@ -190,7 +190,9 @@ void write_summary_json(Experiment& experiment, const RunInfo& info, const std::
   j["transport"] = config.transport;
   j["seed"] = config.seed;
   j["simulated_s"] = ps_to_sec(now);
-  j["wall_s"] = info.wall_seconds;
+  j["wall_s"] = info.setup_wall_seconds + info.wall_seconds;
+  j["setup_wall_s"] = info.setup_wall_seconds;
+  j["run_wall_s"] = info.wall_seconds;
   j["events"] = events;
   j["events_per_s"] = info.wall_seconds > 0 ? static_cast<double>(events) / info.wall_seconds : 0;
   j["peak_rss_mib"] = static_cast<double>(peak_rss_kib()) / 1024.0;
@@ -225,6 +227,15 @@ void write_summary_json(Experiment& experiment, const RunInfo& info, const std::
                           {"control_bytes", transport.control_bytes},
                           {"scheduling_packets", transport.scheduling_packets},
                           {"duplicate_packets", transport.duplicate_packets}};
+  const Provenance& p = info.provenance;
+  j["provenance"] = {{"tool_version", p.tool_version},
+                     {"source_commit", p.source_commit},
+                     {"command_line", p.command_line},
+                     {"host", p.host},
+                     {"scenario_fingerprint", p.scenario_fingerprint},
+                     {"scenario_text_hash", p.scenario_text_hash},
+                     {"overrides", p.overrides},
+                     {"effective", {{"transport", config.transport}, {"seed", config.seed}}}};
   write_file_atomically(path, j.dump(2) + "\n");
 }
 

@@ -4,15 +4,30 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "experiment/experiment.h"
 
 namespace safs {
 
+// Where a result came from, for summary.json's "provenance" (left out of
+// byte-identical comparisons: it names the host, the time and the command).
+struct Provenance {
+  std::vector<std::string> command_line;
+  std::vector<std::string> overrides;  // --set as given (--transport, --seed included)
+  std::string scenario_fingerprint;    // see console/effective_scenario.h
+  std::string scenario_text_hash;
+  std::string tool_version;
+  std::string source_commit;
+  std::string host;
+};
+
 struct RunInfo {
   std::string scenario_path;
   std::string scenario_text;  // echoed into summary.json
-  double wall_seconds = 0;
+  double wall_seconds = 0;    // the run alone
+  double setup_wall_seconds = 0;
+  Provenance provenance;
 };
 
 void write_flows_csv(const Experiment& experiment, const std::string& path);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -33,6 +34,42 @@ pid_t spawn(const PointJob& job) {
   return pid;
 }
 
+volatile std::sig_atomic_t stop_signal = 0;
+
+extern "C" void note_stop_signal(int signal) { stop_signal = signal; }
+
+// SIGINT and SIGTERM set stop_signal and interrupt waitpid (no SA_RESTART)
+// while the sweep's children run; the earlier handlers come back after.
+class StopSignals {
+ public:
+  StopSignals() {
+    stop_signal = 0;
+    struct sigaction action {};
+    action.sa_handler = note_stop_signal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &old_int_);
+    sigaction(SIGTERM, &action, &old_term_);
+  }
+  ~StopSignals() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+void stop_all(const std::map<pid_t, std::size_t>& running) {
+  for (const auto& [pid, index] : running) kill(pid, SIGTERM);
+  for (const auto& [pid, index] : running) {
+    while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
 PointOutcome outcome_of(int status) {
   if (WIFEXITED(status)) {
     const int code = WEXITSTATUS(status);
@@ -44,11 +81,16 @@ PointOutcome outcome_of(int status) {
 
 }  // namespace
 
-void run_point_processes(const std::vector<PointJob>& jobs, int parallel,
-                         const std::function<void(std::size_t, const PointOutcome&)>& on_done) {
+int run_point_processes(const std::vector<PointJob>& jobs, int parallel,
+                        const std::function<void(std::size_t, const PointOutcome&)>& on_done) {
+  const StopSignals signals;
   std::map<pid_t, std::size_t> running;
   std::size_t next = 0;
   while (next < jobs.size() || !running.empty()) {
+    if (stop_signal != 0) {
+      stop_all(running);
+      return stop_signal;
+    }
     while (next < jobs.size() && static_cast<int>(running.size()) < parallel) {
       running[spawn(jobs[next])] = next;
       ++next;
@@ -65,6 +107,7 @@ void run_point_processes(const std::vector<PointJob>& jobs, int parallel,
     running.erase(it);
     on_done(index, outcome_of(status));
   }
+  return 0;
 }
 
 std::string own_executable() { return std::filesystem::read_symlink("/proc/self/exe").string(); }

@@ -20,8 +20,11 @@ struct PointOutcome {
 };
 
 // Runs every job; `on_done(index, outcome)` is called as each one ends.
-void run_point_processes(const std::vector<PointJob>& jobs, int parallel,
-                         const std::function<void(std::size_t, const PointOutcome&)>& on_done);
+// SIGINT or SIGTERM while they run stops the running children (SIGTERM, then
+// waits for each) and starts no more; the return value is that signal, or 0
+// once every job has ended. Finished points are left as they are.
+int run_point_processes(const std::vector<PointJob>& jobs, int parallel,
+                        const std::function<void(std::size_t, const PointOutcome&)>& on_done);
 
 // This executable's path (/proc/self/exe), to start copies of it.
 std::string own_executable();

@@ -34,7 +34,10 @@ const nlohmann::ordered_json* lookup(const nlohmann::ordered_json& root,
 
 namespace {
 
-constexpr std::array<const char*, 3> kWallClockKeys = {"wall_s", "events_per_s", "peak_rss_mib"};
+// Measurements of the machine rather than the simulation, and provenance
+// (host, command line): they differ from run to run.
+constexpr std::array<const char*, 6> kWallClockKeys = {
+    "wall_s", "setup_wall_s", "run_wall_s", "events_per_s", "peak_rss_mib", "provenance"};
 
 void collect(const nlohmann::ordered_json& node, const std::string& path,
              std::vector<std::pair<std::string, nlohmann::ordered_json>>& out) {

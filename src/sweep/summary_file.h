@@ -18,7 +18,8 @@ const nlohmann::ordered_json* lookup(const nlohmann::ordered_json& root,
                                      const std::string& dotted_path);
 
 // Every number and boolean outside lists, by dotted path in document order,
-// without the wall-clock measurements (they differ from run to run).
+// without the wall-clock measurements and provenance (they differ from run
+// to run).
 std::vector<std::pair<std::string, nlohmann::ordered_json>> numeric_leaves(
     const nlohmann::ordered_json& root);
 

@@ -9,12 +9,16 @@
 #include <nlohmann/json.hpp>
 
 #include "console/bad_input.h"
+#include "console/effective_scenario.h"
 #include "console/progress_line.h"
+#include "console/scenario_file.h"
 #include "experiment/report.h"
 #include "scenario/scenario.h"
+#include "scenario/suggest.h"
 #include "scenario/sweep_spec.h"
 #include "sweep/point_processes.h"
 #include "sweep/ranks.h"
+#include "sweep/summary_file.h"
 #include "sweep/sweep_csv.h"
 #include "sweep/sweep_grid.h"
 
@@ -31,31 +35,95 @@ struct Plan {
   std::string out_dir;
 };
 
-std::vector<std::string> point_overrides(const SweepOptions& o, const SweepPoint& p) {
-  std::vector<std::string> overrides = o.overrides;
+std::vector<std::string> point_overrides(const std::vector<std::string>& every_point,
+                                         const SweepPoint& p) {
+  std::vector<std::string> overrides = every_point;
   for (const Assignment& a : p.assignments) overrides.push_back(a.override_text());
   return overrides;
 }
 
-// Every point is checked before any runs, so a typo fails fast (exit 2).
-Plan make_plan(const SweepOptions& o) {
-  const SweepSpec spec = load_sweep_spec(o.file);
+std::vector<GridAxis> plan_axes(const std::string& file, const std::vector<std::string>& grid) {
+  const SweepSpec spec = load_sweep_spec(file);
   std::vector<GridAxis> file_axes, cli_axes;
   for (const std::string& text : spec.grid) file_axes.push_back(parse_axis(text));
-  for (const std::string& text : o.grid) cli_axes.push_back(parse_axis(text));
-  Plan plan;
-  plan.axes = merge_axes(file_axes, cli_axes);
-  plan.points = expand_grid(plan.axes);
-  plan.metrics = o.metrics.empty() ? spec.metrics : o.metrics;
-  plan.out_dir = o.out_dir.empty() ? "out/sweep-" + fs::path(o.file).stem().string() : o.out_dir;
-  for (const SweepPoint& p : plan.points) {
+  for (const std::string& text : grid) cli_axes.push_back(parse_axis(text));
+  check_distinct_keys(file_axes, file + ": [sweep] grid");
+  check_distinct_keys(cli_axes, "--grid");
+  return merge_axes(file_axes, cli_axes);
+}
+
+void check_points(const std::string& file, const std::vector<std::string>& overrides,
+                  const std::vector<SweepPoint>& points) {
+  for (const SweepPoint& p : points) {
     try {
-      load_scenario(o.file, point_overrides(o, p));
+      load_scenario(file, point_overrides(overrides, p));
     } catch (const ScenarioError& e) {
       throw ScenarioError("point " + p.name + ": " + e.what());
     }
   }
+}
+
+// Every point is checked before any runs, so a typo fails fast (exit 2).
+Plan make_plan(const SweepOptions& o) {
+  console::check_scenario_file(o.file);
+  Plan plan;
+  plan.axes = plan_axes(o.file, o.grid);
+  plan.points = expand_grid(plan.axes);
+  plan.metrics = o.metrics.empty() ? load_sweep_spec(o.file).metrics : o.metrics;
+  plan.out_dir = o.out_dir.empty() ? "out/sweep-" + fs::path(o.file).stem().string() : o.out_dir;
+  check_points(o.file, o.overrides, plan.points);
   return plan;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A finished point is reused only if it ran the scenario this sweep would
+// run: same file text, same overrides (in summary.json's provenance).
+bool reusable(const fs::path& summary_path, const SweepPoint& point,
+              const console::EffectiveScenario& wanted) {
+  if (!fs::exists(summary_path)) return false;
+  const nlohmann::ordered_json summary = read_summary(summary_path.string());
+  const nlohmann::ordered_json* text_hash = lookup(summary, "provenance.scenario_text_hash");
+  const nlohmann::ordered_json* overrides = lookup(summary, "provenance.overrides");
+  const std::string redo =
+      "; delete " + summary_path.parent_path().string() + " or sweep into another --out";
+  if (text_hash == nullptr || overrides == nullptr || !text_hash->is_string() ||
+      !overrides->is_array()) {
+    throw console::BadInput("point " + point.name + ": finished, but " + summary_path.string() +
+                            " does not record its scenario (an older safs-sim?)" + redo);
+  }
+  console::EffectiveScenario was;
+  was.text_hash = text_hash->get<std::string>();
+  was.overrides = overrides->get<std::vector<std::string>>();
+  const std::string difference = console::first_difference(was, wanted);
+  if (!difference.empty()) {
+    throw console::BadInput("point " + point.name + ": finished with another scenario (" +
+                            difference + ")" + redo);
+  }
+  return true;
+}
+
+// A --metric or sweep.metrics path that no finished point's summary.json has.
+void check_metrics(const std::vector<std::string>& metrics, const std::vector<PointRow>& rows,
+                   const std::string& some_summary) {
+  if (rows.empty()) return;
+  for (const std::string& metric : metrics) {
+    bool found = false;
+    for (const PointRow& row : rows) {
+      for (const auto& [column, value] : row.metrics)
+        found = found || (column == metric && !value.empty());
+    }
+    if (found) continue;
+    std::vector<std::string> known;
+    for (const auto& [path, value] : numeric_leaves(read_summary(some_summary)))
+      known.push_back(path);
+    throw console::BadInput("--metric " + metric + ": no value at that path in summary.json" +
+                            did_you_mean(metric, known) +
+                            " (the points are kept: rerun with the right metric)");
+  }
 }
 
 int default_jobs(const RankInfo& ranks) {
@@ -79,13 +147,18 @@ struct RankResult {
   std::size_t ran = 0, skipped = 0;
   std::vector<std::string> failed;
   std::vector<PointRow> rows;
+  int stop_signal = 0;
 };
 
 nlohmann::json encode(const RankResult& r) {
   nlohmann::json rows = nlohmann::json::array();
   for (const PointRow& row : r.rows)
     rows.push_back({{"point", row.point}, {"metrics", row.metrics}});
-  return {{"ran", r.ran}, {"skipped", r.skipped}, {"failed", r.failed}, {"rows", rows}};
+  return {{"ran", r.ran},
+          {"skipped", r.skipped},
+          {"failed", r.failed},
+          {"rows", rows},
+          {"stop_signal", r.stop_signal}};
 }
 
 void add_decoded(const std::string& text, RankResult& total) {
@@ -93,6 +166,7 @@ void add_decoded(const std::string& text, RankResult& total) {
   total.ran += j["ran"].get<std::size_t>();
   total.skipped += j["skipped"].get<std::size_t>();
   for (const auto& f : j["failed"]) total.failed.push_back(f.get<std::string>());
+  total.stop_signal = std::max(total.stop_signal, j["stop_signal"].get<int>());
   for (const auto& row : j["rows"]) {
     total.rows.push_back({row["point"].get<std::size_t>(),
                           row["metrics"].get<std::vector<std::pair<std::string, std::string>>>()});
@@ -102,11 +176,14 @@ void add_decoded(const std::string& text, RankResult& total) {
 // Runs this rank's share of the points that have no summary.json yet.
 RankResult run_share(const SweepOptions& o, const Plan& plan, const RankInfo& ranks) {
   RankResult result;
+  const std::string scenario_text = read_text(o.file);
   std::vector<std::size_t> to_run;
   for (std::size_t i = static_cast<std::size_t>(ranks.rank); i < plan.points.size();
        i += static_cast<std::size_t>(ranks.size)) {
     const fs::path dir = fs::path(plan.out_dir) / plan.points[i].name;
-    if (fs::exists(dir / "summary.json")) {
+    if (reusable(dir / "summary.json", plan.points[i],
+                 console::EffectiveScenario(scenario_text,
+                                            point_overrides(o.overrides, plan.points[i])))) {
       ++result.skipped;
       if (o.verbosity == console::Verbosity::kVerbose) {
         std::fprintf(stderr, "%s: done before, skipped\n", plan.points[i].name.c_str());
@@ -122,8 +199,10 @@ RankResult run_share(const SweepOptions& o, const Plan& plan, const RankInfo& ra
   std::vector<PointJob> jobs;
   for (const std::size_t i : to_run) {
     const std::string dir = (fs::path(plan.out_dir) / plan.points[i].name).string();
-    PointJob job{{self, "run", o.file, "--out", dir, "--quiet"}, dir + "/run.log"};
-    for (const std::string& s : point_overrides(o, plan.points[i])) {
+    // --force: the directory holds point.txt and run.log, and maybe an
+    // unfinished run's files, which the new run replaces.
+    PointJob job{{self, "run", o.file, "--out", dir, "--force", "--quiet"}, dir + "/run.log"};
+    for (const std::string& s : point_overrides(o.overrides, plan.points[i])) {
       job.argv.push_back("--set");
       job.argv.push_back(s);
     }
@@ -134,31 +213,33 @@ RankResult run_share(const SweepOptions& o, const Plan& plan, const RankInfo& ra
   const auto start = std::chrono::steady_clock::now();
   std::size_t done = 0;
   progress.show(0, "0/" + std::to_string(jobs.size()) + " points");
-  run_point_processes(jobs, parallel, [&](std::size_t j, const PointOutcome& outcome) {
-    const SweepPoint& point = plan.points[to_run[j]];
-    ++done;
-    if (outcome.ok) {
-      ++result.ran;
-    } else {
-      result.failed.push_back(point.name);
-      progress.clear();
-      std::fprintf(stderr, "%s: failed (%s); its log, %s, ends:\n%s", point.name.c_str(),
-                   outcome.status.c_str(), jobs[j].log_path.c_str(),
-                   last_lines(jobs[j].log_path, 5).c_str());
-    }
-    if (o.verbosity == console::Verbosity::kVerbose && outcome.ok) {
-      progress.clear();
-      std::fprintf(stderr, "%s: done\n", point.name.c_str());
-    }
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double eta =
-        elapsed / static_cast<double>(done) * static_cast<double>(jobs.size() - done);
-    progress.show(static_cast<double>(done) / static_cast<double>(jobs.size()),
-                  std::to_string(done) + "/" + std::to_string(jobs.size()) + " points, ETA " +
-                      console::duration_text(eta));
-  });
+  result.stop_signal =
+      run_point_processes(jobs, parallel, [&](std::size_t j, const PointOutcome& outcome) {
+        const SweepPoint& point = plan.points[to_run[j]];
+        ++done;
+        if (outcome.ok) {
+          ++result.ran;
+        } else {
+          result.failed.push_back(point.name);
+          progress.clear();
+          std::fprintf(stderr, "%s: failed (%s); its log, %s, ends:\n%s", point.name.c_str(),
+                       outcome.status.c_str(), jobs[j].log_path.c_str(),
+                       last_lines(jobs[j].log_path, 5).c_str());
+        }
+        if (o.verbosity == console::Verbosity::kVerbose && outcome.ok) {
+          progress.clear();
+          std::fprintf(stderr, "%s: done\n", point.name.c_str());
+        }
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double eta =
+            elapsed / static_cast<double>(done) * static_cast<double>(jobs.size() - done);
+        progress.show(static_cast<double>(done) / static_cast<double>(jobs.size()),
+                      std::to_string(done) + "/" + std::to_string(jobs.size()) + " points, ETA " +
+                          console::duration_text(eta));
+      });
   progress.clear();
+  if (result.stop_signal != 0) return result;
 
   for (std::size_t i = static_cast<std::size_t>(ranks.rank); i < plan.points.size();
        i += static_cast<std::size_t>(ranks.size)) {
@@ -185,6 +266,19 @@ int run_sweep(const SweepOptions& o) {
 
   RankResult total;
   for (const std::string& text : gathered) add_decoded(text, total);
+  if (total.stop_signal != 0) {
+    std::fprintf(stderr,
+                 "sweep: stopped by signal %d; its running points were stopped, the %zu finished "
+                 "are kept (rerun the same command to go on)\n",
+                 total.stop_signal, total.skipped + total.ran);
+    return 128 + total.stop_signal;
+  }
+  if (!total.rows.empty()) {
+    const PointRow& first = total.rows.front();
+    check_metrics(
+        plan.metrics, total.rows,
+        (fs::path(plan.out_dir) / plan.points[first.point].name / "summary.json").string());
+  }
   const std::string csv_path = (fs::path(plan.out_dir) / "sweep.csv").string();
   write_file_atomically(csv_path, combined_csv(plan.axes, plan.points, total.rows));
   if (o.verbosity != console::Verbosity::kQuiet) {
@@ -197,6 +291,12 @@ int run_sweep(const SweepOptions& o) {
                 console::duration_text(wall).c_str(), csv_path.c_str());
   }
   return total.failed.empty() ? 0 : 1;
+}
+
+std::size_t check_sweep_points(const std::string& file, const std::vector<std::string>& overrides) {
+  const std::vector<SweepPoint> points = expand_grid(plan_axes(file, {}));
+  check_points(file, overrides, points);
+  return points.size();
 }
 
 }  // namespace safs::sweep

@@ -5,6 +5,7 @@
 // writes the CSV.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,11 @@ struct SweepOptions {
   console::Verbosity verbosity = console::Verbosity::kNormal;
 };
 
+// Returns 0, 1 if a point failed, or 128 + the signal that stopped it.
 int run_sweep(const SweepOptions& options);
+
+// The [sweep] grid of `file` checked as `sweep` checks it before running:
+// every point must load (overrides applied). Returns the number of points.
+std::size_t check_sweep_points(const std::string& file, const std::vector<std::string>& overrides);
 
 }  // namespace safs::sweep

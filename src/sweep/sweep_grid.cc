@@ -77,6 +77,17 @@ GridAxis parse_axis(const std::string& text) {
   return axis;
 }
 
+void check_distinct_keys(const std::vector<GridAxis>& axes, const std::string& where) {
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (axes[i].key == axes[j].key) {
+        throw console::BadInput(where + ": key " + axes[i].key +
+                                " given twice; give its values once, as key=v1,v2,...");
+      }
+    }
+  }
+}
+
 std::vector<GridAxis> merge_axes(std::vector<GridAxis> axes, const std::vector<GridAxis>& later) {
   for (const GridAxis& axis : later) {
     bool replaced = false;

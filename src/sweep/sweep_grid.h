@@ -27,6 +27,10 @@ struct SweepPoint {
 // "key=v1,v2"; commas inside [...] or "..." do not split. Throws BadInput.
 GridAxis parse_axis(const std::string& text);
 
+// Throws BadInput naming `where` if two axes have the same key (the first
+// would silently be lost).
+void check_distinct_keys(const std::vector<GridAxis>& axes, const std::string& where);
+
 // `later` axes replace earlier ones with the same key (the command line over
 // the file) and are appended otherwise.
 std::vector<GridAxis> merge_axes(std::vector<GridAxis> axes, const std::vector<GridAxis>& later);

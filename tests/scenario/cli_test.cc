@@ -7,37 +7,19 @@
 #include <fstream>
 #include <sstream>
 
-#include <sys/wait.h>
+#include "support/cli_run.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code;
-  std::string output;
-};
+using Result = safs::testing::CliResult;
+using safs::testing::contains;
+using safs::testing::read_text;
+using safs::testing::run_cli;
+using safs::testing::write_temp;
 
-Result run_cli(const std::string& args) {
-  // ctest runs tests in parallel: one log per test.
-  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  const fs::path log = fs::temp_directory_path() / ("safs-cli-" + test + ".log");
-  const std::string command =
-      std::string(SAFS_SIM_PATH) + " " + args + " >" + log.string() + " 2>&1";
-  const int status = std::system(command.c_str());
-  std::ifstream in(log);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text.str()};
-}
-
-fs::path write_temp(const std::string& name, const std::string& text) {
-  const fs::path path = fs::temp_directory_path() / name;
-  std::ofstream(path) << text;
-  return path;
-}
-
-const char* kSmall = "[topology]\nhosts = 3\n[[flows]]\nsrc = 1\ndst = 0\nsize_bytes = 100000\n";
+const char* const kSmall = safs::testing::kSmallScenario;
 
 TEST(Cli, RunWritesSummaryAndFlows) {
   const fs::path scenario = write_temp("safs-cli-small.toml", kSmall);
@@ -104,17 +86,6 @@ TEST(Cli, ValidateAcceptsAGoodFile) {
   EXPECT_NE(r.output.find("ok (3 hosts, 1 flows"), std::string::npos) << r.output;
 }
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 TEST(Cli, UnknownSetKeySuggestsTheClosest) {
   const fs::path scenario = write_temp("safs-cli-set.toml", kSmall);
   const Result r = run_cli("validate " + scenario.string() + " --set topolgy.link_gbps=10");
@@ -142,6 +113,8 @@ TEST(Cli, QueueSamplingLeavesResultsIdentical) {
   const fs::path scenario = write_temp("safs-cli-queues.toml", kSmall);
   const fs::path plain = fs::temp_directory_path() / "safs-cli-plain";
   const fs::path sampled = fs::temp_directory_path() / "safs-cli-sampled";
+  fs::remove_all(plain);
+  fs::remove_all(sampled);
   ASSERT_EQ(run_cli("run " + scenario.string() + " --quiet --out " + plain.string()).exit_code, 0);
   const Result r = run_cli("run " + scenario.string() + " --verbose --queue-sample-us 1 --out " +
                            sampled.string());
@@ -156,6 +129,7 @@ TEST(Cli, QueueSamplingLeavesResultsIdentical) {
 TEST(Cli, QuietRunPrintsNothing) {
   const fs::path scenario = write_temp("safs-cli-quiet.toml", kSmall);
   const fs::path out = fs::temp_directory_path() / "safs-cli-quiet";
+  fs::remove_all(out);
   const Result r = run_cli("run " + scenario.string() + " --quiet --out " + out.string());
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.output, "");
@@ -218,6 +192,27 @@ TEST(Cli, CompareShowsRatiosToABaselineTransport) {
   EXPECT_TRUE(contains(r.output, "| dctcp | ")) << r.output;
   EXPECT_TRUE(contains(r.output, "(1.00x) |")) << r.output;
   EXPECT_EQ(run_cli("compare " + out.string() + " --baseline dctpc").exit_code, 2);
+}
+
+}  // namespace
+
+namespace {
+
+// On a terminal (a pseudo-terminal from script(1) here) the bar counts what
+// ends the run: the listed flows, not simulated time against stop_ms.
+TEST(Cli, ProgressCountsTheFlowsThatEndTheRun) {
+  if (!fs::exists("/usr/bin/script")) GTEST_SKIP() << "needs script(1) for a terminal";
+  const fs::path scenario = write_temp("safs-cli-progress.toml", kSmall);
+  const fs::path out = fs::temp_directory_path() / "safs-cli-progress";
+  const fs::path log = fs::temp_directory_path() / "safs-cli-progress.log";
+  fs::remove_all(out);
+  const std::string command = "/usr/bin/script -qec '" + std::string(SAFS_SIM_PATH) + " run " +
+                              scenario.string() + " --set flows[0].size_bytes=300000000 --out " +
+                              out.string() + "' /dev/null >" + log.string() + " 2>&1";
+  ASSERT_EQ(std::system(command.c_str()), 0) << read_text(log);
+  const std::string text = read_text(log);
+  EXPECT_TRUE(contains(text, "0 of 1 flows, ")) << text;
+  EXPECT_FALSE(contains(text, "ms simulated, ETA <=")) << text;
 }
 
 }  // namespace

@@ -24,7 +24,7 @@ const std::string kAfd = std::string(SAFS_SOURCE_DIR) + "/scenarios/paper/afd-16
 // transfers, one background flow into every stage host.
 const std::string kTinyPipeline =
     kZb +
-    " --quiet --set pipeline.microbatches=4 --set pipeline.forward_ms=0.1"
+    " --quiet --force --set pipeline.microbatches=4 --set pipeline.forward_ms=0.1"
     " --set pipeline.backward_ms=0.1 --set pipeline.weight_ms=0.1 --set pipeline.hidden=1024"
     " --set pipeline.background_flows_per_stage=1 --set topology.hosts=8";
 
@@ -48,10 +48,13 @@ std::string read_text(const fs::path& path) {
   return text.str();
 }
 
-// summary.json without what depends on the machine rather than the run.
+// summary.json without what depends on the machine or the command line
+// rather than the run.
 std::string summary_without_wall(const fs::path& path) {
   json summary = json::parse(read_text(path));
-  for (const char* key : {"wall_s", "events_per_s", "peak_rss_mib"}) summary.erase(key);
+  for (const char* key :
+       {"wall_s", "setup_wall_s", "run_wall_s", "events_per_s", "peak_rss_mib", "provenance"})
+    summary.erase(key);
   return summary.dump(1);
 }
 
@@ -178,7 +181,7 @@ TEST(TraceCli, WindowAndCapBoundTheTrace) {
 TEST(TraceCli, InferenceTraceHasTheOpsOfEveryStep) {
   const fs::path trace = temp("trace.json");
   ASSERT_EQ(run_cli("run " + kAfd +
-                    " --quiet --set inference.attention_instances=2"
+                    " --quiet --force --set inference.attention_instances=2"
                     " --set inference.ffn_instances=1 --set inference.layers=2"
                     " --set inference.measured_requests=5 --set inference.warmup_requests=1"
                     " --set inference.prefill_hosts=0 --set inference.bulk_hosts=0"

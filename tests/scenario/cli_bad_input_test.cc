@@ -1,0 +1,91 @@
+// Bad input on safs-sim's command line: each case exits 2 with a message
+// naming the option or file and what was expected, and never blocks or
+// prints a half result.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <filesystem>
+
+#include "support/cli_run.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+using namespace safs::testing;  // run_cli and its helpers
+
+const char* const kSmall = kSmallScenario;
+
+void expect_bad_input(const CliResult& r, const std::string& message) {
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, message)) << r.output;
+}
+
+TEST(CliBadInput, ScenarioThatIsNotARegularFile) {
+  const std::string dir = fs::temp_directory_path().string();
+  expect_bad_input(run_cli("run " + dir), dir + ": a directory; expected a scenario file");
+  expect_bad_input(run_cli("validate /dev/null"), "/dev/null: a character device");
+  const fs::path fifo = fs::temp_directory_path() / "safs-bad-input.fifo";
+  fs::remove(fifo);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  // Opening a FIFO with no writer blocks; the check must not open it.
+  expect_bad_input(run_cli("validate " + fifo.string()), ": a FIFO");
+  expect_bad_input(run_cli("sweep " + fifo.string()), ": a FIFO");
+}
+
+TEST(CliBadInput, EmptyScenario) {
+  const fs::path empty = write_temp("safs-bad-input-empty.toml", "\n  \n");
+  expect_bad_input(run_cli("validate " + empty.string()), "empty; expected a scenario file");
+  expect_bad_input(run_cli("run " + empty.string()), "empty; expected a scenario file");
+}
+
+TEST(CliBadInput, SeedOutOfRangeGivesTheRangeNotItsLimits) {
+  const fs::path scenario = write_temp("safs-bad-input-seed.toml", kSmall);
+  const CliResult r = run_cli("run " + scenario.string() + " --seed -1");
+  expect_bad_input(r, "--seed: expected a number >= 0, got -1");
+  EXPECT_LT(r.output.size(), 200u) << r.output;
+}
+
+TEST(CliBadInput, SweepGridKeyGivenTwice) {
+  const fs::path scenario = write_temp("safs-bad-input-grid.toml", kSmall);
+  expect_bad_input(run_cli("sweep " + scenario.string() +
+                           " --grid topology.link_gbps=10 --grid topology.link_gbps=25"),
+                   "--grid: key topology.link_gbps given twice");
+}
+
+TEST(CliBadInput, ValidateChecksTheSweepGrid) {
+  const fs::path scenario =
+      write_temp("safs-bad-input-sweep.toml",
+                 std::string(kSmall) + "[sweep]\ngrid = [\"topology.link_gbps=10,-5\"]\n");
+  expect_bad_input(run_cli("validate " + scenario.string()), "point link_gbps=-5");
+}
+
+TEST(CliBadInput, SweepMetricTypoNamesTheClosest) {
+  const fs::path scenario = write_temp("safs-bad-input-metric.toml", kSmall);
+  const fs::path out = fs::temp_directory_path() / "safs-bad-input-metric";
+  fs::remove_all(out);
+  expect_bad_input(run_cli("sweep " + scenario.string() + " --quiet --metric flows.fct_mean_z " +
+                           "--out " + out.string()),
+                   "--metric flows.fct_mean_z: no value at that path in summary.json; did you "
+                   "mean 'flows.fct_mean_s'?");
+}
+
+TEST(CliBadInput, FctOfAMissingDirectoryPrintsNoTable) {
+  const CliResult r = run_cli("fct /nonexistent-run-dir");
+  expect_bad_input(r, "/nonexistent-run-dir/flows.csv: cannot open");
+  EXPECT_FALSE(contains(r.output, "| run |")) << r.output;
+}
+
+TEST(CliBadInput, QuietWarningsNameTheirRun) {
+  const fs::path scenario = write_temp("safs-bad-input-warn.toml",
+                                       std::string(kSmall) + "[simulation]\nstop_ms = 0.001\n");
+  const fs::path out = fs::temp_directory_path() / "safs-bad-input-warn";
+  fs::remove_all(out);
+  const CliResult r = run_cli("run " + scenario.string() + " --quiet --out " + out.string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "warning: " + out.string() + ": 1 flows did not complete"))
+      << r.output;
+}
+
+}  // namespace

@@ -1,0 +1,55 @@
+// Running safs-sim from a test as a user would: its exit code and everything
+// it printed (stdout and stderr together).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <sys/wait.h>
+
+namespace safs::testing {
+
+// One 100 kB flow on three hosts: a run that takes milliseconds.
+inline constexpr const char* kSmallScenario =
+    "[topology]\nhosts = 3\n[[flows]]\nsrc = 1\ndst = 0\nsize_bytes = 100000\n";
+
+struct CliResult {
+  int exit_code;
+  std::string output;
+};
+
+inline std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// `args` is passed to the shell after the binary's path.
+inline CliResult run_cli(const std::string& args) {
+  // ctest runs tests in parallel: one log per test.
+  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  const std::filesystem::path log =
+      std::filesystem::temp_directory_path() / ("safs-cli-" + test + ".log");
+  const std::string command =
+      std::string(SAFS_SIM_PATH) + " " + args + " >" + log.string() + " 2>&1";
+  const int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(log)};
+}
+
+inline std::filesystem::path write_temp(const std::string& name, const std::string& text) {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+}  // namespace safs::testing
