@@ -36,10 +36,13 @@ fresh() {
   if [[ ${SAFS_RESUME:-0} != 1 ]]; then rm -rf "$1"; fi
 }
 
-# Prints each line of a run's messages prefixed with the run's directory.
+# Prints each line of a run's messages prefixed with the run's directory,
+# unless safs-sim already named it (its warnings start with the directory).
 attribute() {  # dir, text
   local line
-  [[ -z $2 ]] || while IFS= read -r line; do echo "$1: $line"; done <<<"$2" >&2
+  [[ -z $2 ]] || while IFS= read -r line; do
+    if [[ $line == "$1"* ]]; then echo "$line"; else echo "$1: $line"; fi
+  done <<<"$2" >&2
 }
 
 # run_one DIR ARGS...: safs-sim run ARGS --out DIR, in a fresh DIR.
