@@ -11,12 +11,15 @@
 #include <functional>
 #include <memory>
 
-#include "engine/simulator.h"
-#include "net/network.h"
-#include "net/packet_pool.h"
+#include "base/time.h"
 #include "transport/flow.h"
 
 namespace safs {
+
+// Only referenced here; a transport includes what it uses.
+class Network;
+class PacketPool;
+class Simulator;
 
 class FlowObserver {
  public:
