@@ -75,39 +75,48 @@ bool is_loopback(const std::string& host) {
   return IN6_IS_ADDR_V4MAPPED(&v6) && v6.s6_addr[12] == 127;
 }
 
-int listen_tcp(const PeerAddress& address, int backlog) {
-  const auto resolved = resolve_numeric(address);
+namespace {
+
+// A non-blocking TCP socket for `address`, or -1 with errno set (EINVAL for
+// an address that is not numeric).
+int tcp_socket_for(const PeerAddress& address, std::optional<SocketAddress>& resolved) {
+  resolved = resolve_numeric(address);
   if (!resolved) {
     errno = EINVAL;
     return -1;
   }
-  const int fd = socket(resolved->storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  return socket(resolved->storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+}
+
+// Closes `fd` keeping errno, and returns -1.
+int fail_closing(int fd) {
+  const int saved = errno;
+  close(fd);
+  errno = saved;
+  return -1;
+}
+
+}  // namespace
+
+int listen_tcp(const PeerAddress& address, int backlog) {
+  std::optional<SocketAddress> resolved;
+  const int fd = tcp_socket_for(address, resolved);
   if (fd < 0) return -1;
   set_flag(fd, SOL_SOCKET, SO_REUSEADDR, 1);
   if (bind(fd, reinterpret_cast<const sockaddr*>(&resolved->storage), resolved->length) != 0 ||
       listen(fd, backlog) != 0) {
-    const int saved = errno;
-    close(fd);
-    errno = saved;
-    return -1;
+    return fail_closing(fd);
   }
   return fd;
 }
 
 int connect_tcp(const PeerAddress& address) {
-  const auto resolved = resolve_numeric(address);
-  if (!resolved) {
-    errno = EINVAL;
-    return -1;
-  }
-  const int fd = socket(resolved->storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  std::optional<SocketAddress> resolved;
+  const int fd = tcp_socket_for(address, resolved);
   if (fd < 0) return -1;
   if (connect(fd, reinterpret_cast<const sockaddr*>(&resolved->storage), resolved->length) != 0 &&
       errno != EINPROGRESS) {
-    const int saved = errno;
-    close(fd);
-    errno = saved;
-    return -1;
+    return fail_closing(fd);
   }
   return fd;
 }
