@@ -9,6 +9,8 @@
 
 #include "experiment/experiment.h"
 #include "metrics/summary.h"
+#include "workload/bulk_chain.h"
+#include "workload/flow_schedule.h"
 #include "workload/incast_micro.h"
 
 namespace {
@@ -18,7 +20,7 @@ using namespace safs;
 // EDF on one link: the largest lateness of back-to-back service in deadline order.
 double edf_max_lateness_s(const ExperimentConfig& c, double rate_bps) {
   double bits = 0, worst = -1e9;
-  for (const FlowSpec& f : c.flows) {  // already in deadline order
+  for (const FlowSpec& f : c.workloads.find<ListedFlows>()->flows) {  // in deadline order
     const std::uint64_t packets = (f.size_bytes + c.mtu_bytes - 1) / c.mtu_bytes;
     bits += 8.0 * static_cast<double>(f.size_bytes + packets * c.header_bytes);
     worst = std::max(worst, bits / rate_bps - ps_to_sec(f.deadline_ps));
@@ -39,8 +41,8 @@ int main(int argc, char** argv) {
       ExperimentConfig config;
       config.topology.hosts = m.hosts;
       config.transport = transport;
-      config.flows = m.flows;
-      config.bulk = m.bulk;
+      config.workloads.add(ListedFlows{m.flows});
+      config.workloads.add(BulkTraffic{m.bulk});
       for (int i = 2; i < argc; ++i) {
         const std::string kv = argv[i];
         const auto eq = kv.find('=');

@@ -13,6 +13,7 @@
 #include "engine/rng.h"
 #include "experiment/experiment.h"
 #include "metrics/summary.h"
+#include "workload/flow_schedule.h"
 
 namespace {
 
@@ -26,7 +27,8 @@ ExperimentConfig incast_config() {
   config.network.switches.ecn_threshold_bytes = 65ull * (1500 + 78);
   config.network.switches.port_buffer_bytes = 1000ull * (1500 + 78);
   for (std::uint32_t s = 1; s <= 16; ++s) {
-    config.flows.push_back({s - 1, static_cast<int>(s), 0, 4ull << 20});
+    config.workloads.find_or_add<ListedFlows>().flows.push_back(
+        {s - 1, static_cast<int>(s), 0, 4ull << 20});
   }
   return config;
 }
@@ -44,7 +46,8 @@ ExperimentConfig fattree_config() {
   Rng rng(1, "bench-permutation");
   for (int i = hosts - 1; i > 0; --i) std::swap(dst[i], dst[rng.below(i)]);
   for (int h = 0; h < hosts; ++h) {
-    config.flows.push_back({static_cast<std::uint32_t>(h), h, dst[h], 2'000'000});
+    config.workloads.find_or_add<ListedFlows>().flows.push_back(
+        {static_cast<std::uint32_t>(h), h, dst[h], 2'000'000});
   }
   return config;
 }

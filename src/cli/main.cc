@@ -200,8 +200,9 @@ int main(int argc, char** argv) {
       safs::console::check_scenario_file(validate_file);
       const safs::ExperimentConfig config = safs::load_scenario(validate_file, validate_overrides);
       const std::size_t points = safs::sweep::check_sweep_points(validate_file, validate_overrides);
-      std::printf("%s: ok (%d hosts, %zu flows, transport %s", validate_file.c_str(),
-                  config.topology.num_hosts(), config.flows.size(), config.transport.c_str());
+      std::printf("%s: ok (%d hosts; %s; transport %s", validate_file.c_str(),
+                  config.topology.num_hosts(), config.workloads.describe().c_str(),
+                  config.transport.c_str());
       if (points > 1) std::printf("; %zu sweep points ok", points);
       std::printf(")\n");
       return 0;

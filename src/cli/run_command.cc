@@ -16,12 +16,12 @@
 #include "console/effective_scenario.h"
 #include "console/progress_line.h"
 #include "console/scenario_file.h"
-#include "experiment/inference_report.h"
 #include "experiment/report.h"
 #include "metrics/summary.h"
 #include "scenario/scenario.h"
 #include "timeline/sampler_fanout.h"
 #include "timeline/timeline_trace.h"
+#include "workload/inference/inference_report.h"
 
 namespace safs::cli {
 
@@ -46,12 +46,9 @@ Provenance provenance_of(const RunOptions& o, const std::vector<std::string>& ov
 }
 
 void print_configuration(const ExperimentConfig& c) {
-  std::fprintf(stderr,
-               "transport %s, seed %llu, %d hosts, %zu listed flows, %zu bulk chains, %zu Poisson "
-               "generators%s, stop at %.3f ms\n",
+  std::fprintf(stderr, "transport %s, seed %llu, %d hosts, %s, stop at %.3f ms\n",
                c.transport.c_str(), static_cast<unsigned long long>(c.seed), c.topology.num_hosts(),
-               c.flows.size(), c.bulk.size(), c.poisson.size(), c.compute ? ", a computation" : "",
-               ps_to_sec(c.stop_ps) * 1e3);
+               c.workloads.describe().c_str(), ps_to_sec(c.stop_ps) * 1e3);
   for (const auto& [key, value] : c.transport_params) {
     std::fprintf(stderr, "  transport.%s.%s = %s\n", c.transport.c_str(), key.c_str(),
                  value_text(value).c_str());
@@ -111,22 +108,20 @@ int run(const RunOptions& o) {
   const double wall_s = experiment.run();
   progress.clear();
 
+  const RunReport report = experiment.report();
   write_flows_csv(experiment, out_dir + "/flows.csv");
-  write_ops_csv(experiment, out_dir + "/ops.csv");
+  write_report_files(report, out_dir);
   if (queues) queues->write_csv(out_dir + "/queues.csv");
-  if (const InferenceDriver* inference = experiment.inference()) {
-    write_requests_csv(*inference, out_dir + "/requests.csv");
-    write_steps_csv(*inference, out_dir + "/steps.csv");
-  }
   // Last of the results: a directory with summary.json holds a finished run
   // (sweeps rely on it). The trace comes after, so its failure loses no result.
   RunInfo info{o.file, scenario_text, wall_s, setup_wall_s, provenance_of(o, overrides, effective)};
-  write_summary_json(experiment, info, out_dir + "/summary.json");
+  write_summary_json(experiment, report, info, out_dir + "/summary.json");
   if (trace) trace->finish();
 
   const FlowSummary s = summarize(experiment.recorder().records(), experiment.sim().now());
-  if (o.verbosity != console::Verbosity::kQuiet && experiment.inference() != nullptr) {
-    const TpotSummary tpot = summarize_tpot(*experiment.inference());
+  const InferenceDriver* inference = experiment.find_workload<InferenceDriver>();
+  if (o.verbosity != console::Verbosity::kQuiet && inference != nullptr) {
+    const TpotSummary tpot = summarize_tpot(*inference);
     std::printf("%s: %zu requests, TPOT p50 %.3f ms, p99 %.3f ms\n",
                 experiment.config().transport.c_str(), tpot.requests, tpot.p50_s * 1e3,
                 tpot.p99_s * 1e3);
@@ -142,25 +137,9 @@ int run(const RunOptions& o) {
                 out_dir.c_str());
   }
   if (o.verbosity == console::Verbosity::kVerbose) print_class_summaries(experiment);
-  std::size_t unfinished_listed = 0;
-  for (const FlowRecord& r : experiment.recorder().records()) {
-    if (r.spec.id < experiment.config().flows.size() && !r.complete()) ++unfinished_listed;
-  }
-  if (unfinished_listed > 0) {
-    std::fprintf(stderr, "warning: %s: %zu flows did not complete by simulation.stop_ms\n",
-                 out_dir.c_str(), unfinished_listed);
-  }
-  if (experiment.compute() != nullptr && !experiment.compute()->finished()) {
-    std::fprintf(stderr, "warning: %s: the computation did not finish by simulation.stop_ms\n",
-                 out_dir.c_str());
-  }
-  if (const InferenceDriver* inference = experiment.inference();
-      inference && !inference->finished()) {
-    std::fprintf(stderr,
-                 "warning: %s: %zu of %u measured requests finished by simulation.stop_ms; TPOT "
-                 "covers only those\n",
-                 out_dir.c_str(), summarize_tpot(*inference).requests,
-                 inference->workload().measured_requests);
+  for (const auto& workload : experiment.workloads()) {
+    const std::string note = workload->unfinished_note();
+    if (!note.empty()) std::fprintf(stderr, "warning: %s: %s\n", out_dir.c_str(), note.c_str());
   }
   return 0;
 }

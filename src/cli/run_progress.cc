@@ -16,34 +16,22 @@ constexpr std::uint64_t kEventsPerProgressCheck = 1 << 16;
 struct Measure {
   double done = 0;
   double expected = 0;  // 0: nothing countable ends the run
-  const char* unit = "";
+  std::string unit;
 };
 
-Measure countable_progress(Experiment& experiment) {
-  if (const ComputeEngine* compute = experiment.compute()) {
-    double done = 0;
-    for (const OpRecord& op : compute->ops()) done += op.end_ps >= 0 ? 1 : 0;
-    return {done, static_cast<double>(compute->ops().size()), "ops"};
+// The measured workload that ends the run last is not known in advance; the
+// last one listed with a countable measure stands for the run (a computation
+// or an inference server after the flows it carries). None if a measured
+// workload has no countable measure (a Poisson generator ends by time).
+Measure countable_progress(const Experiment& experiment) {
+  Measure m;
+  for (const auto& workload : experiment.workloads()) {
+    if (!workload->measured()) continue;
+    const std::optional<WorkloadProgress> p = workload->progress();
+    if (!p) return {};
+    m = {p->done, p->expected, p->unit};
   }
-  if (const InferenceDriver* inference = experiment.inference()) {
-    const InferenceWorkload& w = inference->workload();
-    double done = 0;
-    for (const Request& r : inference->requests()) {
-      const bool measured =
-          r.index >= w.warmup_requests && r.index < w.warmup_requests + w.measured_requests;
-      done += measured && r.finished() ? 1 : 0;
-    }
-    return {done, static_cast<double>(w.measured_requests), "measured requests"};
-  }
-  const ExperimentConfig& config = experiment.config();
-  if (config.poisson.empty() && !config.flows.empty()) {
-    double done = 0;
-    for (const FlowRecord& r : experiment.recorder().records()) {
-      done += r.spec.id < config.flows.size() && r.complete() ? 1 : 0;
-    }
-    return {done, static_cast<double>(config.flows.size()), "flows"};
-  }
-  return {};
+  return m;
 }
 
 }  // namespace
@@ -63,7 +51,7 @@ void install_progress(Experiment& experiment, console::ProgressLine& line) {
       const double eta = m.done > 0 ? wall * (m.expected - m.done) / m.done : 0;
       std::snprintf(text, sizeof text,
                     "%.0f of %.0f %s, %.3f ms simulated, %.2f M events/s, ETA %s", m.done,
-                    m.expected, m.unit, sim_s * 1e3, rate / 1e6,
+                    m.expected, m.unit.c_str(), sim_s * 1e3, rate / 1e6,
                     m.done > 0 ? console::duration_text(eta).c_str() : "?");
       line.show(m.done / m.expected, text);
       return;

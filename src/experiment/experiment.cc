@@ -1,64 +1,81 @@
 #include "experiment/experiment.h"
 
 #include <chrono>
-#include <functional>
 #include <stdexcept>
 
 #include "transport/registry.h"
 
 namespace safs {
 
-// Forwards completions to the recorder and the bulk chains, and stops the run
-// once every measured flow is done: the listed ones and those of measured
-// generators, after the generators have stopped. Bulk chains and unmeasured
-// generators never keep a run alive.
+// Forwards completions to the recorder and to every workload, and stops the
+// run once nothing measured is left: every flow registered as measured has
+// completed and every measured workload has finished. Background (bulk
+// chains, unmeasured generators) never keeps a run alive.
 class Experiment::CompletionWatcher final : public FlowObserver {
  public:
-  CompletionWatcher(Simulator& sim, FlowRecorder& recorder) : sim_(sim), recorder_(recorder) {}
-  void set_bulk(BulkChains* bulk) { bulk_ = bulk; }
-  // A computation that waits for some flows (it ignores ids not its own).
-  void add_flow_listener(std::function<void(std::uint32_t)> listener) {
-    listeners_.push_back(std::move(listener));
-  }
+  CompletionWatcher(Simulator& sim, FlowRecorder& recorder,
+                    const std::vector<std::unique_ptr<Workload>>& workloads)
+      : sim_(sim), recorder_(recorder), workloads_(workloads) {}
   void expect_flow(std::uint32_t id) {
     if (measured_.size() <= id) measured_.resize(id + 1, false);
     measured_[id] = true;
     ++outstanding_;
-    anything_measured_ = true;
-  }
-  void expect_generator() {
-    ++generators_;
-    anything_measured_ = true;
-  }
-  void generator_finished() {
-    --generators_;
-    stop_if_done();
   }
   void on_flow_complete(const FlowSpec& flow, TimePs at) override {
     if (recorder_.records()[flow.id].complete()) return;
     recorder_.on_flow_complete(flow, at);
-    if (bulk_ != nullptr) bulk_->on_flow_complete(flow);
-    for (const auto& listener : listeners_) listener(flow.id);
+    for (const auto& workload : workloads_) workload->on_flow_complete(flow, at);
     if (flow.id < measured_.size() && measured_[flow.id]) {
       --outstanding_;
       stop_if_done();
     }
   }
-  bool done() const { return anything_measured_ && outstanding_ == 0 && generators_ == 0; }
-
- private:
   void stop_if_done() {
     if (done()) sim_.stop();
   }
+  bool done() const {
+    bool anything_measured = !measured_.empty();
+    for (const auto& workload : workloads_) {
+      if (!workload->measured()) continue;
+      if (!workload->finished()) return false;
+      anything_measured = true;
+    }
+    return anything_measured && outstanding_ == 0;
+  }
 
+ private:
   Simulator& sim_;
   FlowRecorder& recorder_;
-  BulkChains* bulk_ = nullptr;
-  std::vector<std::function<void(std::uint32_t)>> listeners_;
+  const std::vector<std::unique_ptr<Workload>>& workloads_;
   std::vector<bool> measured_;
   std::size_t outstanding_ = 0;
-  std::size_t generators_ = 0;
-  bool anything_measured_ = false;
+};
+
+class Experiment::Host final : public WorkloadHost {
+ public:
+  Host(Experiment& run, RunShape shape) : run_(run), shape_(shape) {}
+  Simulator& sim() override { return run_.sim_; }
+  Transport& transport() override { return *run_.transport_; }
+  const RunShape& shape() const override { return shape_; }
+  FlowSpec register_flow(FlowSpec flow, FlowTerms terms) override {
+    return run_.register_flow(flow, terms);
+  }
+  std::uint32_t launch(FlowSpec flow, FlowTerms terms) override {
+    const FlowSpec registered = run_.register_flow(flow, terms);
+    run_.transport_->start_flow(registered);
+    return registered.id;
+  }
+  void update_deadline(std::uint32_t flow_id, TimePs deadline_ps) override {
+    run_.recorder_->record(flow_id).spec.deadline_ps = deadline_ps;
+    run_.transport_->update_deadline(flow_id, deadline_ps);
+  }
+  std::uint64_t next_random_stream() override { return random_streams_++; }
+  void workload_finished() override { run_.watcher_->stop_if_done(); }
+
+ private:
+  Experiment& run_;
+  RunShape shape_;
+  std::uint64_t random_streams_ = 0;
 };
 
 Experiment::Experiment(ExperimentConfig config) : config_(std::move(config)) {
@@ -74,75 +91,33 @@ Experiment::Experiment(ExperimentConfig config) : config_(std::move(config)) {
   network_ = build_network(config_.topology, sim_, pool_, config_.network);
 
   recorder_ = std::make_unique<FlowRecorder>();
-  watcher_ = std::make_unique<CompletionWatcher>(sim_, *recorder_);
+  watcher_ = std::make_unique<CompletionWatcher>(sim_, *recorder_, workloads_);
 
   env_ = std::make_unique<TransportEnv>(TransportEnv{sim_, *network_, pool_, *watcher_,
                                                      config_.mtu_bytes, config_.header_bytes,
                                                      config_.seed, &grant_observer_});
   transport_ = transport_setup_->make(*env_);
 
-  // Ideal FCTs need routes, and routes need the receivers the transport attached.
-  for (std::size_t i = 0; i < config_.flows.size(); ++i) {
-    const FlowSpec& flow = config_.flows[i];
-    if (flow.id != i) throw std::invalid_argument("flow ids must be 0..n-1 in order");
-    recorder_->add({flow, ideal_fct(flow)});
-    watcher_->expect_flow(flow.id);
-  }
-  schedule_ = std::make_unique<FlowSchedule>(sim_, *transport_, config_.flows);
-  bulk_ = std::make_unique<BulkChains>(
-      sim_, config_.bulk, [this](const FlowSpec& flow) { return launch(flow, false, 0); });
-  watcher_->set_bulk(bulk_.get());
-  if (config_.compute) {
-    watcher_->expect_generator();  // the run lasts until the last op ends
-    compute_ = std::make_unique<ComputeEngine>(sim_, *config_.compute, compute_hooks());
-    watcher_->add_flow_listener(
-        [c = compute_.get()](std::uint32_t id) { c->on_flow_complete(id); });
-  }
-  if (config_.inference) {
-    watcher_->expect_generator();  // the run lasts until the measured requests finish
-    ComputeHooks hooks = compute_hooks();
-    if (config_.inference->free_communication) hooks.launch = nullptr;
-    inference_ =
-        std::make_unique<InferenceDriver>(sim_, *config_.inference, config_.seed, std::move(hooks));
-    watcher_->add_flow_listener(
-        [d = inference_.get()](std::uint32_t id) { d->on_flow_complete(id); });
-  }
-  const double host_link_bps = static_cast<double>(config_.topology.host_link.rate_bps);
-  for (std::size_t i = 0; i < config_.poisson.size(); ++i) {
-    const PoissonSpec& spec = config_.poisson[i];
-    if (spec.measured) watcher_->expect_generator();
-    poisson_.push_back(std::make_unique<PoissonFlows>(
-        sim_, spec, FlowSizeCdf::load(spec.cdf_path), network_->num_hosts(), host_link_bps,
-        config_.mtu_bytes, config_.header_bytes, config_.seed, i,
-        [this, spec](const FlowSpec& flow) { launch(flow, spec.measured, spec.deadline_factor); },
-        [this, measured = spec.measured] {
-          if (measured) watcher_->generator_finished();
-        }));
+  // Built after the transport: ideal FCTs need routes, and routes need the
+  // receivers the transport attached.
+  host_ = std::make_unique<Host>(
+      *this, RunShape{network_->num_hosts(), config_.topology.host_link.rate_bps, config_.mtu_bytes,
+                      config_.header_bytes, config_.seed});
+  for (std::size_t i = 0; i < config_.workloads.size(); ++i) {
+    workloads_.push_back(config_.workloads[i].build(*host_));
   }
 }
 
-ComputeHooks Experiment::compute_hooks() {
-  ComputeHooks hooks;
-  hooks.launch = [this](const FlowSpec& flow) { return launch(flow, true, 0); };
-  hooks.update_deadline = [this](std::uint32_t id, TimePs deadline) {
-    recorder_->record(id).spec.deadline_ps = deadline;
-    transport_->update_deadline(id, deadline);
-  };
-  hooks.on_finished = [this] { watcher_->generator_finished(); };
-  return hooks;
-}
-
-std::uint32_t Experiment::launch(FlowSpec flow, bool measured, double deadline_factor) {
+FlowSpec Experiment::register_flow(FlowSpec flow, FlowTerms terms) {
   flow.id = static_cast<std::uint32_t>(recorder_->records().size());
   const TimePs ideal = ideal_fct(flow);
-  if (deadline_factor > 0) {
+  if (terms.deadline_factor > 0) {
     flow.deadline_ps =
-        flow.start_ps + static_cast<TimePs>(deadline_factor * static_cast<double>(ideal));
+        flow.start_ps + static_cast<TimePs>(terms.deadline_factor * static_cast<double>(ideal));
   }
   recorder_->add({flow, ideal});
-  if (measured) watcher_->expect_flow(flow.id);
-  transport_->start_flow(flow);
-  return flow.id;
+  if (terms.measured) watcher_->expect_flow(flow.id);
+  return flow;
 }
 
 TimePs Experiment::ideal_fct(const FlowSpec& flow) const {
@@ -167,19 +142,18 @@ Experiment::~Experiment() = default;
 void Experiment::run_until(TimePs t) {
   if (!started_) {
     started_ = true;
-    schedule_->arm();
-    bulk_->arm();
-    for (auto& generator : poisson_) generator->arm();
-    if (compute_) compute_->start();
-    if (inference_) inference_->start();
+    for (const auto& workload : workloads_) workload->arm();
   }
-  if (config_.flows.empty() && config_.bulk.empty() && config_.poisson.empty() &&
-      !config_.compute && !config_.inference) {
-    return;
-  }
+  if (workloads_.empty()) return;
   if (!watcher_->done()) sim_.run_until(t);
   network_->settle_stats();
   finalize_records();
+}
+
+RunReport Experiment::report() const {
+  RunReport report;
+  for (const auto& workload : workloads_) workload->report(report);
+  return report;
 }
 
 double Experiment::run() {

@@ -1,5 +1,8 @@
 // Wires one run together: simulator, packet pool, network, transport,
-// workload and recorder, from a plain configuration (no file formats here).
+// workloads and recorder, from a plain configuration (no file formats here).
+// It knows no workload kind: it builds each workload from its spec, arms
+// them in order, passes them every completed flow and ends the run when no
+// measured flow and no measured workload is left (workload/workload.h).
 #pragma once
 
 #include <cstdint>
@@ -15,11 +18,8 @@
 #include "net/topology.h"
 #include "options/section_reader.h"
 #include "transport/transport.h"
-#include "workload/bulk_chain.h"
-#include "workload/compute/compute_engine.h"
-#include "workload/flow_schedule.h"
-#include "workload/inference/inference_driver.h"
-#include "workload/poisson_flows.h"
+#include "workload/workload.h"
+#include "workload/workload_spec.h"
 
 namespace safs {
 
@@ -36,12 +36,9 @@ struct ExperimentConfig {
   // [transport.NAME] keys given (the rest keep the transport's defaults),
   // read through its knob table when the run is built.
   Settings transport_params;
-  std::vector<FlowSpec> flows;                 // ids 0..n-1 in order
-  std::vector<BulkSpec> bulk;                  // closed-loop chains; never keep a run alive
-  std::vector<PoissonSpec> poisson;            // open-loop flows from size distributions
-  std::optional<ComputeGraph> compute;         // GPUs running ops linked by transfers
-  std::optional<InferenceWorkload> inference;  // AFD decode serving, step by step
-  // Generated flows get ids n, n+1, ... in the order they start.
+  // Built and armed in this order. Listed flows take their ids when the run
+  // is built; generated flows get the next ids in the order they start.
+  WorkloadSpecs workloads;
 };
 
 struct NetworkTotals {
@@ -68,11 +65,23 @@ class Experiment {
   Network& network() { return *network_; }
   const FlowRecorder& recorder() const { return *recorder_; }
   Transport& mutable_transport() { return *transport_; }
-  // The computation, if the configuration has one.
-  const ComputeEngine* compute() const { return compute_.get(); }
-  // The inference workload, if the configuration has one.
-  const InferenceDriver* inference() const { return inference_.get(); }
-  InferenceDriver* mutable_inference() { return inference_.get(); }
+  // The run's workloads, in the order of the configuration's specs.
+  const std::vector<std::unique_ptr<Workload>>& workloads() const { return workloads_; }
+  // The first workload of type W (ComputeWorkload, InferenceDriver, ...), or
+  // null: for outputs and traces that know a kind.
+  template <class W>
+  const W* find_workload() const {
+    for (const auto& w : workloads_) {
+      if (const auto* found = dynamic_cast<const W*>(w.get())) return found;
+    }
+    return nullptr;
+  }
+  template <class W>
+  W* find_workload() {
+    return const_cast<W*>(static_cast<const Experiment&>(*this).find_workload<W>());
+  }
+  // Every workload's outputs, in order (after the run).
+  RunReport report() const;
   // Observers for traces: they see grants as they are sent and change nothing.
   void set_grant_observer(GrantObserver observer) { grant_observer_ = std::move(observer); }
   const Transport& transport() const { return *transport_; }
@@ -92,18 +101,14 @@ class Experiment {
   GrantObserver grant_observer_;  // the transport's environment points here
   std::unique_ptr<TransportEnv> env_;
   std::unique_ptr<Transport> transport_;
-  // Registers a generated flow (assigning its id) and starts it.
-  std::uint32_t launch(FlowSpec flow, bool measured, double deadline_factor);
+  class Host;  // what the workloads see of the run
+  std::unique_ptr<Host> host_;
+  std::vector<std::unique_ptr<Workload>> workloads_;
+  bool started_ = false;
+
+  FlowSpec register_flow(FlowSpec flow, FlowTerms terms);
   void finalize_records();
   TimePs ideal_fct(const FlowSpec& flow) const;  // alone on its empty path
-
-  std::unique_ptr<FlowSchedule> schedule_;
-  std::unique_ptr<BulkChains> bulk_;
-  std::vector<std::unique_ptr<PoissonFlows>> poisson_;
-  std::unique_ptr<ComputeEngine> compute_;
-  std::unique_ptr<InferenceDriver> inference_;
-  ComputeHooks compute_hooks();  // flows of a computation: measured, deadlines tracked
-  bool started_ = false;
 };
 
 }  // namespace safs

@@ -10,9 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "experiment/inference_report.h"
 #include "metrics/summary.h"
-#include "workload/compute/bubble_account.h"
+#include "workload/csv_text.h"
 
 namespace safs {
 
@@ -30,13 +29,6 @@ void write_file_atomically(const std::string& path, const std::string& contents)
 
 namespace {
 
-// Fixed formatting so that outputs are byte-identical across runs.
-std::string seconds(TimePs t) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9f", ps_to_sec(t));
-  return buf;
-}
-
 long peak_rss_kib() {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
@@ -45,24 +37,29 @@ long peak_rss_kib() {
 
 }  // namespace
 
+void write_report_files(const RunReport& report, const std::string& dir) {
+  for (const auto& [name, contents] : report.files)
+    write_file_atomically(dir + "/" + name, contents);
+}
+
 void write_flows_csv(const Experiment& experiment, const std::string& path) {
   std::ostringstream csv;
   csv << "id,src,dst,size_bytes,start_s,finish_s,fct_s,ideal_fct_s,slowdown,deadline_s,"
          "met_deadline,class,delivered_bytes,data_packets,control_packets\n";
   for (const FlowRecord& r : experiment.recorder().records()) {
     const FlowSpec& f = r.spec;
-    csv << f.id << ',' << f.src << ',' << f.dst << ',' << f.size_bytes << ',' << seconds(f.start_ps)
-        << ',';
+    csv << f.id << ',' << f.src << ',' << f.dst << ',' << f.size_bytes << ','
+        << seconds_text(f.start_ps) << ',';
     if (r.complete()) {
       char slow[32];
       std::snprintf(slow, sizeof slow, "%.6f", r.slowdown());
-      csv << seconds(r.finish_ps) << ',' << seconds(r.fct_ps()) << ',' << seconds(r.ideal_fct_ps)
-          << ',' << slow << ',';
+      csv << seconds_text(r.finish_ps) << ',' << seconds_text(r.fct_ps()) << ','
+          << seconds_text(r.ideal_fct_ps) << ',' << slow << ',';
     } else {
-      csv << ",," << seconds(r.ideal_fct_ps) << ",,";
+      csv << ",," << seconds_text(r.ideal_fct_ps) << ",,";
     }
     if (f.has_deadline()) {
-      csv << seconds(f.deadline_ps) << ',' << (r.met_deadline() ? "true" : "false");
+      csv << seconds_text(f.deadline_ps) << ',' << (r.met_deadline() ? "true" : "false");
     } else {
       csv << ',';
     }
@@ -121,63 +118,8 @@ double busiest_downlink_utilisation(Experiment& experiment) {
   return best;
 }
 
-void write_ops_csv(const Experiment& experiment, const std::string& path) {
-  const ComputeEngine* compute = experiment.compute();
-  if (compute == nullptr) return;
-  std::ostringstream csv;
-  csv << "op,label,gpu,duration_s,planned_start_s,start_s,end_s,wait_s\n";
-  for (std::size_t i = 0; i < compute->ops().size(); ++i) {
-    const ComputeOp& op = compute->graph().ops[i];
-    const OpRecord& r = compute->ops()[i];
-    csv << i << ',' << op.label << ',' << op.gpu << ',' << seconds(op.duration_ps) << ','
-        << seconds(r.planned_start_ps) << ',' << (r.start_ps >= 0 ? seconds(r.start_ps) : "") << ','
-        << (r.end_ps >= 0 ? seconds(r.end_ps) : "") << ',' << seconds(r.wait_ps) << '\n';
-  }
-  write_file_atomically(path, csv.str());
-}
-
-namespace {
-
-nlohmann::ordered_json compute_json(const ComputeEngine& c) {
-  nlohmann::ordered_json j;
-  j["finished"] = c.finished();
-  j["iteration_time_s"] = ps_to_sec(c.makespan_ps());
-  j["planned_iteration_time_s"] = ps_to_sec(c.planned_makespan_ps());
-  j["exposed_communication_s"] = ps_to_sec(c.makespan_ps() - c.planned_makespan_ps());
-  const BubbleAccount account(c);  // the trace draws the same account
-  nlohmann::ordered_json bubbles = nlohmann::ordered_json::array();
-  for (std::size_t g = 0; g < c.graph().gpu_order.size(); ++g) {
-    if (c.graph().gpu_order[g].empty()) continue;
-    const int gpu = static_cast<int>(g);
-    bubbles.push_back({{"gpu", g},
-                       {"bubble_s", ps_to_sec(account.gpu(gpu).total_ps())},
-                       {"bubble_fraction", account.fraction(gpu)}});
-  }
-  j["gpus"] = bubbles;
-  std::size_t late = 0, updates = 0;
-  double lateness_sum = 0, max_lateness = 0;
-  for (const TransferRecord& t : c.transfers()) {
-    updates += t.deadline_updates;
-    if (t.arrived_ps < 0) continue;
-    const double lateness = ps_to_sec(t.arrived_ps - t.deadline_ps);
-    if (lateness > 0) {
-      ++late;
-      lateness_sum += lateness;
-      max_lateness = std::max(max_lateness, lateness);
-    }
-  }
-  j["transfers"] = {
-      {"total", c.transfers().size()},
-      {"late", late},
-      {"mean_lateness_of_late_s", late > 0 ? lateness_sum / static_cast<double>(late) : 0.0},
-      {"max_lateness_s", max_lateness},
-      {"timestamp_updates", updates}};
-  return j;
-}
-
-}  // namespace
-
-void write_summary_json(Experiment& experiment, const RunInfo& info, const std::string& path) {
+void write_summary_json(Experiment& experiment, const RunReport& report, const RunInfo& info,
+                        const std::string& path) {
   const ExperimentConfig& config = experiment.config();
   const TimePs now = experiment.sim().now();
   const auto& records = experiment.recorder().records();
@@ -212,8 +154,7 @@ void write_summary_json(Experiment& experiment, const RunInfo& info, const std::
         data > 0 ? 100.0 * static_cast<double>(control) / static_cast<double>(data) : 0.0;
     j[std::string(to_string(c))] = cj;
   }
-  if (experiment.compute() != nullptr) j["compute"] = compute_json(*experiment.compute());
-  if (experiment.inference() != nullptr) j["inference"] = inference_json(*experiment.inference());
+  for (const auto& [key, section] : report.summary_sections.items()) j[key] = section;
   j["network"] = {{"packet_hops", net.packet_hops},
                   {"queue_drops", net.queue_drops},
                   {"wire_losses", net.wire_losses},

@@ -1,6 +1,7 @@
-// Writes a finished run's outputs: flows.csv (one row per flow) and
-// summary.json. Files are written to a temporary name and renamed, so an
-// interrupted run never leaves a half-written file over an earlier result.
+// Writes a finished run's outputs: flows.csv (one row per flow), the files
+// its workloads report (ops.csv, requests.csv, ...) and summary.json. Files are written to a
+// temporary name and renamed, so an interrupted run never leaves a half-written file over an
+// earlier result.
 #pragma once
 
 #include <string>
@@ -31,11 +32,11 @@ struct RunInfo {
 };
 
 void write_flows_csv(const Experiment& experiment, const std::string& path);
-void write_summary_json(Experiment& experiment, const RunInfo& info, const std::string& path);
-
-// ops.csv: one row per op of the computation (label, GPU, planned and actual
-// start, end, and the wait before it). Only for runs with a computation.
-void write_ops_csv(const Experiment& experiment, const std::string& path);
+// Each of the report's files, into `dir`.
+void write_report_files(const RunReport& report, const std::string& dir);
+// The run's totals, then the report's sections (after the flow classes).
+void write_summary_json(Experiment& experiment, const RunReport& report, const RunInfo& info,
+                        const std::string& path);
 
 // The busiest switch-to-host link's busy time over [first flow start, now].
 double busiest_downlink_utilisation(Experiment& experiment);

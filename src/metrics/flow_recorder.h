@@ -5,8 +5,8 @@
 #include <span>
 #include <vector>
 
+#include "base/flow.h"
 #include "base/time.h"
-#include "transport/flow.h"  // FlowSpec, the record's key facts (no transport logic)
 
 namespace safs {
 

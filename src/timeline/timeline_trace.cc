@@ -7,6 +7,8 @@
 #include "timeline/trace_flows.h"
 #include "timeline/trace_ports.h"
 #include "trace/time_ordered_batch.h"
+#include "workload/compute/compute_workload.h"
+#include "workload/inference/inference_driver.h"
 
 namespace safs::timeline {
 
@@ -44,7 +46,7 @@ TimelineTrace::TimelineTrace(Experiment& experiment, SamplerFanout& samplers,
   experiment.set_grant_observer([this](TimePs at, std::uint32_t flow, double rate, int host) {
     on_grant(at, flow, rate, host);
   });
-  if (InferenceDriver* inference = experiment.mutable_inference()) {
+  if (InferenceDriver* inference = experiment.find_workload<InferenceDriver>()) {
     inference->set_step_observer([this](const ComputeEngine& engine) { on_step(engine); });
   }
   if (!ports_.empty()) {
@@ -100,10 +102,10 @@ void TimelineTrace::note_new_receivers() {
 void TimelineTrace::finish() {
   const TimePs run_end_ps = experiment_.sim().now();
   trace::TimeOrderedBatch batch(*writer_);
-  if (const ComputeEngine* compute = experiment_.compute()) {
-    trace_compute_ops(*compute, -1, run_end_ps, *tracks_, batch);
+  if (const auto* compute = experiment_.find_workload<ComputeWorkload>()) {
+    trace_compute_ops(compute->engine(), -1, run_end_ps, *tracks_, batch);
   }
-  if (const InferenceDriver* inference = experiment_.inference()) {
+  if (const auto* inference = experiment_.find_workload<InferenceDriver>()) {
     if (const ComputeEngine* step = inference->running_step()) {
       trace_compute_ops(*step, steps_seen_, run_end_ps, *tracks_, batch);
     }

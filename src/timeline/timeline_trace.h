@@ -22,6 +22,7 @@
 #include "timeline/trace_options.h"
 #include "timeline/trace_tracks.h"
 #include "trace/chrome_trace_writer.h"
+#include "workload/compute/compute_engine.h"
 
 namespace safs::timeline {
 

@@ -12,7 +12,7 @@
 #include <memory>
 
 #include "base/time.h"
-#include "transport/flow.h"
+#include "base/flow.h"
 
 namespace safs {
 

@@ -5,6 +5,16 @@
 
 namespace safs {
 
+std::unique_ptr<Workload> make_workload(const BulkTraffic& spec, WorkloadHost& host) {
+  return std::make_unique<BulkChains>(host.sim(), spec.chains, [&host](const FlowSpec& flow) {
+    return host.launch(flow, {.measured = false});
+  });
+}
+
+std::string describe_workload(const BulkTraffic& spec) {
+  return std::to_string(spec.chains.size()) + " bulk chains";
+}
+
 BulkChains::BulkChains(Simulator& sim, std::vector<BulkSpec> chains, Launch launch)
     : sim_(sim),
       chains_(std::move(chains)),
@@ -31,7 +41,15 @@ void BulkChains::handle_event(EventId /*id*/) {
   arm();
 }
 
-void BulkChains::on_flow_complete(const FlowSpec& flow) {
+bool BulkChains::finished() const {
+  if (!chain_of_flow_.empty()) return false;
+  for (std::size_t i = 0; i < chains_.size(); ++i) {
+    if (chains_[i].count == 0 || launched_[i] < chains_[i].count) return false;
+  }
+  return true;
+}
+
+void BulkChains::on_flow_complete(const FlowSpec& flow, TimePs /*at_ps*/) {
   const auto it = chain_of_flow_.find(flow.id);
   if (it == chain_of_flow_.end()) return;
   const std::size_t chain = it->second;

@@ -7,11 +7,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "base/flow.h"
 #include "engine/simulator.h"
-#include "transport/flow.h"
+#include "workload/workload.h"
 
 namespace safs {
 
@@ -24,16 +27,25 @@ struct BulkSpec {
   std::uint32_t count = 0;  // flows in the chain; 0 = unlimited
 };
 
-class BulkChains final : public EventHandler {
+// The spec: every chain of the run in one workload (one pending start event
+// for all of them). Chains are background: they never keep a run alive.
+struct BulkTraffic {
+  std::vector<BulkSpec> chains;
+};
+
+class BulkChains final : public Workload, public EventHandler {
  public:
   // `launch` registers and starts a flow and returns the id it gave it.
   using Launch = std::function<std::uint32_t(const FlowSpec&)>;
   BulkChains(Simulator& sim, std::vector<BulkSpec> chains, Launch launch);
 
-  void arm();  // schedules the first flow of every chain
+  void arm() override;  // schedules the first flow of every chain
   void handle_event(EventId id) override;
   // Starts the chain's next flow if `flow` belonged to a chain.
-  void on_flow_complete(const FlowSpec& flow);
+  void on_flow_complete(const FlowSpec& flow, TimePs at_ps) override;
+  bool measured() const override { return false; }
+  // Every chain has sent its count (never, for a chain without one).
+  bool finished() const override;
 
  private:
   void launch_next(std::size_t chain);
@@ -46,5 +58,8 @@ class BulkChains final : public EventHandler {
   std::size_t next_start_ = 0;  // chains sorted by start; the next one to begin
   std::vector<std::size_t> start_order_;
 };
+
+std::unique_ptr<Workload> make_workload(const BulkTraffic& spec, WorkloadHost& host);
+std::string describe_workload(const BulkTraffic& spec);
 
 }  // namespace safs

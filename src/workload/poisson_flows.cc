@@ -14,6 +14,22 @@ std::vector<int> or_all(const std::vector<int>& hosts, int num_hosts) {
 }
 }  // namespace
 
+std::unique_ptr<Workload> make_workload(const PoissonSpec& spec, WorkloadHost& host) {
+  const RunShape& shape = host.shape();
+  const FlowTerms terms{spec.measured, spec.deadline_factor};
+  return std::make_unique<PoissonFlows>(
+      host.sim(), spec, FlowSizeCdf::load(spec.cdf_path), shape.num_hosts,
+      static_cast<double>(shape.host_link_bps), shape.mtu_bytes, shape.header_bytes, shape.seed,
+      host.next_random_stream(), [&host, terms](const FlowSpec& flow) { host.launch(flow, terms); },
+      [&host, terms] {
+        if (terms.measured) host.workload_finished();
+      });
+}
+
+std::string describe_workload(const PoissonSpec& spec) {
+  return std::string(spec.measured ? "a measured" : "a background") + " Poisson generator";
+}
+
 PoissonFlows::PoissonFlows(Simulator& sim, const PoissonSpec& spec, FlowSizeCdf cdf, int num_hosts,
                            double link_bps, std::uint32_t mtu_bytes, std::uint32_t header_bytes,
                            std::uint64_t seed, std::uint64_t index, Launch launch,

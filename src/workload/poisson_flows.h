@@ -9,13 +9,15 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "base/flow.h"
 #include "engine/rng.h"
 #include "engine/simulator.h"
-#include "transport/flow.h"
 #include "workload/flow_size_cdf.h"
+#include "workload/workload.h"
 
 namespace safs {
 
@@ -34,7 +36,11 @@ struct PoissonSpec {
   bool measured = true;  // the run waits for these flows
 };
 
-class PoissonFlows final : public EventHandler {
+// One generator per spec; its random stream is the next the run hands out.
+std::unique_ptr<Workload> make_workload(const PoissonSpec& spec, WorkloadHost& host);
+std::string describe_workload(const PoissonSpec& spec);
+
+class PoissonFlows final : public Workload, public EventHandler {
  public:
   // `launch` starts a flow (the caller assigns its id).
   using Launch = std::function<void(const FlowSpec&)>;
@@ -43,9 +49,10 @@ class PoissonFlows final : public EventHandler {
                std::uint64_t seed, std::uint64_t index, Launch launch,
                std::function<void()> on_finished);
 
-  void arm();
+  void arm() override;
   void handle_event(EventId id) override;
-  bool finished() const { return finished_; }
+  bool measured() const override { return spec_.measured; }
+  bool finished() const override { return finished_; }
   double arrivals_per_second() const { return rate_per_s_; }
 
  private:

@@ -1,6 +1,9 @@
 #include "docs/example_workload.h"
 
+#include <algorithm>
 #include <string>
+
+#include "workload/compute/compute_workload.h"
 
 namespace safs::example {
 
@@ -28,6 +31,50 @@ ComputeGraph build_ring_allreduce_graph(const RingAllReduce& spec) {
 }
 // [end-snippet]
 
+std::unique_ptr<Workload> make_workload(const RingAllReduce& spec, WorkloadHost& host) {
+  return std::make_unique<ComputeWorkload>(host, build_ring_allreduce_graph(spec));
+}
+
+std::string describe_workload(const RingAllReduce& spec) {
+  return "a ring all-reduce over " + std::to_string(spec.gpus.size()) + " GPUs";
+}
+
+// [snippet:checkpoint]
+std::unique_ptr<Workload> make_workload(const Checkpoints& spec, WorkloadHost& host) {
+  return std::make_unique<CheckpointWriter>(host, spec);
+}
+
+std::string describe_workload(const Checkpoints& spec) {
+  return std::to_string(spec.count) + " checkpoint writes";
+}
+
+void CheckpointWriter::arm() {
+  if (spec_.count > 0) host_.sim().schedule_at(spec_.period_ps, this);
+}
+
+void CheckpointWriter::handle_event(EventId /*id*/) {
+  FlowSpec write;
+  write.src = spec_.src;
+  write.dst = spec_.dst;
+  write.size_bytes = spec_.size_bytes;
+  write.start_ps = host_.sim().now();
+  flow_ids_.push_back(host_.launch(write, {.measured = true}));
+  if (flow_ids_.size() < spec_.count) host_.sim().schedule_in(spec_.period_ps, this);
+}
+
+void CheckpointWriter::on_flow_complete(const FlowSpec& flow, TimePs at_ps) {
+  if (std::find(flow_ids_.begin(), flow_ids_.end(), flow.id) == flow_ids_.end()) return;
+  ++landed_;
+  slowest_ps_ = std::max(slowest_ps_, at_ps - flow.start_ps);
+  if (finished()) host_.workload_finished();
+}
+
+void CheckpointWriter::report(RunReport& report) const {
+  report.summary_sections["checkpoints"] = {{"landed", landed_},
+                                            {"slowest_write_s", ps_to_sec(slowest_ps_)}};
+}
+// [end-snippet]
+
 // [snippet:kind]
 KnobTable<RingAllReduce> ring_allreduce_knobs() {
   KnobTable<RingAllReduce> t;
@@ -49,8 +96,7 @@ WorkloadKind ring_allreduce_kind() {
             for (const int gpu : spec.gpus) {
               if (gpu >= config.topology.num_hosts()) section.fail("gpus", "host out of range");
             }
-            if (config.compute) section.fail("", "cannot share a run with another computation");
-            config.compute = build_ring_allreduce_graph(spec);
+            config.workloads.add(spec);
           }};
 }
 // [end-snippet]

@@ -3,6 +3,7 @@
 
 #include "docs/example_workload.h"
 #include "experiment/experiment.h"
+#include "workload/compute/compute_workload.h"
 
 namespace safs {
 namespace {
@@ -33,8 +34,10 @@ TEST(ExampleWorkload, KindReadsItsSection) {
     return MapReader("allreduce", Settings{{"gpus", Setting(std::move(hosts))}});
   };
   kind.read(gpus({0, 1, 2}), same, config);
-  ASSERT_TRUE(config.compute.has_value());
-  EXPECT_EQ(config.compute->transfers.size(), 3u * 4);  // 3 GPUs, 2 x (3 - 1) steps
+  ASSERT_NE(config.workloads.find<example::RingAllReduce>(), nullptr);
+  const ComputeGraph graph =
+      example::build_ring_allreduce_graph(*config.workloads.find<example::RingAllReduce>());
+  EXPECT_EQ(graph.transfers.size(), 3u * 4);  // 3 GPUs, 2 x (3 - 1) steps
   ExperimentConfig small;
   small.topology.hosts = 2;
   EXPECT_THROW(kind.read(gpus({0, 5}), same, small), std::invalid_argument);
@@ -51,11 +54,11 @@ TEST_P(RingOverTransport, CompletesAndItsBubblesAreTheCommunication) {
   ExperimentConfig config;
   config.topology.hosts = 4;  // a star at 100 Gbit/s
   config.transport = GetParam();
-  config.compute = example::build_ring_allreduce_graph(spec);
+  config.workloads.add(spec);
   Experiment experiment(config);
   experiment.run();
 
-  const ComputeEngine& ring = *experiment.compute();
+  const ComputeEngine& ring = experiment.find_workload<ComputeWorkload>()->engine();
   ASSERT_TRUE(ring.finished());
   ASSERT_TRUE(experiment.recorder().all_complete());  // every chunk arrived
   EXPECT_EQ(ring.planned_makespan_ps(), spec.backward_ps + spec.steps() * spec.step_ps);
@@ -70,6 +73,28 @@ TEST_P(RingOverTransport, CompletesAndItsBubblesAreTheCommunication) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, RingOverTransport, ::testing::Values("dctcp", "safs"));
+// [end-snippet]
+
+// [snippet:checkpoint-run]
+TEST(ExampleWorkload, CheckpointWritesHoldTheRunUntilTheLastLands) {
+  ExperimentConfig config;
+  config.topology.hosts = 2;
+  example::Checkpoints checkpoints;  // 3 x 256 MiB, one every 10 ms
+  config.workloads.add(checkpoints);
+  Experiment experiment(config);
+  experiment.run();
+
+  const auto& records = experiment.recorder().records();
+  ASSERT_EQ(records.size(), 3u);
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    EXPECT_EQ(records[i].spec.start_ps, static_cast<TimePs>(i + 1) * checkpoints.period_ps);
+    EXPECT_TRUE(records[i].complete());
+  }
+  EXPECT_EQ(experiment.sim().now(), records.back().finish_ps);  // not a moment longer
+  const RunReport report = experiment.report();
+  EXPECT_EQ(report.summary_sections["checkpoints"]["landed"], 3);
+  EXPECT_EQ(experiment.workloads().front()->progress()->done, 3);
+}
 // [end-snippet]
 
 }  // namespace

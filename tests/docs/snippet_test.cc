@@ -52,7 +52,8 @@ std::vector<Quote> quotes_in(const std::string& markdown) {
     const std::size_t open = markdown.find("```cpp\n", end);
     const std::size_t body = open + 7;
     const std::size_t close = markdown.find("```\n", body);
-    quotes.push_back({ref.substr(0, hash), ref.substr(hash + 1), markdown.substr(body, close - body)});
+    quotes.push_back(
+        {ref.substr(0, hash), ref.substr(hash + 1), markdown.substr(body, close - body)});
     at = close;
   }
   return quotes;

@@ -5,6 +5,7 @@
 #include "scenario/scenario.h"
 #include "workload/inference/decode_step.h"
 #include "workload/inference/inference_workload.h"
+#include "workload/poisson_flows.h"
 
 namespace safs {
 namespace {
@@ -62,8 +63,8 @@ TEST(WorkloadDocNumbers, ComputeOnlyStepAndArrivalRate) {
 TEST(WorkloadDocNumbers, TheShippedAfdScenarioIsTheOneDescribed) {
   const ExperimentConfig config =
       load_scenario(std::string(SAFS_SOURCE_DIR) + "/scenarios/paper/afd-16a2f.toml");
-  ASSERT_TRUE(config.inference.has_value());
-  const InferenceWorkload& w = *config.inference;
+  ASSERT_NE(config.workloads.find<InferenceWorkload>(), nullptr);
+  const InferenceWorkload& w = *config.workloads.find<InferenceWorkload>();
   EXPECT_EQ(config.topology.hosts, 28);
   EXPECT_EQ(config.topology.host_link.rate_bps, 100'000'000'000u);
   EXPECT_EQ(w.afd.attention_instances(), 16);
@@ -82,7 +83,7 @@ TEST(WorkloadDocNumbers, TheShippedAfdScenarioIsTheOneDescribed) {
   EXPECT_EQ(w.bulk_hosts.size(), 2u);
   EXPECT_EQ(w.kv_load, 0.3);
   EXPECT_EQ(w.bulk_load, 0.3);
-  EXPECT_EQ(config.poisson.size(), 2u);  // KV caches into A, web search into F
+  EXPECT_EQ(config.workloads.count<PoissonSpec>(), 2u);  // KV caches into A, web search into F
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <new>
 
 #include "experiment/experiment.h"
+#include "support/experiments.h"
 
 namespace {
 std::atomic<std::uint64_t> allocations{0};
@@ -48,7 +49,7 @@ SteadyState measure(const char* transport, std::uint32_t mtu_bytes = 4096) {
   config.transport = transport;
   config.mtu_bytes = mtu_bytes;
   for (std::uint32_t s = 1; s <= 8; ++s)
-    config.flows.push_back({s - 1, static_cast<int>(s), 0, 500'000'000});
+    testing::listed_flows(config).push_back({s - 1, static_cast<int>(s), 0, 500'000'000});
   Experiment e(config);
   e.run_until(2 * kPsPerMs);
   const std::uint64_t hops_before = e.network_totals().packet_hops;

@@ -83,7 +83,7 @@ TEST(Cli, ValidateAcceptsAGoodFile) {
   const fs::path scenario = write_temp("safs-cli-good.toml", kSmall);
   const Result r = run_cli("validate " + scenario.string());
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("ok (3 hosts, 1 flows"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("ok (3 hosts; 1 listed flows;"), std::string::npos) << r.output;
 }
 
 TEST(Cli, UnknownSetKeySuggestsTheClosest) {

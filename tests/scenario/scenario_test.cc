@@ -7,6 +7,7 @@
 
 #include "scenario/reference.h"
 #include "scenario/scenario.h"
+#include "support/experiments.h"
 
 namespace safs {
 namespace {
@@ -61,13 +62,13 @@ TEST(Scenario, ParsesEveryKindOfKey) {
   EXPECT_EQ(c.mtu_bytes, 1500u);
   EXPECT_EQ(c.network.switches.ecn_threshold_bytes, 30000u);
   EXPECT_EQ(std::get<std::int64_t>(c.transport_params.at("shift_g")), 5);
-  ASSERT_EQ(c.flows.size(), 2u);
-  EXPECT_EQ(c.flows[0].start_ps, 2'500'000);
-  EXPECT_EQ(c.flows[0].deadline_ps, 100 * kPsPerUs);
-  EXPECT_EQ(c.flows[0].flow_class, FlowClass::kUrgent);
-  EXPECT_EQ(c.flows[1].id, 1u);
-  EXPECT_FALSE(c.flows[1].has_deadline());
-  EXPECT_EQ(c.flows[1].flow_class, FlowClass::kBackground);
+  ASSERT_EQ(testing::listed_flows(c).size(), 2u);
+  EXPECT_EQ(testing::listed_flows(c)[0].start_ps, 2'500'000);
+  EXPECT_EQ(testing::listed_flows(c)[0].deadline_ps, 100 * kPsPerUs);
+  EXPECT_EQ(testing::listed_flows(c)[0].flow_class, FlowClass::kUrgent);
+  EXPECT_EQ(testing::listed_flows(c)[1].id, 1u);
+  EXPECT_FALSE(testing::listed_flows(c)[1].has_deadline());
+  EXPECT_EQ(testing::listed_flows(c)[1].flow_class, FlowClass::kBackground);
 }
 
 TEST(Scenario, DefaultsComeFromTheSchema) {
@@ -191,8 +192,8 @@ TEST(Scenario, ParametersForAnotherTransportAreCheckedButUnused) {
 
 TEST(Scenario, OverridesReachArrayEntries) {
   const ExperimentConfig c = parse_scenario(kValid, "valid.toml", {"flows[1].size_bytes=777"});
-  EXPECT_EQ(c.flows[1].size_bytes, 777u);
-  EXPECT_EQ(c.flows[0].size_bytes, 1000u);
+  EXPECT_EQ(testing::listed_flows(c)[1].size_bytes, 777u);
+  EXPECT_EQ(testing::listed_flows(c)[0].size_bytes, 1000u);
   expect_error(kValid, {"no entry flows[5]"}, {"flows[5].size_bytes=1"});
   expect_error(kValid, {"expected name[index]"}, {"flows[x].size_bytes=1"});
 }

@@ -6,6 +6,9 @@
 #include <vector>
 
 #include "experiment/experiment.h"
+#include "workload/bulk_chain.h"
+#include "workload/flow_schedule.h"
+#include "workload/poisson_flows.h"
 
 namespace safs::testing {
 
@@ -17,15 +20,27 @@ inline ExperimentConfig star(int hosts, std::uint32_t mtu_bytes = 4096) {
   return config;
 }
 
+// The configuration's listed flows ([[flows]]), added as its first workload if
+// it has none yet.
+inline std::vector<FlowSpec>& listed_flows(ExperimentConfig& config) {
+  return config.workloads.find_or_add<ListedFlows>().flows;
+}
+
+inline const std::vector<FlowSpec>& listed_flows(const ExperimentConfig& config) {
+  static const std::vector<FlowSpec> none;
+  const ListedFlows* listed = config.workloads.find<ListedFlows>();
+  return listed != nullptr ? listed->flows : none;
+}
+
 inline void add_flow(ExperimentConfig& config, int src, int dst, std::uint64_t size_bytes,
                      TimePs start_ps = 0) {
   FlowSpec flow;
-  flow.id = static_cast<std::uint32_t>(config.flows.size());
+  flow.id = static_cast<std::uint32_t>(listed_flows(config).size());
   flow.src = src;
   flow.dst = dst;
   flow.size_bytes = size_bytes;
   flow.start_ps = start_ps;
-  config.flows.push_back(flow);
+  listed_flows(config).push_back(flow);
 }
 
 // Wire bytes of a flow: payload plus one header per packet.

@@ -53,7 +53,7 @@ ExperimentConfig two_flows(const char* transport) {
   ExperimentConfig config = testing::star(3);
   config.transport = transport;
   testing::add_flow(config, 1, 0, 20'000'000);
-  config.flows.back().deadline_ps = 3 * kPsPerMs;
+  testing::listed_flows(config).back().deadline_ps = 3 * kPsPerMs;
   testing::add_flow(config, 2, 0, 20'000'000);
   return config;
 }

@@ -20,8 +20,8 @@ ExperimentConfig incast(int urgent, std::uint64_t size, double deadline_scale,
   const IncastMicro m = make_incast_micro({urgent, size, deadline_scale});
   ExperimentConfig config = testing::star(m.hosts);
   config.transport = transport;
-  config.flows = m.flows;
-  config.bulk = m.bulk;
+  config.workloads.add(ListedFlows{m.flows});
+  config.workloads.add(BulkTraffic{m.bulk});
   return config;
 }
 
@@ -32,7 +32,7 @@ std::uint64_t wire(const ExperimentConfig& c, std::uint64_t payload) {
 // EDF on one link at `rate_bps`: the largest lateness (negative: all early).
 double edf_max_lateness_s(const ExperimentConfig& c, double rate_bps) {
   std::vector<FlowSpec> urgent;
-  for (const FlowSpec& f : c.flows) {
+  for (const FlowSpec& f : testing::listed_flows(c)) {
     if (f.flow_class == FlowClass::kUrgent) urgent.push_back(f);
   }
   std::sort(urgent.begin(), urgent.end(),
@@ -103,7 +103,7 @@ TEST(SafsIncast, SweepMeetsFeasibleSetsAndTracksEdfUnderOverload) {
         EXPECT_LE(u.max_lateness_s, 1.10 * bound)
             << where << ": EDF bound " << bound * 1e3 << " ms";
       } else {
-        const double last_deadline_s = ps_to_sec(config.flows.back().deadline_ps);
+        const double last_deadline_s = ps_to_sec(testing::listed_flows(config).back().deadline_ps);
         EXPECT_LE(u.max_lateness_s, 0.01 * last_deadline_s) << where;
       }
     }
@@ -119,7 +119,7 @@ TEST(SafsIncast, SlippingConsumerGivesBandwidthToBackground) {
   auto run = [](bool slip) {
     ExperimentConfig config = incast(2, 8ull << 20, 1.0);
     Experiment e(config);
-    const TimePs original = config.flows[0].deadline_ps;
+    const TimePs original = testing::listed_flows(config)[0].deadline_ps;
     e.run_until(original / 10);
     if (slip) e.mutable_transport().update_deadline(0, original + original / 2);
     e.run_until(config.stop_ps);
@@ -151,11 +151,11 @@ TEST(SafsSenderContention, SenderReportsLetTheOtherReceiverReallocate) {
   ExperimentConfig config = testing::star(4);
   config.transport = "safs";
   testing::add_flow(config, 0, 1, 20'000'000);  // S -> A, due at 2 ms
-  config.flows.back().flow_class = FlowClass::kUrgent;
-  config.flows.back().deadline_ps = 2 * kPsPerMs;
+  testing::listed_flows(config).back().flow_class = FlowClass::kUrgent;
+  testing::listed_flows(config).back().deadline_ps = 2 * kPsPerMs;
   testing::add_flow(config, 0, 2, 20'000'000);  // S -> B, due at 3.5 ms
-  config.flows.back().flow_class = FlowClass::kUrgent;
-  config.flows.back().deadline_ps = 3500 * kPsPerUs;
+  testing::listed_flows(config).back().flow_class = FlowClass::kUrgent;
+  testing::listed_flows(config).back().deadline_ps = 3500 * kPsPerUs;
   testing::add_flow(config, 3, 2, 50'000'000);  // T -> B, background
   Experiment e(config);
   e.run_until(kPsPerMs);
@@ -251,11 +251,11 @@ TEST(SafsMetadata, ALostMetaIsRepairedByTheNextGrant) {
     return std::make_unique<MetaDropper>(make_strict_priority_queue(site), &dropped, 1);
   };
   testing::add_flow(config, 1, 0, 40'000'000);  // A: takes the whole link
-  config.flows.back().flow_class = FlowClass::kUrgent;
-  config.flows.back().deadline_ps = 3500 * kPsPerUs;
+  testing::listed_flows(config).back().flow_class = FlowClass::kUrgent;
+  testing::listed_flows(config).back().deadline_ps = 3500 * kPsPerUs;
   testing::add_flow(config, 2, 0, 10'000'000);  // B: paused behind A at first
-  config.flows.back().flow_class = FlowClass::kUrgent;
-  config.flows.back().deadline_ps = 30 * kPsPerMs;
+  testing::listed_flows(config).back().flow_class = FlowClass::kUrgent;
+  testing::listed_flows(config).back().deadline_ps = 30 * kPsPerMs;
   Experiment e(config);
   e.run_until(500 * kPsPerUs);
   ASSERT_LT(e.transport().delivered_bytes(1), 1'000'000u) << "B should be paused";

@@ -6,6 +6,7 @@
 
 #include "experiment/experiment.h"
 #include "metrics/summary.h"
+#include "workload/poisson_flows.h"
 
 namespace safs {
 namespace {
@@ -23,7 +24,7 @@ ExperimentConfig leaf_spine_workload(const char* transport, const char* cdf, dou
   traffic.cdf_path = std::string(SAFS_SOURCE_DIR) + "/data/cdf/" + cdf;
   traffic.load = load;
   traffic.stop_ps = duration;
-  config.poisson.push_back(traffic);
+  config.workloads.add(traffic);
   return config;
 }
 

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "experiment/experiment.h"
+#include "workload/bulk_chain.h"
 #include "workload/compute/bubble_account.h"
 #include "workload/compute/compute_graph.h"
+#include "workload/compute/compute_workload.h"
 #include "workload/pipeline/pipeline_workload.h"
 
 namespace safs {
@@ -14,7 +16,7 @@ ExperimentConfig star_with(ComputeGraph graph, int hosts, const char* transport 
   ExperimentConfig config;
   config.topology.hosts = hosts;
   config.transport = transport;
-  config.compute = std::move(graph);
+  config.workloads.add(std::move(graph));
   return config;
 }
 
@@ -53,7 +55,7 @@ TEST(ComputeEngine, ConsumerStartsWhenItsTransferArrives) {
   g.add_transfer(a, b, 10'000'000);
   Experiment e(star_with(g, 2));
   e.run();
-  const ComputeEngine& c = *e.compute();
+  const ComputeEngine& c = e.find_workload<ComputeWorkload>()->engine();
   ASSERT_TRUE(c.finished());
   const FlowRecord& flow = e.recorder().records()[0];
   ASSERT_TRUE(flow.complete());
@@ -79,7 +81,7 @@ TEST(ComputeEngine, TimestampsMoveLaterWhenTheConsumerFallsBehind) {
   const int late_input = g.add_transfer(a, b, 50'000'000);
   Experiment e(star_with(g, 3, "safs"));
   e.run();
-  const ComputeEngine& c = *e.compute();
+  const ComputeEngine& c = e.find_workload<ComputeWorkload>()->engine();
   ASSERT_TRUE(c.finished());
   const TransferRecord& t = c.transfers()[late_input];
   EXPECT_EQ(t.first_deadline_ps, c.ops()[b].planned_start_ps);
@@ -109,10 +111,10 @@ TEST(PipelineOnTheNetwork, TinyTransfersReproduceThePlan) {
   ExperimentConfig config;
   config.topology.hosts = 4;
   config.transport = "safs";
-  config.compute = build_pipeline_graph(w);
+  config.workloads.add(build_pipeline_graph(w));
   Experiment e(config);
   e.run();
-  const ComputeEngine& c = *e.compute();
+  const ComputeEngine& c = e.find_workload<ComputeWorkload>()->engine();
   ASSERT_TRUE(c.finished());
   const TimePs busy = 8 * 3 * kPsPerMs;
   EXPECT_EQ(c.planned_makespan_ps(), busy + 3 * (1 + 1 - 1) * kPsPerMs);
@@ -164,13 +166,13 @@ TimePs zb_iteration_ps(const char* transport, int k, const ComputeEngine** out =
   ExperimentConfig config;
   config.topology.hosts = 4 + 4 * 5;
   config.transport = transport;
-  config.compute = build_pipeline_graph(w);
-  config.bulk = pipeline_background(w);
+  config.workloads.add(BulkTraffic{pipeline_background(w)});
+  config.workloads.add(build_pipeline_graph(w));
   auto e = std::make_unique<Experiment>(config);
   e->run();
-  EXPECT_TRUE(e->compute()->finished());
-  const TimePs makespan = e->compute()->makespan_ps();
-  if (out != nullptr) *out = e->compute();
+  EXPECT_TRUE(e->find_workload<ComputeWorkload>()->engine().finished());
+  const TimePs makespan = e->find_workload<ComputeWorkload>()->engine().makespan_ps();
+  if (out != nullptr) *out = &e->find_workload<ComputeWorkload>()->engine();
   if (keep != nullptr) *keep = std::move(e);
   return makespan;
 }
@@ -230,7 +232,7 @@ TEST(BubbleAccount, StoppedRunCountsTheUnfinishedOps) {
   config.stop_ps = 4 * kPsPerMs;  // A done at 1, B done at 3, C running
   Experiment e(config);
   e.run();
-  const ComputeEngine& engine = *e.compute();
+  const ComputeEngine& engine = e.find_workload<ComputeWorkload>()->engine();
   ASSERT_FALSE(engine.finished());
   const BubbleAccount account(engine);
   EXPECT_EQ(account.makespan_ps(), 3 * kPsPerMs);  // B's end

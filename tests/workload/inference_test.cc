@@ -3,9 +3,10 @@
 #include <gtest/gtest.h>
 
 #include "experiment/experiment.h"
-#include "experiment/inference_report.h"
 #include "workload/inference/continuous_batcher.h"
 #include "workload/inference/decode_step.h"
+#include "workload/inference/inference_driver.h"
+#include "workload/inference/inference_report.h"
 
 namespace safs {
 namespace {
@@ -103,10 +104,10 @@ TEST(InferenceOnTheNetwork, FreeCommunicationGivesTheComputeOnlyTpotExactly) {
   w.free_communication = true;
   ExperimentConfig config;
   config.topology.hosts = 2;
-  config.inference = w;
+  config.workloads.add(w);
   Experiment e(config);
   e.run();
-  const InferenceDriver& d = *e.inference();
+  const InferenceDriver& d = *e.find_workload<InferenceDriver>();
   ASSERT_TRUE(d.finished());
   const TimePs step = 3 * layers * t + t + s;
   ASSERT_GE(d.steps().size(), 10u);
@@ -144,10 +145,10 @@ TEST(InferenceOnTheNetwork, RealNetworkIsNeverFasterThanComputeOnly) {
     ExperimentConfig config;
     config.topology.hosts = 6;
     config.transport = transport;
-    config.inference = w;
+    config.workloads.add(w);
     Experiment e(config);
     e.run();
-    const InferenceDriver& d = *e.inference();
+    const InferenceDriver& d = *e.find_workload<InferenceDriver>();
     ASSERT_TRUE(d.finished()) << transport;
     EXPECT_NEAR(d.arrivals_per_s(), arrivals_per_s_for_load(w), 1e-9);
     for (const StepRecord& r : d.steps()) {

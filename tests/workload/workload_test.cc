@@ -7,6 +7,7 @@
 #include <set>
 
 #include "experiment/experiment.h"
+#include "support/experiments.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/poisson_flows.h"
 
@@ -138,12 +139,12 @@ TEST(BulkChains, SendBackToBackUntilTheRunEnds) {
   listed.src = 1;
   listed.dst = 0;
   listed.size_bytes = 50'000'000;
-  config.flows.push_back(listed);
+  testing::listed_flows(config).push_back(listed);
   BulkSpec chain;
   chain.src = 2;
   chain.dst = 0;
   chain.size_bytes = 1'000'000;
-  config.bulk.push_back(chain);
+  config.workloads.find_or_add<BulkTraffic>().chains.push_back(chain);
   Experiment e(config);
   e.run();
   const auto& records = e.recorder().records();
@@ -165,7 +166,7 @@ TEST(Experiment, MeasuredPoissonFlowsAllCompleteAndDeadlinesFollowTheFactor) {
   spec.load = 0.3;
   spec.stop_ps = 500 * kPsPerUs;
   spec.deadline_factor = 2.0;
-  config.poisson.push_back(spec);
+  config.workloads.add(spec);
   Experiment e(config);
   e.run();
   ASSERT_GT(e.recorder().records().size(), 10u);

@@ -1,6 +1,8 @@
 // [[flows]] (listed flows, each measured) and [[bulk]] (closed-loop chains
 // that never keep a run alive).
 #include "experiment/workload_kind.h"
+#include "workload/bulk_chain.h"
+#include "workload/flow_schedule.h"
 
 namespace safs {
 
@@ -49,12 +51,13 @@ WorkloadKind flows_kind() {
   return {"flows", true, flow_knobs().describe(""),
           [](const SectionReader& section, const FileResolver&, ExperimentConfig& config) {
             FlowSpec flow = flow_knobs().read(section);
-            flow.id = static_cast<std::uint32_t>(config.flows.size());
+            std::vector<FlowSpec>& listed = config.workloads.find_or_add<ListedFlows>().flows;
+            flow.id = static_cast<std::uint32_t>(listed.size());
             check_flow_ends(section, flow.src, flow.dst, config.topology.num_hosts());
             if (flow.has_deadline() && flow.deadline_ps <= flow.start_ps) {
               section.fail("deadline_us", "must be later than start_us");
             }
-            config.flows.push_back(flow);
+            listed.push_back(flow);
           }};
 }
 
@@ -63,7 +66,7 @@ WorkloadKind bulk_kind() {
           [](const SectionReader& section, const FileResolver&, ExperimentConfig& config) {
             const BulkSpec chain = bulk_knobs().read(section);
             check_flow_ends(section, chain.src, chain.dst, config.topology.num_hosts());
-            config.bulk.push_back(chain);
+            config.workloads.find_or_add<BulkTraffic>().chains.push_back(chain);
           }};
 }
 

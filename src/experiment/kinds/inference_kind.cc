@@ -4,8 +4,10 @@
 #include <tuple>
 
 #include "experiment/workload_kind.h"
+#include "workload/compute/compute_workload.h"
 #include "workload/flow_size_cdf.h"
-#include "workload/inference/inference_workload.h"
+#include "workload/inference/inference_driver.h"
+#include "workload/poisson_flows.h"
 
 namespace safs {
 
@@ -139,7 +141,7 @@ void check_background(const SectionReader& section, const FileResolver& resolve,
 
 void read_inference(const SectionReader& section, const FileResolver& resolve,
                     ExperimentConfig& config) {
-  if (config.compute) {
+  if (config.workloads.find<ComputeGraph>() != nullptr) {
     section.fail("", "cannot share a run with [pipeline] (both place GPUs on hosts 0..)");
   }
   const InferenceOptions o = inference_knobs().read(section);
@@ -176,10 +178,11 @@ void read_inference(const SectionReader& section, const FileResolver& resolve,
   }
   check_background(section, resolve, w);
   if (!w.free_communication) {  // an infinitely fast network has no contention to model
-    const std::vector<PoissonSpec> background = inference_background(w);
-    config.poisson.insert(config.poisson.end(), background.begin(), background.end());
+    // Generators of their own, armed before the first step as any [[poisson]].
+    for (PoissonSpec& generator : inference_background(w))
+      config.workloads.add(std::move(generator));
   }
-  config.inference = std::move(w);
+  config.workloads.add(std::move(w));
 }
 
 }  // namespace

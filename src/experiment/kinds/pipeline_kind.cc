@@ -1,6 +1,8 @@
 // [pipeline]: pipeline-parallel training on GPU hosts, plus optional bulk
 // traffic into every stage host.
 #include "experiment/workload_kind.h"
+#include "workload/bulk_chain.h"
+#include "workload/compute/compute_workload.h"
 #include "workload/pipeline/pipeline_workload.h"
 
 namespace safs {
@@ -66,9 +68,13 @@ void read_pipeline(const SectionReader& section, const FileResolver&, Experiment
                          " hosts (stages and background senders); the topology has " +
                          std::to_string(config.topology.num_hosts()));
   }
-  config.compute = build_pipeline_graph(w);
-  const std::vector<BulkSpec> background = pipeline_background(w);
-  config.bulk.insert(config.bulk.end(), background.begin(), background.end());
+  // The background joins the file's [[bulk]] chains: one workload, one start event.
+  std::vector<BulkSpec> background = pipeline_background(w);
+  if (!background.empty()) {
+    std::vector<BulkSpec>& chains = config.workloads.find_or_add<BulkTraffic>().chains;
+    chains.insert(chains.end(), background.begin(), background.end());
+  }
+  config.workloads.add(build_pipeline_graph(w));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include "experiment/workload_kind.h"
 #include "workload/flow_size_cdf.h"
+#include "workload/poisson_flows.h"
 
 namespace safs {
 
@@ -77,7 +78,7 @@ void read_poisson(const SectionReader& section, const FileResolver& resolve,
   } catch (const std::exception& e) {
     section.fail("cdf", e.what());
   }
-  config.poisson.push_back(spec);
+  config.workloads.add(std::move(spec));
 }
 
 }  // namespace

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "net/network.h"
-#include "transport/flow.h"
+#include "base/flow.h"
 
 namespace safs {
 

@@ -8,7 +8,7 @@
 #include "net/packet.h"
 #include "net/packet_pool.h"
 #include "net/route.h"
-#include "transport/flow.h"
+#include "base/flow.h"
 #include "transport/transport.h"
 
 namespace safs {

@@ -24,7 +24,7 @@
 
 #include "core/grant.h"
 #include "net/packet.h"
-#include "transport/flow.h"
+#include "base/flow.h"
 #include "transport/window/window_header.h"
 
 namespace safs::safs_header {

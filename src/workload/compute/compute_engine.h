@@ -12,8 +12,8 @@
 #include <memory>
 #include <vector>
 
+#include "base/flow.h"
 #include "engine/timer.h"
-#include "transport/flow.h"
 #include "workload/compute/compute_graph.h"
 
 namespace safs {

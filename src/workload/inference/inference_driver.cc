@@ -2,7 +2,21 @@
 
 #include <algorithm>
 
+#include "workload/compute/compute_workload.h"
+#include "workload/inference/inference_report.h"
+
 namespace safs {
+
+std::unique_ptr<Workload> make_workload(const InferenceWorkload& spec, WorkloadHost& host) {
+  ComputeHooks hooks = compute_hooks(host);
+  if (spec.free_communication) hooks.launch = nullptr;
+  return std::make_unique<InferenceDriver>(host.sim(), spec, host.shape().seed, std::move(hooks));
+}
+
+std::string describe_workload(const InferenceWorkload& spec) {
+  return "AFD inference on " + std::to_string(spec.afd.attention_instances()) + " attention and " +
+         std::to_string(spec.afd.ffn_instances()) + " FFN instances";
+}
 
 namespace {
 
@@ -32,12 +46,30 @@ bool InferenceDriver::measured(const Request& r) const {
          r.index < workload_.warmup_requests + workload_.measured_requests;
 }
 
-void InferenceDriver::start() {
-  step_timer_.arm_at(std::max(sim_.now(), next_arrival_.arrival_ps));
+void InferenceDriver::arm() { step_timer_.arm_at(std::max(sim_.now(), next_arrival_.arrival_ps)); }
+
+void InferenceDriver::on_flow_complete(const FlowSpec& flow, TimePs /*at_ps*/) {
+  if (engine_) engine_->on_flow_complete(flow.id);
 }
 
-void InferenceDriver::on_flow_complete(std::uint32_t flow_id) {
-  if (engine_) engine_->on_flow_complete(flow_id);
+std::optional<WorkloadProgress> InferenceDriver::progress() const {
+  double done = 0;
+  for (const Request& r : requests_) done += measured(r) && r.finished() ? 1 : 0;
+  return WorkloadProgress{done, static_cast<double>(workload_.measured_requests),
+                          "measured requests"};
+}
+
+std::string InferenceDriver::unfinished_note() const {
+  if (finished()) return {};
+  return std::to_string(summarize_tpot(*this).requests) + " of " +
+         std::to_string(workload_.measured_requests) +
+         " measured requests finished by simulation.stop_ms; TPOT covers only those";
+}
+
+void InferenceDriver::report(RunReport& report) const {
+  report.files.emplace_back("requests.csv", requests_csv(*this));
+  report.files.emplace_back("steps.csv", steps_csv(*this));
+  report.summary_sections["inference"] = inference_json(*this);
 }
 
 void InferenceDriver::take_arrivals(TimePs now) {

@@ -16,6 +16,7 @@
 #include "workload/compute/compute_engine.h"
 #include "workload/inference/continuous_batcher.h"
 #include "workload/inference/inference_workload.h"
+#include "workload/workload.h"
 
 namespace safs {
 
@@ -31,7 +32,12 @@ struct StepRecord {
   TimePs ffn_wait_ps = 0;        // summed over FFN instances
 };
 
-class InferenceDriver {
+// The workload spec is InferenceWorkload; free_communication runs it with an
+// infinitely fast network (the compute-only reference).
+std::unique_ptr<Workload> make_workload(const InferenceWorkload& spec, WorkloadHost& host);
+std::string describe_workload(const InferenceWorkload& spec);
+
+class InferenceDriver final : public Workload {
  public:
   // `hooks.on_finished` fires once every measured request has finished. An
   // empty `hooks.launch` means free communication.
@@ -40,8 +46,14 @@ class InferenceDriver {
   InferenceDriver(const InferenceDriver&) = delete;
   InferenceDriver& operator=(const InferenceDriver&) = delete;
 
-  void start();
-  void on_flow_complete(std::uint32_t flow_id);
+  void arm() override;  // the first step begins at the first arrival
+  void on_flow_complete(const FlowSpec& flow, TimePs at_ps) override;
+  bool measured() const override { return true; }
+  bool finished() const override { return measured_left_ == 0; }
+  std::optional<WorkloadProgress> progress() const override;
+  std::string unfinished_note() const override;
+  // requests.csv, steps.csv and the "inference" section of summary.json.
+  void report(RunReport& report) const override;
   // Called with each step's engine once the step has ended, before the engine
   // is discarded (for traces: the ops of every step). Observing changes nothing.
   void set_step_observer(std::function<void(const ComputeEngine&)> observer) {
@@ -57,7 +69,6 @@ class InferenceDriver {
   const std::deque<Request>& requests() const { return requests_; }  // arrived so far
   const std::vector<StepRecord>& steps() const { return steps_; }
   bool measured(const Request& r) const;
-  bool finished() const { return measured_left_ == 0; }
 
  private:
   void begin_step();

@@ -1,23 +1,12 @@
-#include "experiment/inference_report.h"
+#include "workload/inference/inference_report.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <sstream>
 
-#include "experiment/report.h"
 #include "metrics/summary.h"
+#include "workload/csv_text.h"
 
 namespace safs {
-
-namespace {
-
-std::string fixed(double value, const char* format = "%.9f") {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, format, value);
-  return buf;
-}
-
-}  // namespace
 
 TpotSummary summarize_tpot(const InferenceDriver& driver) {
   std::vector<double> tpot;
@@ -89,22 +78,22 @@ nlohmann::ordered_json inference_json(const InferenceDriver& driver) {
   return j;
 }
 
-void write_requests_csv(const InferenceDriver& driver, const std::string& path) {
+std::string requests_csv(const InferenceDriver& driver) {
   std::ostringstream csv;
   csv << "request,arrival_s,output_tokens,instance,microbatch,first_token_s,last_token_s,"
          "tokens_done,tpot_s,measured\n";
   for (const Request& r : driver.requests()) {
-    csv << r.index << ',' << fixed(ps_to_sec(r.arrival_ps)) << ',' << r.output_tokens << ','
+    csv << r.index << ',' << seconds_text(ps_to_sec(r.arrival_ps)) << ',' << r.output_tokens << ','
         << r.instance << ',' << r.microbatch << ','
-        << (r.first_token_ps >= 0 ? fixed(ps_to_sec(r.first_token_ps)) : "") << ','
-        << (r.last_token_ps >= 0 ? fixed(ps_to_sec(r.last_token_ps)) : "") << ',' << r.tokens_done
-        << ',' << (r.finished() ? fixed(r.tpot_s()) : "") << ',' << (driver.measured(r) ? 1 : 0)
-        << '\n';
+        << (r.first_token_ps >= 0 ? seconds_text(ps_to_sec(r.first_token_ps)) : "") << ','
+        << (r.last_token_ps >= 0 ? seconds_text(ps_to_sec(r.last_token_ps)) : "") << ','
+        << r.tokens_done << ',' << (r.finished() ? seconds_text(r.tpot_s()) : "") << ','
+        << (driver.measured(r) ? 1 : 0) << '\n';
   }
-  write_file_atomically(path, csv.str());
+  return csv.str();
 }
 
-void write_steps_csv(const InferenceDriver& driver, const std::string& path) {
+std::string steps_csv(const InferenceDriver& driver) {
   std::ostringstream csv;
   csv << "step,start_s,end_s,duration_s,compute_only_s,tokens,transfers,late_transfers,"
          "max_lateness_s,attention_wait_s,ffn_wait_s\n";
@@ -112,16 +101,18 @@ void write_steps_csv(const InferenceDriver& driver, const std::string& path) {
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const StepRecord& s = steps[i];
     if (s.end_ps <= s.start_ps) {  // still running when the run stopped
-      csv << i << ',' << fixed(ps_to_sec(s.start_ps)) << ",,,," << s.tokens << ",,,,,\n";
+      csv << i << ',' << seconds_text(ps_to_sec(s.start_ps)) << ",,,," << s.tokens << ",,,,,\n";
       continue;
     }
-    csv << i << ',' << fixed(ps_to_sec(s.start_ps)) << ',' << fixed(ps_to_sec(s.end_ps)) << ','
-        << fixed(ps_to_sec(s.end_ps - s.start_ps)) << ',' << fixed(ps_to_sec(s.compute_only_ps))
-        << ',' << s.tokens << ',' << s.transfers << ',' << s.late_transfers << ','
-        << fixed(ps_to_sec(s.max_lateness_ps)) << ',' << fixed(ps_to_sec(s.attention_wait_ps))
-        << ',' << fixed(ps_to_sec(s.ffn_wait_ps)) << '\n';
+    csv << i << ',' << seconds_text(ps_to_sec(s.start_ps)) << ','
+        << seconds_text(ps_to_sec(s.end_ps)) << ','
+        << seconds_text(ps_to_sec(s.end_ps - s.start_ps)) << ','
+        << seconds_text(ps_to_sec(s.compute_only_ps)) << ',' << s.tokens << ',' << s.transfers
+        << ',' << s.late_transfers << ',' << seconds_text(ps_to_sec(s.max_lateness_ps)) << ','
+        << seconds_text(ps_to_sec(s.attention_wait_ps)) << ','
+        << seconds_text(ps_to_sec(s.ffn_wait_ps)) << '\n';
   }
-  write_file_atomically(path, csv.str());
+  return csv.str();
 }
 
 }  // namespace safs

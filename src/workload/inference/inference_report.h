@@ -18,7 +18,7 @@ struct TpotSummary {
 TpotSummary summarize_tpot(const InferenceDriver& driver);
 
 nlohmann::ordered_json inference_json(const InferenceDriver& driver);
-void write_requests_csv(const InferenceDriver& driver, const std::string& path);
-void write_steps_csv(const InferenceDriver& driver, const std::string& path);
+std::string requests_csv(const InferenceDriver& driver);
+std::string steps_csv(const InferenceDriver& driver);
 
 }  // namespace safs

@@ -1,0 +1,106 @@
+#include "workload/compute/compute_workload.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "engine/simulator.h"
+#include "workload/compute/bubble_account.h"
+#include "workload/csv_text.h"
+
+namespace safs {
+
+namespace {
+
+// ops.csv: one row per op (label, GPU, planned and actual start, end, and the
+// wait before it).
+std::string ops_csv(const ComputeEngine& c) {
+  std::ostringstream csv;
+  csv << "op,label,gpu,duration_s,planned_start_s,start_s,end_s,wait_s\n";
+  for (std::size_t i = 0; i < c.ops().size(); ++i) {
+    const ComputeOp& op = c.graph().ops[i];
+    const OpRecord& r = c.ops()[i];
+    csv << i << ',' << op.label << ',' << op.gpu << ',' << seconds_text(op.duration_ps) << ','
+        << seconds_text(r.planned_start_ps) << ','
+        << (r.start_ps >= 0 ? seconds_text(r.start_ps) : "") << ','
+        << (r.end_ps >= 0 ? seconds_text(r.end_ps) : "") << ',' << seconds_text(r.wait_ps) << '\n';
+  }
+  return csv.str();
+}
+
+nlohmann::ordered_json compute_json(const ComputeEngine& c) {
+  nlohmann::ordered_json j;
+  j["finished"] = c.finished();
+  j["iteration_time_s"] = ps_to_sec(c.makespan_ps());
+  j["planned_iteration_time_s"] = ps_to_sec(c.planned_makespan_ps());
+  j["exposed_communication_s"] = ps_to_sec(c.makespan_ps() - c.planned_makespan_ps());
+  const BubbleAccount account(c);  // the trace draws the same account
+  nlohmann::ordered_json bubbles = nlohmann::ordered_json::array();
+  for (std::size_t g = 0; g < c.graph().gpu_order.size(); ++g) {
+    if (c.graph().gpu_order[g].empty()) continue;
+    const int gpu = static_cast<int>(g);
+    bubbles.push_back({{"gpu", g},
+                       {"bubble_s", ps_to_sec(account.gpu(gpu).total_ps())},
+                       {"bubble_fraction", account.fraction(gpu)}});
+  }
+  j["gpus"] = bubbles;
+  std::size_t late = 0, updates = 0;
+  double lateness_sum = 0, max_lateness = 0;
+  for (const TransferRecord& t : c.transfers()) {
+    updates += t.deadline_updates;
+    if (t.arrived_ps < 0) continue;
+    const double lateness = ps_to_sec(t.arrived_ps - t.deadline_ps);
+    if (lateness > 0) {
+      ++late;
+      lateness_sum += lateness;
+      max_lateness = std::max(max_lateness, lateness);
+    }
+  }
+  j["transfers"] = {
+      {"total", c.transfers().size()},
+      {"late", late},
+      {"mean_lateness_of_late_s", late > 0 ? lateness_sum / static_cast<double>(late) : 0.0},
+      {"max_lateness_s", max_lateness},
+      {"timestamp_updates", updates}};
+  return j;
+}
+
+}  // namespace
+
+ComputeHooks compute_hooks(WorkloadHost& host) {
+  ComputeHooks hooks;
+  hooks.launch = [&host](const FlowSpec& flow) { return host.launch(flow, {}); };
+  hooks.update_deadline = [&host](std::uint32_t id, TimePs deadline_ps) {
+    host.update_deadline(id, deadline_ps);
+  };
+  hooks.on_finished = [&host] { host.workload_finished(); };
+  return hooks;
+}
+
+std::unique_ptr<Workload> make_workload(const ComputeGraph& graph, WorkloadHost& host) {
+  return std::make_unique<ComputeWorkload>(host, graph);
+}
+
+std::string describe_workload(const ComputeGraph& graph) {
+  return "a computation of " + std::to_string(graph.ops.size()) + " ops on " +
+         std::to_string(graph.gpu_order.size()) + " GPUs";
+}
+
+ComputeWorkload::ComputeWorkload(WorkloadHost& host, ComputeGraph graph)
+    : engine_(host.sim(), std::move(graph), compute_hooks(host)) {}
+
+std::optional<WorkloadProgress> ComputeWorkload::progress() const {
+  double done = 0;
+  for (const OpRecord& op : engine_.ops()) done += op.end_ps >= 0 ? 1 : 0;
+  return WorkloadProgress{done, static_cast<double>(engine_.ops().size()), "ops"};
+}
+
+std::string ComputeWorkload::unfinished_note() const {
+  return finished() ? "" : "the computation did not finish by simulation.stop_ms";
+}
+
+void ComputeWorkload::report(RunReport& report) const {
+  report.files.emplace_back("ops.csv", ops_csv(engine_));
+  report.summary_sections["compute"] = compute_json(engine_);
+}
+
+}  // namespace safs

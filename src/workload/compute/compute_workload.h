@@ -1,0 +1,42 @@
+// A computation as a workload: GPUs running a ComputeGraph (a training
+// pipeline, a collective), whose transfers are measured flows. The run waits
+// for its last op. Outputs: ops.csv and the "compute" section of summary.json.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "workload/compute/compute_engine.h"
+#include "workload/workload.h"
+
+namespace safs {
+
+// The graph is the spec.
+std::unique_ptr<Workload> make_workload(const ComputeGraph& graph, WorkloadHost& host);
+std::string describe_workload(const ComputeGraph& graph);
+
+// The hooks a computation's engine gets from the run: transfers launched as
+// measured flows, timestamp updates passed on, the end reported.
+ComputeHooks compute_hooks(WorkloadHost& host);
+
+class ComputeWorkload final : public Workload {
+ public:
+  ComputeWorkload(WorkloadHost& host, ComputeGraph graph);
+
+  void arm() override { engine_.start(); }
+  void on_flow_complete(const FlowSpec& flow, TimePs /*at_ps*/) override {
+    engine_.on_flow_complete(flow.id);
+  }
+  bool measured() const override { return true; }
+  bool finished() const override { return engine_.finished(); }
+  std::optional<WorkloadProgress> progress() const override;
+  std::string unfinished_note() const override;
+  void report(RunReport& report) const override;
+
+  const ComputeEngine& engine() const { return engine_; }
+
+ private:
+  ComputeEngine engine_;
+};
+
+}  // namespace safs
