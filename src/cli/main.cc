@@ -198,7 +198,12 @@ int main(int argc, char** argv) {
     }
     if (*validate_cmd) {
       safs::console::check_scenario_file(validate_file);
-      const safs::ExperimentConfig config = safs::load_scenario(validate_file, validate_overrides);
+      std::vector<std::string> warnings;
+      const safs::ExperimentConfig config =
+          safs::load_scenario(validate_file, validate_overrides, &warnings);
+      for (const std::string& w : warnings) {
+        std::fprintf(stderr, "warning: %s: %s\n", validate_file.c_str(), w.c_str());
+      }
       const std::size_t points = safs::sweep::check_sweep_points(validate_file, validate_overrides);
       std::printf("%s: ok (%d hosts; %s; transport %s", validate_file.c_str(),
                   config.topology.num_hosts(), config.workloads.describe().c_str(),

@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
+#include <stdexcept>
 
 #include <unistd.h>
 
@@ -13,6 +15,7 @@
 #include "cli/run_outputs.h"
 #include "cli/run_progress.h"
 #include "cli/version.h"
+#include "console/bad_input.h"
 #include "console/effective_scenario.h"
 #include "console/progress_line.h"
 #include "console/scenario_file.h"
@@ -82,17 +85,28 @@ int run(const RunOptions& o) {
   const auto setup_start = std::chrono::steady_clock::now();
   console::check_scenario_file(o.file);
   const std::vector<std::string> overrides = all_overrides(o.overrides, o.transport, o.seed);
-  ExperimentConfig config = load_scenario(o.file, overrides);
+  std::vector<std::string> warnings;
+  ExperimentConfig config = load_scenario(o.file, overrides, &warnings);
+  for (const std::string& w : warnings)
+    std::fprintf(stderr, "warning: %s: %s\n", o.file.c_str(), w.c_str());
   const std::string scenario_text = read_file(o.file);
   const console::EffectiveScenario effective(scenario_text, overrides);
   const std::string out_dir =
       o.out_given ? o.out_dir
                   : default_output_dir(o.file, config.transport, effective.fingerprint());
-  prepare_output_dir(out_dir, o.force);
   check_trace_path(o.trace.path);
   if (o.verbosity == console::Verbosity::kVerbose) print_configuration(config);
 
-  Experiment experiment(std::move(config));
+  // Built before the output directory is touched: a configuration the
+  // transport or the network refuses leaves nothing behind.
+  std::optional<Experiment> built;
+  try {
+    built.emplace(std::move(config));
+  } catch (const std::invalid_argument& e) {
+    throw console::BadInput(o.file + ": " + e.what());
+  }
+  Experiment& experiment = *built;
+  prepare_output_dir(out_dir, o.force);
   console::ProgressLine progress(o.verbosity != console::Verbosity::kQuiet);
   if (progress.active()) install_progress(experiment, progress);
   timeline::SamplerFanout samplers(experiment.sim());

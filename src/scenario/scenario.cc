@@ -48,6 +48,9 @@ class Loader {
   std::string name_;
   toml::table root_;
   std::vector<std::string> overridden_;  // keys set on the command line
+
+ public:
+  std::vector<std::string> warnings_;  // what was accepted but probably not meant
 };
 
 std::string join(const std::string& prefix, const std::string& key) {
@@ -103,6 +106,16 @@ void Loader::apply_override(const std::string& text) {
     const std::string suggestion = closest_key(schema_path(key));
     throw ScenarioError("--set " + text + ": unknown key" +
                         (suggestion.empty() ? "" : "; did you mean '" + suggestion + "'?"));
+  }
+  // An override changes a workload; it never adds one (a stray
+  // --set pipeline.stages would otherwise add a whole training run).
+  const std::string section = key.substr(0, key.find_first_of(".["));
+  for (const WorkloadKind& kind : workload_kinds()) {
+    if (kind.section == section && !kind.repeated && !root_.contains(section)) {
+      throw ScenarioError("--set " + text + ": the scenario has no [" + section +
+                          "] section; --set changes a workload but does not add one (add [" +
+                          section + "] to the file)");
+    }
   }
   // Read the value as TOML; a bare word (dctcp) is taken as a string.
   toml::table parsed;
@@ -354,9 +367,16 @@ ExperimentConfig Loader::build() {
 
   const toml::table& net = section(root_, "network");
   network_knobs().apply(section_reader(&net, "network"), config);
-  if (config.network.switches.port_buffer_bytes < config.mtu_bytes + config.header_bytes) {
+  const std::uint64_t packet_bytes = std::uint64_t{config.mtu_bytes} + config.header_bytes;
+  if (config.network.switches.port_buffer_bytes < packet_bytes) {
     fail(net.get("port_buffer_bytes"), "network.port_buffer_bytes",
          "smaller than one full packet (mtu_bytes + header_bytes)");
+  }
+  const std::uint64_t shared_bytes = config.network.switches.shared_buffer_bytes;
+  if (shared_bytes > 0 && shared_bytes < packet_bytes) {
+    fail(net.get("shared_buffer_bytes"), "network.shared_buffer_bytes",
+         "smaller than one full packet (mtu_bytes + header_bytes = " +
+             std::to_string(packet_bytes) + "): every packet would be dropped; 0 = no shared pool");
   }
 
   const toml::table& transport = section(root_, "transport");
@@ -370,17 +390,30 @@ ExperimentConfig Loader::build() {
           value(*params, key, "transport." + config.transport + "." + key);
     }
   }
+  // A file may keep every transport's tuning, but a key set on the command
+  // line for a transport the run does not use is most likely a mistake.
+  const std::string prefix = "transport.";
+  for (const std::string& key : overridden_) {
+    const std::size_t dot = key.find('.', prefix.size());
+    if (key.rfind(prefix, 0) != 0 || dot == std::string::npos) continue;  // not transport.X.key
+    if (key.substr(prefix.size(), dot - prefix.size()) == config.transport) continue;
+    warnings_.push_back("--set " + key + ": the run uses transport " + config.transport +
+                        ", so this key is ignored");
+  }
 
   build_workloads(config);
   return config;
 }
 
 ExperimentConfig load(const std::string& name, toml::table root,
-                      const std::vector<std::string>& overrides) {
+                      const std::vector<std::string>& overrides,
+                      std::vector<std::string>* warnings) {
   Loader loader(name, std::move(root));
   for (const std::string& o : overrides) loader.apply_override(o);
   loader.validate();
-  return loader.build();
+  ExperimentConfig config = loader.build();
+  if (warnings != nullptr) *warnings = loader.warnings_;
+  return config;
 }
 
 std::string parse_error_text(const std::string& name, const toml::parse_error& e) {
@@ -393,22 +426,24 @@ std::string parse_error_text(const std::string& name, const toml::parse_error& e
 }  // namespace
 
 ExperimentConfig parse_scenario(const std::string& text, const std::string& name,
-                                const std::vector<std::string>& overrides) {
+                                const std::vector<std::string>& overrides,
+                                std::vector<std::string>* warnings) {
   toml::table root;
   try {
     root = toml::parse(text, name);
   } catch (const toml::parse_error& e) {
     throw ScenarioError(parse_error_text(name, e));
   }
-  return load(name, std::move(root), overrides);
+  return load(name, std::move(root), overrides, warnings);
 }
 
-ExperimentConfig load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+ExperimentConfig load_scenario(const std::string& path, const std::vector<std::string>& overrides,
+                               std::vector<std::string>* warnings) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ScenarioError(path + ": cannot open file");
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  return parse_scenario(buffer.str(), path, overrides);
+  return parse_scenario(buffer.str(), path, overrides, warnings);
 }
 
 }  // namespace safs

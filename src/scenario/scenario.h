@@ -18,12 +18,16 @@ class ScenarioError : public std::runtime_error {
 };
 
 // `overrides` are "dotted.key=value" strings (the CLI's --set); the value is
-// read as TOML (a bare word is taken as a string).
+// read as TOML (a bare word is taken as a string). `warnings`, if given,
+// receives what was accepted but probably not meant (an override for a
+// transport the run does not use).
 ExperimentConfig load_scenario(const std::string& path,
-                               const std::vector<std::string>& overrides = {});
+                               const std::vector<std::string>& overrides = {},
+                               std::vector<std::string>* warnings = nullptr);
 
 // The same from TOML text; `name` is used in messages in place of a file name.
 ExperimentConfig parse_scenario(const std::string& text, const std::string& name,
-                                const std::vector<std::string>& overrides = {});
+                                const std::vector<std::string>& overrides = {},
+                                std::vector<std::string>* warnings = nullptr);
 
 }  // namespace safs

@@ -1,5 +1,8 @@
 #include "transport/registry.h"
 
+#include <stdexcept>
+#include <string>
+
 #include "transport/homa/homa_transport.h"
 #include "transport/pfabric/pfabric_queue.h"
 #include "transport/pfabric/pfabric_transport.h"
@@ -53,6 +56,13 @@ std::vector<TransportInfo> make_registry() {
       "line rate and recover by timeouts only.",
       pfabric_knobs(),
       [](TransportEnv& env, const PFabricConfig& c) -> std::unique_ptr<Transport> {
+        const std::uint64_t packet_bytes = std::uint64_t{env.mtu_bytes} + env.header_bytes;
+        if (c.switch_buffer_bytes > 0 && c.switch_buffer_bytes < packet_bytes) {
+          throw std::invalid_argument(
+              "transport.pfabric.buffer_bytes: " + std::to_string(c.switch_buffer_bytes) +
+              " is smaller than one full packet (mtu_bytes + header_bytes = " +
+              std::to_string(packet_bytes) + "): every packet would be dropped");
+        }
         return std::make_unique<PFabricTransport>(env, c);
       },
       pfabric_queue));

@@ -88,4 +88,48 @@ TEST(CliBadInput, QuietWarningsNameTheirRun) {
       << r.output;
 }
 
+TEST(CliBadInput, AnOverrideDoesNotAddAWorkload) {
+  const fs::path scenario = write_temp("safs-bad-input-stray.toml", kSmall);
+  const CliResult r = run_cli("validate " + scenario.string() + " --set pipeline.stages=2");
+  expect_bad_input(r, "--set pipeline.stages=2: the scenario has no [pipeline] section");
+  // An override of a section the file has still works.
+  EXPECT_EQ(run_cli("validate " + scenario.string() + " --set flows[0].size_bytes=5").exit_code, 0);
+}
+
+TEST(CliBadInput, TwoStagesOnOneHost) {
+  const fs::path scenario =
+      write_temp("safs-bad-input-stages.toml",
+                 "[topology]\nhosts = 4\n[pipeline]\nstages = 4\nmicrobatches = 4\n"
+                 "stage_hosts = [0, 1, 2, 2]\n");
+  expect_bad_input(run_cli("validate " + scenario.string()),
+                   "pipeline.stage_hosts: host 2 is given to stages 2 and 3");
+}
+
+TEST(CliBadInput, BuffersSmallerThanOnePacket) {
+  const fs::path scenario = write_temp("safs-bad-input-buffer.toml", kSmall);
+  expect_bad_input(
+      run_cli("validate " + scenario.string() + " --set network.shared_buffer_bytes=100"),
+      "network.shared_buffer_bytes: smaller than one full packet");
+  // pFabric's own buffer is checked when the run is built, before any output is written.
+  const fs::path out = fs::temp_directory_path() / "safs-bad-input-pfabric";
+  fs::remove_all(out);
+  const CliResult r = run_cli("run " + scenario.string() +
+                              " --transport pfabric --set transport.pfabric.buffer_bytes=100 "
+                              "--quiet --out " +
+                              out.string());
+  expect_bad_input(r, "transport.pfabric.buffer_bytes: 100 is smaller than one full packet");
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(CliBadInput, OverrideForATransportNotInUseIsReported) {
+  const fs::path scenario = write_temp("safs-bad-input-other.toml", kSmall);
+  const CliResult r =
+      run_cli("validate " + scenario.string() + " --set transport.safs.urgent_first=true");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output,
+                       "--set transport.safs.urgent_first: the run uses transport "
+                       "dctcp, so this key is ignored"))
+      << r.output;
+}
+
 }  // namespace

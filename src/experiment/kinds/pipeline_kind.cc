@@ -60,6 +60,15 @@ void read_pipeline(const SectionReader& section, const FileResolver&, Experiment
   if (!w.stage_hosts.empty() && static_cast<int>(w.stage_hosts.size()) != w.pipeline.stages) {
     section.fail("stage_hosts", "needs one host per stage");
   }
+  for (std::size_t i = 0; i < w.stage_hosts.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (w.stage_hosts[i] == w.stage_hosts[j]) {
+        section.fail("stage_hosts", "host " + std::to_string(w.stage_hosts[i]) +
+                                        " is given to stages " + std::to_string(j) + " and " +
+                                        std::to_string(i) + "; each stage needs a host of its own");
+      }
+    }
+  }
   if (w.pipeline.microbatches < w.pipeline.stages) {
     section.fail("microbatches", "must be at least the number of stages");
   }
