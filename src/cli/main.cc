@@ -198,10 +198,10 @@ int main(int argc, char** argv) {
     }
     if (*validate_cmd) {
       safs::console::check_scenario_file(validate_file);
-      std::vector<std::string> warnings;
+      safs::ScenarioNotes notes;
       const safs::ExperimentConfig config =
-          safs::load_scenario(validate_file, validate_overrides, &warnings);
-      for (const std::string& w : warnings) {
+          safs::load_scenario(validate_file, validate_overrides, &notes);
+      for (const std::string& w : notes.warnings) {
         std::fprintf(stderr, "warning: %s: %s\n", validate_file.c_str(), w.c_str());
       }
       const std::size_t points = safs::sweep::check_sweep_points(validate_file, validate_overrides);

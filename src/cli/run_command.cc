@@ -43,9 +43,9 @@ std::string host_name() {
 }
 
 Provenance provenance_of(const RunOptions& o, const std::vector<std::string>& overrides,
-                         const console::EffectiveScenario& effective) {
-  return {o.command_line,  overrides,  effective.fingerprint(), effective.text_hash, version(),
-          source_commit(), host_name()};
+                         const console::EffectiveScenario& effective, const ScenarioNotes& notes) {
+  return {o.command_line,  overrides,   effective.fingerprint(), effective.text_hash, version(),
+          source_commit(), host_name(), notes.effective_toml};
 }
 
 void print_configuration(const ExperimentConfig& c) {
@@ -85,9 +85,9 @@ int run(const RunOptions& o) {
   const auto setup_start = std::chrono::steady_clock::now();
   console::check_scenario_file(o.file);
   const std::vector<std::string> overrides = all_overrides(o.overrides, o.transport, o.seed);
-  std::vector<std::string> warnings;
-  ExperimentConfig config = load_scenario(o.file, overrides, &warnings);
-  for (const std::string& w : warnings)
+  ScenarioNotes notes;
+  ExperimentConfig config = load_scenario(o.file, overrides, &notes);
+  for (const std::string& w : notes.warnings)
     std::fprintf(stderr, "warning: %s: %s\n", o.file.c_str(), w.c_str());
   const std::string scenario_text = read_file(o.file);
   const console::EffectiveScenario effective(scenario_text, overrides);
@@ -128,7 +128,8 @@ int run(const RunOptions& o) {
   if (queues) queues->write_csv(out_dir + "/queues.csv");
   // Last of the results: a directory with summary.json holds a finished run
   // (sweeps rely on it). The trace comes after, so its failure loses no result.
-  RunInfo info{o.file, scenario_text, wall_s, setup_wall_s, provenance_of(o, overrides, effective)};
+  RunInfo info{o.file, scenario_text, wall_s, setup_wall_s,
+               provenance_of(o, overrides, effective, notes)};
   write_summary_json(experiment, report, info, out_dir + "/summary.json");
   if (trace) trace->finish();
 

@@ -176,7 +176,10 @@ void write_summary_json(Experiment& experiment, const RunReport& report, const R
                      {"scenario_fingerprint", p.scenario_fingerprint},
                      {"scenario_text_hash", p.scenario_text_hash},
                      {"overrides", p.overrides},
-                     {"effective", {{"transport", config.transport}, {"seed", config.seed}}}};
+                     {"effective",
+                      {{"transport", config.transport},
+                       {"seed", config.seed},
+                       {"scenario_toml", p.effective_scenario_toml}}}};
   write_file_atomically(path, j.dump(2) + "\n");
 }
 

@@ -21,6 +21,7 @@ struct Provenance {
   std::string tool_version;
   std::string source_commit;
   std::string host;
+  std::string effective_scenario_toml;  // the file after every override
 };
 
 struct RunInfo {

@@ -26,6 +26,11 @@ class Loader {
 
   void apply_override(const std::string& text);
   void validate() { validate_table(root_, "", ""); }
+  std::string effective_toml() const {
+    std::ostringstream out;
+    out << root_ << '\n';
+    return out.str();
+  }
   ExperimentConfig build();
 
  private:
@@ -406,13 +411,15 @@ ExperimentConfig Loader::build() {
 }
 
 ExperimentConfig load(const std::string& name, toml::table root,
-                      const std::vector<std::string>& overrides,
-                      std::vector<std::string>* warnings) {
+                      const std::vector<std::string>& overrides, ScenarioNotes* notes) {
   Loader loader(name, std::move(root));
   for (const std::string& o : overrides) loader.apply_override(o);
   loader.validate();
   ExperimentConfig config = loader.build();
-  if (warnings != nullptr) *warnings = loader.warnings_;
+  if (notes != nullptr) {
+    notes->warnings = loader.warnings_;
+    notes->effective_toml = loader.effective_toml();
+  }
   return config;
 }
 
@@ -426,24 +433,23 @@ std::string parse_error_text(const std::string& name, const toml::parse_error& e
 }  // namespace
 
 ExperimentConfig parse_scenario(const std::string& text, const std::string& name,
-                                const std::vector<std::string>& overrides,
-                                std::vector<std::string>* warnings) {
+                                const std::vector<std::string>& overrides, ScenarioNotes* notes) {
   toml::table root;
   try {
     root = toml::parse(text, name);
   } catch (const toml::parse_error& e) {
     throw ScenarioError(parse_error_text(name, e));
   }
-  return load(name, std::move(root), overrides, warnings);
+  return load(name, std::move(root), overrides, notes);
 }
 
 ExperimentConfig load_scenario(const std::string& path, const std::vector<std::string>& overrides,
-                               std::vector<std::string>* warnings) {
+                               ScenarioNotes* notes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ScenarioError(path + ": cannot open file");
   std::ostringstream buffer;
   buffer << in.rdbuf();
-  return parse_scenario(buffer.str(), path, overrides, warnings);
+  return parse_scenario(buffer.str(), path, overrides, notes);
 }
 
 }  // namespace safs

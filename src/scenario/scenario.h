@@ -17,17 +17,25 @@ class ScenarioError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What the loader reports beside the configuration.
+struct ScenarioNotes {
+  // Accepted but probably not meant (an override for a transport the run
+  // does not use).
+  std::vector<std::string> warnings;
+  // The file with every override applied, as TOML (keys sorted): what the
+  // run was asked to simulate, for provenance.
+  std::string effective_toml;
+};
+
 // `overrides` are "dotted.key=value" strings (the CLI's --set); the value is
-// read as TOML (a bare word is taken as a string). `warnings`, if given,
-// receives what was accepted but probably not meant (an override for a
-// transport the run does not use).
+// read as TOML (a bare word is taken as a string).
 ExperimentConfig load_scenario(const std::string& path,
                                const std::vector<std::string>& overrides = {},
-                               std::vector<std::string>* warnings = nullptr);
+                               ScenarioNotes* notes = nullptr);
 
 // The same from TOML text; `name` is used in messages in place of a file name.
 ExperimentConfig parse_scenario(const std::string& text, const std::string& name,
                                 const std::vector<std::string>& overrides = {},
-                                std::vector<std::string>* warnings = nullptr);
+                                ScenarioNotes* notes = nullptr);
 
 }  // namespace safs

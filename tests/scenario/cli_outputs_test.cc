@@ -101,6 +101,11 @@ TEST(CliOutputs, SummaryRecordsProvenance) {
                                             "simulation.seed=7"}));
   EXPECT_EQ(p["effective"]["transport"], "reno");
   EXPECT_EQ(p["effective"]["seed"], 7);
+  // The scenario as run: the file with every override applied, read back as TOML.
+  const std::string effective = p["effective"]["scenario_toml"].get<std::string>();
+  EXPECT_NE(effective.find("link_gbps = 10"), std::string::npos) << effective;
+  EXPECT_NE(effective.find("name = 'reno'"), std::string::npos) << effective;
+  EXPECT_NE(effective.find("size_bytes = 100000"), std::string::npos) << effective;
   EXPECT_EQ(p["command_line"][1], "run");
   EXPECT_FALSE(p["host"].get<std::string>().empty());
   EXPECT_FALSE(p["source_commit"].get<std::string>().empty());
