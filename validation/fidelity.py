@@ -155,12 +155,15 @@ def window_of(flows):
     return min(s for s, _ in flows), max(f for _, f in flows)
 
 
-def run_safs(safs_sim, scenario, out_dir, case, fidelity):
+def run_safs(safs_sim, scenario, out_dir, case, fidelity, overrides):
     wire = matched(case, "network", "mtu_bytes") + matched(case, "network", "header_bytes")
     packet_us = wire * 8 / (queue_port_gbps(case, fidelity["queue_port"]) * 1e3)
     sample_us = packet_us / 32  # sampling error about 0.1% (0.5% at a period of packet_us / 8)
-    cmd = [safs_sim, "run", scenario, "--out", out_dir, "--quiet",
+    cmd = [safs_sim, "run", scenario, "--out", out_dir, "--quiet", "--force",
            "--queue-sample-us", f"{sample_us:.6f}"]
+    name = case["transport"]["name"]
+    for key, value in overrides:
+        cmd += ["--set", f"transport.{name}.{key}={value}"]
     subprocess.run(cmd, check=True)
     with open(os.path.join(out_dir, "summary.json")) as f:
         summary = json.load(f)
@@ -271,13 +274,15 @@ def parse_args():
                    help="diagnosis: a setting of the ns-3 side only (recovery=classic: the window "
                         "cut at once instead of PRR; dctcp_floor=0: stock ns-3 DCTCP without "
                         "Linux's two-segment floor)")
+    p.add_argument("--safs-set", action="append", default=[], metavar="KEY=VALUE",
+                   help="diagnosis: a [transport.NAME] knob of the safs-sim side only (prr=false, "
+                        "impatient_rto=false, loss_state=false: see docs/validation.md)")
     args = p.parse_args()
-    try:
-        args.ns3_set = [tuple(item.split("=", 1)) for item in args.ns3_set]
-        if any(len(item) != 2 for item in args.ns3_set):
-            raise ValueError
-    except ValueError:
-        p.error("--ns3-set: expected KEY=VALUE")
+    for option in ("ns3_set", "safs_set"):
+        items = [tuple(item.split("=", 1)) for item in getattr(args, option)]
+        if any(len(item) != 2 for item in items):
+            p.error(f"--{option.replace('_', '-')}: expected KEY=VALUE")
+        setattr(args, option, items)
     try:
         args.case_filter = re.compile(args.cases)
     except re.error as e:
@@ -333,7 +338,8 @@ def main():
         write_ns3_case(case, fidelity, ns3_case, args.ns3_set)
         reference = run_ns3(ns3, ns3_case,
                             os.path.join(out, "ns3-cwnd.txt") if args.cwnd_trace else None)
-        ours = run_safs(args.safs_sim, scenario, os.path.join(out, "safs-sim"), case, fidelity)
+        ours = run_safs(args.safs_sim, scenario, os.path.join(out, "safs-sim"), case, fidelity,
+                        args.safs_set)
         wire = matched(case, "network", "mtu_bytes") + matched(case, "network", "header_bytes")
         metrics = [m for m in TOLERANCES if m != "ecn_marks" or case["transport"]["name"] == "dctcp"]
         for metric in metrics:
