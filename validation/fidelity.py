@@ -307,7 +307,8 @@ def parse_args():
                         "Linux's two-segment floor; sack=1: SACK on, as Linux, which safs-sim lacks)")
     p.add_argument("--safs-set", action="append", default=[], metavar="KEY=VALUE",
                    help="diagnosis: a [transport.NAME] knob of the safs-sim side only (prr=false, "
-                        "impatient_rto=false, loss_state=false: see docs/validation.md)")
+                        "impatient_rto=false, loss_state=false, sack=true: see "
+                        "docs/validation.md)")
     args = p.parse_args()
     for option in ("ns3_set", "safs_set"):
         items = [tuple(item.split("=", 1)) for item in getattr(args, option)]

@@ -25,6 +25,12 @@ KnobTable<WindowConfig> reno_knobs() {
          "After a timeout, until everything then outstanding is acknowledged (Linux "
          "TCP_CA_Loss), ECN echoes do not cut the window. false: they may, raising a window of "
          "one segment to DCTCP's floor. Fast recovery waits either way (RFC 6582).");
+  t.flag("sack", SAFS_FIELD(sack),
+         "SACK (RFC 2018) and SACK-based loss recovery (RFC 6675): each ACK reports the segment "
+         "that triggered it, a hole with dupack_threshold SACKed segments above it is lost and "
+         "resent first, and the pipe leaves out what was SACKed. Linux has it on; off here "
+         "until it agrees with ns-3's SACK (docs/validation.md). false: NewReno, one hole "
+         "resent per partial ACK (RFC 6582).");
   return t;
 }
 

@@ -49,6 +49,7 @@ void WindowTransport::start_flow(const FlowSpec& spec) {
   sender.rto_timer = std::make_unique<Timer>(env_.sim, [this, &sender] { on_timeout(sender); });
   sender.retry_timer = std::make_unique<Timer>(env_.sim, [this, &sender] { make_ready(sender); });
   sender.queue_priority = config_.data_priority;
+  sender.scoreboard = SackScoreboard(env_.mtu_bytes, spec.size_bytes);
   on_receiver_start(receiver);
   on_sender_start(sender);
   make_ready(sender);
@@ -79,10 +80,16 @@ std::uint32_t WindowTransport::segment_bytes(const SenderFlow& flow, std::uint64
       std::min<std::uint64_t>(env_.mtu_bytes, flow.spec.size_bytes - seq));
 }
 
-// RFC 6675's pipe without SACK, as Linux's tcp_packets_in_flight(): what is
-// out, less what duplicate ACKs report arrived, less a hole marked lost and
-// not yet resent.
+// RFC 6675's pipe, as Linux's tcp_packets_in_flight(): what is out, less
+// what the receiver reported (SACK, or without it one segment per duplicate
+// ACK), less holes deemed lost, plus their retransmissions still out.
 std::uint64_t WindowTransport::pipe_bytes(const SenderFlow& flow) const {
+  if (config_.sack) {
+    const SackScoreboard& board = flow.scoreboard;
+    const std::uint64_t gone = board.sacked_bytes() + board.lost_bytes();
+    const std::uint64_t out = flow.in_flight() + board.retransmitted_bytes();
+    return out - std::min(out, gone);
+  }
   std::uint64_t pipe = flow.in_flight() - std::min(flow.in_flight(), flow.sacked_bytes);
   if (flow.retransmit_pending) {
     pipe -= std::min<std::uint64_t>(pipe, segment_bytes(flow, flow.snd_una));
@@ -90,11 +97,19 @@ std::uint64_t WindowTransport::pipe_bytes(const SenderFlow& flow) const {
   return pipe;
 }
 
+bool WindowTransport::has_retransmission(const SenderFlow& flow) const {
+  return config_.sack ? flow.scoreboard.has_hole_to_resend() : flow.retransmit_pending;
+}
+
+std::uint64_t WindowTransport::retransmission_seq(const SenderFlow& flow) const {
+  return config_.sack ? flow.scoreboard.hole_to_resend() : flow.snd_una;
+}
+
 bool WindowTransport::window_allows(const SenderFlow& flow) const {
-  if (flow.retransmit_pending) {
-    // NewReno resends a hole at once; under PRR the window says when.
-    return !config_.prr ||
-           pipe_bytes(flow) + segment_bytes(flow, flow.snd_una) <= flow.cc.cwnd_bytes;
+  if (has_retransmission(flow)) {
+    // NewReno resends a hole at once; under PRR or SACK the window says when.
+    return (!config_.prr && !config_.sack) ||
+           pipe_bytes(flow) + segment_bytes(flow, retransmission_seq(flow)) <= flow.cc.cwnd_bytes;
   }
   if (flow.snd_nxt >= flow.spec.size_bytes) return false;
   return pipe_bytes(flow) + segment_bytes(flow, flow.snd_nxt) <= flow.cc.cwnd_bytes;
@@ -151,11 +166,13 @@ Packet* WindowTransport::next_segment(Host& host) {
 
 Packet* WindowTransport::build_segment(SenderFlow& flow, std::uint8_t priority) {
   std::uint64_t seq = flow.snd_nxt;
-  if (flow.retransmit_pending) {
+  if (has_retransmission(flow)) {
+    seq = retransmission_seq(flow);
     flow.retransmit_pending = false;
-    seq = flow.snd_una;
+    if (config_.sack) flow.scoreboard.retransmitted(seq);
     ++stats_.retransmissions;
   } else {
+    if (config_.sack) flow.scoreboard.reserve(seq);
     flow.snd_nxt += segment_bytes(flow, seq);
     if (flow.snd_nxt <= flow.high_water) ++stats_.retransmissions;  // go-back-N resend
     flow.high_water = std::max(flow.high_water, flow.snd_nxt);
@@ -224,6 +241,7 @@ void WindowTransport::on_data(ReceiverFlow& flow, Packet& data) {
   ack.ack = flow.received.cumulative_bytes();
   ack.ece = data.ce;
   ack.echo_ps = data.sent_at_ps;
+  ack.seq = data.seq;  // the SACK block: the segment that triggered this ACK (RFC 2018 §4)
   send_control(flow, ack);
 }
 
@@ -246,19 +264,28 @@ void WindowTransport::on_ack(SenderFlow& flow, const Packet& ack) {
   const bool window_limited = cwnd_limited(flow);  // as it was when this ACK left
   const bool advanced = ack.ack > flow.snd_una;
   const std::uint64_t acked = advanced ? ack.ack - flow.snd_una : 0;
-  std::uint64_t delivered = 0;
+  NewAck moved{0, false};
   if (advanced) {
     control_->on_ack(flow.cc, acked, ack.ece, ack.ack, flow.snd_nxt);
-    delivered = on_new_ack(flow, ack.ack);
+    moved = on_new_ack(flow, ack.ack);
     if (flow.done()) return;
-  } else if (ack.ack == flow.snd_una && flow.in_flight() > 0) {
-    delivered = on_duplicate_ack(flow);
+  }
+  std::uint64_t delivered = moved.delivered_bytes;
+  if (config_.sack) delivered += on_sack(flow, ack.seq);
+  if (!advanced && ack.ack == flow.snd_una && flow.in_flight() > 0) {
+    delivered += on_duplicate_ack(flow);
+  }
+  // RFC 6675: a hole the SACKs show lost starts recovery, duplicate ACKs or not.
+  if (config_.sack && flow.scoreboard.has_hole_to_resend() && flow.snd_una >= flow.recover &&
+      (flow.ca_state == CaState::kOpen || flow.ca_state == CaState::kCwr)) {
+    enter_recovery(flow);
   }
   if (ack.ece && control_->ecn_capable()) on_echo(flow);
 
   if (flow.reducing() && config_.prr) {
-    // A partial ACK marks the next hole lost: no slow-start bonus for it.
-    const bool una_advanced = advanced && !flow.retransmit_pending;
+    // No slow-start bonus while a hole is newly lost (a partial ACK marks the
+    // next one) or still waits to be resent.
+    const bool una_advanced = advanced && !moved.partial && !flow.retransmit_pending;
     flow.cc.cwnd_bytes = prr_cwnd(flow.prr, flow.cc.cwnd_bytes, pipe_bytes(flow),
                                   flow.cc.ssthresh_bytes, delivered, una_advanced, env_.mtu_bytes);
   } else if (advanced && window_limited &&
@@ -268,20 +295,27 @@ void WindowTransport::on_ack(SenderFlow& flow, const Packet& ack) {
   make_ready(flow);
 }
 
-std::uint64_t WindowTransport::on_new_ack(SenderFlow& flow, std::uint64_t ack) {
+WindowTransport::NewAck WindowTransport::on_new_ack(SenderFlow& flow, std::uint64_t ack) {
   const std::uint64_t mtu = env_.mtu_bytes;
   const std::uint64_t acked = ack - flow.snd_una;
-  // Duplicate ACKs already reported some of it delivered, all but one
-  // segment at most (Linux tcp_remove_reno_sacks).
-  const std::uint64_t delivered =
-      acked > flow.sacked_bytes ? acked - flow.sacked_bytes : std::min(acked, mtu);
-  flow.sacked_bytes -= std::min(flow.sacked_bytes, acked - std::min(acked, mtu));
+  std::uint64_t delivered = 0;
+  if (config_.sack) {
+    // SACKs already reported some of it delivered.
+    const std::uint64_t sacked_before = flow.scoreboard.sacked_bytes();
+    flow.scoreboard.advance(ack);
+    delivered = acked - std::min(acked, sacked_before - flow.scoreboard.sacked_bytes());
+  } else {
+    // Duplicate ACKs already reported some of it delivered, all but one
+    // segment at most (Linux tcp_remove_reno_sacks).
+    delivered = acked > flow.sacked_bytes ? acked - flow.sacked_bytes : std::min(acked, mtu);
+    flow.sacked_bytes -= std::min(flow.sacked_bytes, acked - std::min(acked, mtu));
+  }
   flow.snd_una = ack;
   if (flow.snd_nxt < ack) flow.snd_nxt = ack;  // after go-back-N the receiver may be ahead
   flow.dupacks = 0;
   flow.rto_ps = std::max(config_.rto_min_ps, flow.srtt_ps + 4 * flow.rttvar_ps);
 
-  bool rearm = true;
+  bool rearm = true, partial = false;
   switch (flow.ca_state) {
     case CaState::kRecovery:
       if (ack >= flow.recover) {
@@ -289,8 +323,13 @@ std::uint64_t WindowTransport::on_new_ack(SenderFlow& flow, std::uint64_t ack) {
         flow.cc.cwnd_bytes = flow.cc.ssthresh_bytes;
       } else {
         // Partial ACK: the next hole is lost too.
-        flow.retransmit_pending = true;
-        if (!config_.prr) {  // deflate by the amount acked
+        partial = true;
+        if (config_.sack) {
+          flow.scoreboard.mark_lost(ack);
+        } else {
+          flow.retransmit_pending = true;
+        }
+        if (!config_.prr && !config_.sack) {  // deflate by the amount acked
           flow.cc.cwnd_bytes -= std::min(flow.cc.cwnd_bytes, acked);
           flow.cc.cwnd_bytes += mtu;
         }
@@ -324,7 +363,12 @@ std::uint64_t WindowTransport::on_new_ack(SenderFlow& flow, std::uint64_t ack) {
   } else if (rearm) {
     flow.rto_timer->arm_in(flow.rto_ps);
   }
-  return delivered;
+  return {delivered, partial};
+}
+
+std::uint64_t WindowTransport::on_sack(SenderFlow& flow, std::uint64_t seq) {
+  if (seq < flow.snd_una || seq >= flow.snd_nxt) return 0;  // cumulatively ACKed, or stale
+  return flow.scoreboard.sack(seq, dupthresh(flow));
 }
 
 // ECN echo: one cut per window of data (RFC 8257 §3.3), from Open only
@@ -347,9 +391,10 @@ void WindowTransport::enter_reduction(SenderFlow& flow, CaState state) {
     prr_start(flow.prr, flow.cc.cwnd_bytes);
   } else {
     // NewReno keeps the segments that left the network (RFC 6582), a cut by
-    // ECN none.
-    const std::uint64_t inflation =
-        state == CaState::kRecovery ? std::uint64_t{config_.dupack_threshold} * env_.mtu_bytes : 0;
+    // ECN none; with SACK the pipe leaves them out instead (RFC 6675).
+    const std::uint64_t inflation = state == CaState::kRecovery && !config_.sack
+                                        ? std::uint64_t{config_.dupack_threshold} * env_.mtu_bytes
+                                        : 0;
     flow.cc.cwnd_bytes = flow.cc.ssthresh_bytes + inflation;
   }
 }
@@ -371,7 +416,7 @@ std::uint64_t WindowTransport::on_duplicate_ack(SenderFlow& flow) {
   const std::uint64_t mtu = env_.mtu_bytes;
   ++flow.dupacks;
   std::uint64_t delivered = 0;
-  if (config_.prr) {
+  if (config_.prr && !config_.sack) {
     // A segment above the hole arrived; one segment at least stays a hole
     // (Linux tcp_add_reno_sack, tcp_limit_reno_sacked).
     const std::uint64_t before = flow.sacked_bytes;
@@ -379,29 +424,38 @@ std::uint64_t WindowTransport::on_duplicate_ack(SenderFlow& flow) {
     delivered = flow.sacked_bytes - std::min(flow.sacked_bytes, before);
   }
   if (flow.ca_state == CaState::kRecovery) {
-    if (!config_.prr) flow.cc.cwnd_bytes += mtu;  // a segment has left the network
+    // A segment has left the network.
+    if (!config_.prr && !config_.sack) flow.cc.cwnd_bytes += mtu;
     return delivered;
   }
   // After a timeout, fast recovery waits until everything outstanding then
   // is acknowledged (RFC 6582 §3.2; Linux TCP_CA_Loss).
   if (flow.ca_state == CaState::kLoss) return delivered;
-  // Early retransmit (RFC 5827): with fewer than four segments in flight, as
-  // for a paced flow whose window is small, three duplicate ACKs may never
-  // come, so one fewer than the segments in flight is enough.
-  const std::uint64_t flight_segments = (flow.in_flight() + mtu - 1) / mtu;
-  const std::uint32_t threshold =
-      flight_segments < 4
-          ? std::min(config_.dupack_threshold,
-                     static_cast<std::uint32_t>(std::max<std::uint64_t>(1, flight_segments - 1)))
-          : config_.dupack_threshold;
-  if (flow.dupacks == threshold && flow.snd_una >= flow.recover) {
-    flow.cc.ssthresh_bytes = std::max(flow.in_flight() / 2, 2 * mtu);
-    flow.recover = flow.snd_nxt;
-    flow.retransmit_pending = true;
-    flow.partial_ack_seen = false;
-    enter_reduction(flow, CaState::kRecovery);
-  }
+  if (flow.dupacks == dupthresh(flow) && flow.snd_una >= flow.recover) enter_recovery(flow);
   return delivered;
+}
+
+// Early retransmit (RFC 5827): with fewer than four segments in flight, as
+// for a paced flow whose window is small, three duplicate ACKs may never
+// come, so one fewer than the segments in flight is enough.
+std::uint32_t WindowTransport::dupthresh(const SenderFlow& flow) const {
+  const std::uint64_t mtu = env_.mtu_bytes;
+  const std::uint64_t flight_segments = (flow.in_flight() + mtu - 1) / mtu;
+  if (flight_segments >= 4) return config_.dupack_threshold;
+  return std::min(config_.dupack_threshold,
+                  static_cast<std::uint32_t>(std::max<std::uint64_t>(1, flight_segments - 1)));
+}
+
+void WindowTransport::enter_recovery(SenderFlow& flow) {
+  flow.cc.ssthresh_bytes = std::max(flow.in_flight() / 2, std::uint64_t{2} * env_.mtu_bytes);
+  flow.recover = flow.snd_nxt;
+  if (config_.sack) {
+    flow.scoreboard.mark_lost(flow.snd_una);
+  } else {
+    flow.retransmit_pending = true;
+  }
+  flow.partial_ack_seen = false;
+  enter_reduction(flow, CaState::kRecovery);
 }
 
 void WindowTransport::on_timeout(SenderFlow& flow) {
@@ -415,6 +469,7 @@ void WindowTransport::on_timeout(SenderFlow& flow) {
   flow.recover = flow.snd_nxt;
   flow.dupacks = 0;
   flow.sacked_bytes = 0;
+  flow.scoreboard.clear();
   flow.snd_nxt = flow.snd_una;  // go back N
   flow.retransmit_pending = false;
   flow.rto_ps = std::min(flow.rto_ps * 2, config_.rto_max_ps);

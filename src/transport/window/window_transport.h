@@ -40,6 +40,7 @@
 #include "transport/transport.h"
 #include "transport/window/congestion_control.h"
 #include "transport/window/prr.h"
+#include "transport/window/sack_scoreboard.h"
 #include "transport/window/window_header.h"
 #include "transport/window/window_options.h"
 
@@ -127,9 +128,19 @@ class WindowTransport : public Transport {
   void on_packet(Packet& packet);
   void on_data(ReceiverFlow& flow, Packet& data);
   void on_ack(SenderFlow& flow, const Packet& ack);
+  // What an ACK that moves snd_una did.
+  struct NewAck {
+    std::uint64_t delivered_bytes;  // newly delivered, not SACKed before
+    bool partial;                   // in recovery, short of recover: a new hole
+  };
+  NewAck on_new_ack(SenderFlow& flow, std::uint64_t ack);
   // Each returns the bytes the ACK reports newly delivered.
-  std::uint64_t on_new_ack(SenderFlow& flow, std::uint64_t ack);
+  std::uint64_t on_sack(SenderFlow& flow, std::uint64_t seq);
   std::uint64_t on_duplicate_ack(SenderFlow& flow);
+  void enter_recovery(SenderFlow& flow);
+  std::uint32_t dupthresh(const SenderFlow& flow) const;
+  bool has_retransmission(const SenderFlow& flow) const;
+  std::uint64_t retransmission_seq(const SenderFlow& flow) const;
   void on_echo(SenderFlow& flow);
   void on_timeout(SenderFlow& flow);
   void enter_reduction(SenderFlow& flow, CaState state);
@@ -179,6 +190,7 @@ struct WindowTransport::SenderFlow : FlowSide {
   // Bytes above snd_una that duplicate ACKs say arrived (Linux's sacked_out
   // without SACK, in bytes; prr only).
   std::uint64_t sacked_bytes = 0;
+  SackScoreboard scoreboard;  // sack only
   PrrState prr;
   bool partial_ack_seen = false;    // in this recovery (impatient_rto)
   bool retransmit_pending = false;  // resend the segment at snd_una next
