@@ -261,7 +261,7 @@ void WindowTransport::on_ack(SenderFlow& flow, const Packet& ack) {
     flow.srtt_ps += (sample - flow.srtt_ps) / 8;
   }
 
-  const bool window_limited = cwnd_limited(flow);  // as it was when this ACK left
+  const bool window_limited = cwnd_limited(flow);  // before this ACK moves anything
   const bool advanced = ack.ack > flow.snd_una;
   const std::uint64_t acked = advanced ? ack.ack - flow.snd_una : 0;
   NewAck moved{0, false};
