@@ -110,7 +110,11 @@ TEST(Cli, UnknownOptionSuggestsTheClosest) {
 // Observers (queue sampling here; the progress bar uses the same kind of hook)
 // watch from the run loop and must not change a single byte of the results.
 TEST(Cli, QueueSamplingLeavesResultsIdentical) {
-  const fs::path scenario = write_temp("safs-cli-queues.toml", kSmall);
+  // Two senders into host 0, so that its port queues (one flow at line rate
+  // does not).
+  const std::string two_senders =
+      std::string(kSmall) + "[[flows]]\nsrc = 2\ndst = 0\nsize_bytes = 100000\n";
+  const fs::path scenario = write_temp("safs-cli-queues.toml", two_senders);
   const fs::path plain = fs::temp_directory_path() / "safs-cli-plain";
   const fs::path sampled = fs::temp_directory_path() / "safs-cli-sampled";
   fs::remove_all(plain);

@@ -43,6 +43,7 @@ CaseSpec read_case_file(const std::string& path) {
       {"queue_port", reader(spec.queue_port)},
       {"recovery", reader(spec.recovery)},
       {"dctcp_floor", reader(spec.dctcp_floor)},
+      {"sack", reader(spec.sack)},
       {"stop_ms", reader(spec.stop_ms)},
   };
   std::string line;

@@ -37,13 +37,16 @@ struct CaseSpec {
   std::uint32_t shift_g = 4;
   double initial_alpha = 1;
   // ns-3's loss and CWR recovery: prr (its default, and Linux's) or classic
-  // (the window cut at once, as safs-sim does today). A knob of the ns-3
+  // (the window cut at once, as safs-sim with prr = false). A knob of the ns-3
   // side only, for diagnosis.
   std::string recovery = "prr";
   // Linux's two-segment floor under DCTCP's cut (1, the default: Linux is
   // the reference where it and ns-3 3.37, which has none, disagree); 0 for
   // stock ns-3. A knob of the ns-3 side only.
   std::uint32_t dctcp_floor = 1;
+  // SACK (RFC 2018, RFC 6675 recovery): 0 as safs-sim, which has none;
+  // 1 for diagnosis (Linux has it on).
+  std::uint32_t sack = 0;
   std::string queue_port;  // the port whose mean queue is reported
   double stop_ms = 1000;
   std::vector<FlowSpec> flows;

@@ -148,7 +148,7 @@ void ConfigureTcp(const CaseSpec& spec) {
   Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(buffer));
   Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(buffer));
   Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(1000000));
-  Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
+  Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(spec.sack != 0));
   // ns-3's timestamps count milliseconds: useless for microsecond RTTs.
   Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
   Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(true));

@@ -13,6 +13,24 @@ KnobTable<WindowConfig> reno_knobs() {
          "Cap on the backed-off timeout.");
   t.integer("dupack_threshold", "ACKs", SAFS_FIELD(dupack_threshold), 1, 1000,
             "Duplicate ACKs that trigger fast retransmit (RFC 5681).");
+  t.flag("prr", SAFS_FIELD(prr),
+         "Proportional Rate Reduction (RFC 6937, PRR-SSRB as Linux tcp_cwnd_reduction): after an "
+         "ECN echo or a loss the window comes down to ssthresh over one round, sending as ACKs "
+         "report data delivered, with duplicate ACKs counted out of the pipe as Linux does "
+         "without SACK. false: the ECN cut at once and NewReno's window inflation (RFC 6582).");
+  t.flag("impatient_rto", SAFS_FIELD(impatient_rto),
+         "In fast recovery the retransmission timer is re-armed on the first partial ACK only "
+         "(RFC 6582 section 4, the impatient variant; Linux). false: on every partial ACK.");
+  t.flag("loss_state", SAFS_FIELD(loss_state),
+         "After a timeout, until everything then outstanding is acknowledged (Linux "
+         "TCP_CA_Loss), ECN echoes do not cut the window. false: they may, raising a window of "
+         "one segment to DCTCP's floor. Fast recovery waits either way (RFC 6582).");
+  t.flag("sack", SAFS_FIELD(sack),
+         "SACK (RFC 2018) and SACK-based loss recovery (RFC 6675): each ACK reports the segment "
+         "that triggered it, a hole with dupack_threshold SACKed segments above it is lost and "
+         "resent first, and the pipe leaves out what was SACKed. Linux has it on; off here "
+         "until it agrees with ns-3's SACK (docs/validation.md). false: NewReno, one hole "
+         "resent per partial ACK (RFC 6582).");
   return t;
 }
 

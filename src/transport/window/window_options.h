@@ -14,7 +14,12 @@ struct WindowConfig {
   std::uint32_t initial_cwnd_packets = 10;  // RFC 6928
   TimePs rto_min_ps = kPsPerMs;             // datacenter-tuned minimum RTO
   TimePs rto_max_ps = 64 * kPsPerMs;
-  std::uint32_t dupack_threshold = 3;       // RFC 5681
+  std::uint32_t dupack_threshold = 3;  // RFC 5681
+  // Linux's recovery mechanisms, each switchable (window_options.cc).
+  bool prr = true;            // RFC 6937 for ECN cuts and loss recovery
+  bool impatient_rto = true;  // RFC 6582 section 4: re-arm on the first partial ACK only
+  bool loss_state = true;     // no ECN cut after a timeout until the loss is repaired
+  bool sack = false;          // SACK-based recovery (RFC 6675); not yet validated
   std::uint32_t initial_alpha = kAlphaOne;  // DCTCP alpha at flow start
   std::uint8_t data_priority = 0;
   std::uint8_t ack_priority = 0;  // ACKs share the data queue, as in a plain TCP network

@@ -49,6 +49,7 @@ void WindowTransport::start_flow(const FlowSpec& spec) {
   sender.rto_timer = std::make_unique<Timer>(env_.sim, [this, &sender] { on_timeout(sender); });
   sender.retry_timer = std::make_unique<Timer>(env_.sim, [this, &sender] { make_ready(sender); });
   sender.queue_priority = config_.data_priority;
+  sender.scoreboard = SackScoreboard(env_.mtu_bytes, spec.size_bytes);
   on_receiver_start(receiver);
   on_sender_start(sender);
   make_ready(sender);
@@ -79,10 +80,56 @@ std::uint32_t WindowTransport::segment_bytes(const SenderFlow& flow, std::uint64
       std::min<std::uint64_t>(env_.mtu_bytes, flow.spec.size_bytes - seq));
 }
 
+// RFC 6675's pipe, as Linux's tcp_packets_in_flight(): what is out, less
+// what the receiver reported (SACK, or without it one segment per duplicate
+// ACK), less holes deemed lost, plus their retransmissions still out.
+std::uint64_t WindowTransport::pipe_bytes(const SenderFlow& flow) const {
+  if (config_.sack) {
+    const SackScoreboard& board = flow.scoreboard;
+    const std::uint64_t gone = board.sacked_bytes() + board.lost_bytes();
+    const std::uint64_t out = flow.in_flight() + board.retransmitted_bytes();
+    return out - std::min(out, gone);
+  }
+  std::uint64_t pipe = flow.in_flight() - std::min(flow.in_flight(), flow.sacked_bytes);
+  if (flow.retransmit_pending) {
+    pipe -= std::min<std::uint64_t>(pipe, segment_bytes(flow, flow.snd_una));
+  }
+  return pipe;
+}
+
+bool WindowTransport::has_retransmission(const SenderFlow& flow) const {
+  return config_.sack ? flow.scoreboard.has_hole_to_resend() : flow.retransmit_pending;
+}
+
+std::uint64_t WindowTransport::retransmission_seq(const SenderFlow& flow) const {
+  return config_.sack ? flow.scoreboard.hole_to_resend() : flow.snd_una;
+}
+
 bool WindowTransport::window_allows(const SenderFlow& flow) const {
-  if (flow.retransmit_pending) return true;
+  if (has_retransmission(flow)) {
+    // NewReno resends a hole at once; under PRR or SACK the window says when.
+    return (!config_.prr && !config_.sack) ||
+           pipe_bytes(flow) + segment_bytes(flow, retransmission_seq(flow)) <= flow.cc.cwnd_bytes;
+  }
   if (flow.snd_nxt >= flow.spec.size_bytes) return false;
-  return flow.in_flight() + segment_bytes(flow, flow.snd_nxt) <= flow.cc.cwnd_bytes;
+  return pipe_bytes(flow) + segment_bytes(flow, flow.snd_nxt) <= flow.cc.cwnd_bytes;
+}
+
+// Is the window the limit (RFC 7661)? As Linux's tcp_is_cwnd_limited(): in
+// slow start while cwnd is below twice what is out, else while what is out
+// fills the window. Linux hands a window to the host's queue at once, where
+// this NIC pulls one segment at a time: a flow waiting at the NIC has, as in
+// Linux, its whole window out. A paced flow waits elsewhere (its send gate),
+// and a flow near its end is limited by its size, not the window.
+bool WindowTransport::cwnd_limited(const SenderFlow& flow) const {
+  const CcState& cc = flow.cc;
+  std::uint64_t out = flow.in_flight();
+  const std::uint64_t pipe = pipe_bytes(flow);
+  if (flow.in_ready_queue && cc.cwnd_bytes > pipe) {
+    out += std::min(cc.cwnd_bytes - pipe, flow.spec.size_bytes - flow.snd_nxt);
+  }
+  if (cc.cwnd_bytes < cc.ssthresh_bytes) return cc.cwnd_bytes < 2 * out;
+  return out + env_.mtu_bytes >= cc.cwnd_bytes;
 }
 
 void WindowTransport::make_ready(SenderFlow& flow) {
@@ -119,11 +166,13 @@ Packet* WindowTransport::next_segment(Host& host) {
 
 Packet* WindowTransport::build_segment(SenderFlow& flow, std::uint8_t priority) {
   std::uint64_t seq = flow.snd_nxt;
-  if (flow.retransmit_pending) {
+  if (has_retransmission(flow)) {
+    seq = retransmission_seq(flow);
     flow.retransmit_pending = false;
-    seq = flow.snd_una;
+    if (config_.sack) flow.scoreboard.retransmitted(seq);
     ++stats_.retransmissions;
   } else {
+    if (config_.sack) flow.scoreboard.reserve(seq);
     flow.snd_nxt += segment_bytes(flow, seq);
     if (flow.snd_nxt <= flow.high_water) ++stats_.retransmissions;  // go-back-N resend
     flow.high_water = std::max(flow.high_water, flow.snd_nxt);
@@ -135,6 +184,7 @@ Packet* WindowTransport::build_segment(SenderFlow& flow, std::uint8_t priority) 
   p.seq = seq;
   p.payload_bytes = segment_bytes(flow, seq);
   p.wire_bytes = p.payload_bytes + env_.header_bytes;
+  if (flow.reducing()) flow.prr.out_bytes += p.payload_bytes;
   ++stats_.data_packets;
   ++flow.data_packets;
   if (!flow.rto_timer->armed()) flow.rto_timer->arm_in(flow.rto_ps);
@@ -191,9 +241,12 @@ void WindowTransport::on_data(ReceiverFlow& flow, Packet& data) {
   ack.ack = flow.received.cumulative_bytes();
   ack.ece = data.ce;
   ack.echo_ps = data.sent_at_ps;
+  ack.seq = data.seq;  // the SACK block: the segment that triggered this ACK (RFC 2018 §4)
   send_control(flow, ack);
 }
 
+// Linux's order (tcp_ack): the cumulative point and the state it ends, the
+// echo, then one window update, by PRR while a reduction is under way.
 void WindowTransport::on_ack(SenderFlow& flow, const Packet& ack) {
   if (flow.done()) return;
 
@@ -208,48 +261,97 @@ void WindowTransport::on_ack(SenderFlow& flow, const Packet& ack) {
     flow.srtt_ps += (sample - flow.srtt_ps) / 8;
   }
 
-  // ECN echo: one window cut per window of data (RFC 8257 §3.3; CWR).
-  if (ack.ece && control_->ecn_capable() && !flow.in_recovery && flow.snd_una >= flow.cwr_end) {
-    const FlowProgress progress{flow.spec.size_bytes - flow.snd_una, flow.spec.deadline_ps,
-                                env_.sim.now(), flow.srtt_ps};
-    flow.cc.cwnd_bytes = control_->cwnd_after_echo(flow.cc, progress);
-    flow.cc.ssthresh_bytes = flow.cc.cwnd_bytes;
-    flow.cwr_end = flow.snd_nxt;
-  }
-
-  if (ack.ack > flow.snd_una) {
-    const std::uint64_t acked = ack.ack - flow.snd_una;
+  const bool window_limited = cwnd_limited(flow);  // before this ACK moves anything
+  const bool advanced = ack.ack > flow.snd_una;
+  const std::uint64_t acked = advanced ? ack.ack - flow.snd_una : 0;
+  NewAck moved{0, false};
+  if (advanced) {
     control_->on_ack(flow.cc, acked, ack.ece, ack.ack, flow.snd_nxt);
-    on_new_ack(flow, ack.ack);
-  } else if (ack.ack == flow.snd_una && flow.in_flight() > 0) {
-    on_duplicate_ack(flow);
+    moved = on_new_ack(flow, ack.ack);
+    if (flow.done()) return;
+  }
+  std::uint64_t delivered = moved.delivered_bytes;
+  if (config_.sack) delivered += on_sack(flow, ack.seq);
+  if (!advanced && ack.ack == flow.snd_una && flow.in_flight() > 0) {
+    delivered += on_duplicate_ack(flow);
+  }
+  // RFC 6675: a hole the SACKs show lost starts recovery, duplicate ACKs or not.
+  if (config_.sack && flow.scoreboard.has_hole_to_resend() && flow.snd_una >= flow.recover &&
+      (flow.ca_state == CaState::kOpen || flow.ca_state == CaState::kCwr)) {
+    enter_recovery(flow);
+  }
+  if (ack.ece && control_->ecn_capable()) on_echo(flow);
+
+  if (flow.reducing() && config_.prr) {
+    // No slow-start bonus while a hole is newly lost (a partial ACK marks the
+    // next one) or still waits to be resent.
+    const bool una_advanced = advanced && !moved.partial && !flow.retransmit_pending;
+    flow.cc.cwnd_bytes = prr_cwnd(flow.prr, flow.cc.cwnd_bytes, pipe_bytes(flow),
+                                  flow.cc.ssthresh_bytes, delivered, una_advanced, env_.mtu_bytes);
+  } else if (advanced && window_limited &&
+             (flow.ca_state == CaState::kOpen || flow.ca_state == CaState::kLoss)) {
+    grow_window(flow, acked);
   }
   make_ready(flow);
 }
 
-void WindowTransport::on_new_ack(SenderFlow& flow, std::uint64_t ack) {
+WindowTransport::NewAck WindowTransport::on_new_ack(SenderFlow& flow, std::uint64_t ack) {
+  const std::uint64_t mtu = env_.mtu_bytes;
   const std::uint64_t acked = ack - flow.snd_una;
-  // Was the window the limit? (RFC 7661: a paced or application-limited
-  // sender must not grow a window it does not use.)
-  const bool window_limited = flow.in_flight() + env_.mtu_bytes >= flow.cc.cwnd_bytes;
+  std::uint64_t delivered = 0;
+  if (config_.sack) {
+    // SACKs already reported some of it delivered.
+    const std::uint64_t sacked_before = flow.scoreboard.sacked_bytes();
+    flow.scoreboard.advance(ack);
+    delivered = acked - std::min(acked, sacked_before - flow.scoreboard.sacked_bytes());
+  } else {
+    // Duplicate ACKs already reported some of it delivered, all but one
+    // segment at most (Linux tcp_remove_reno_sacks).
+    delivered = acked > flow.sacked_bytes ? acked - flow.sacked_bytes : std::min(acked, mtu);
+    flow.sacked_bytes -= std::min(flow.sacked_bytes, acked - std::min(acked, mtu));
+  }
   flow.snd_una = ack;
   if (flow.snd_nxt < ack) flow.snd_nxt = ack;  // after go-back-N the receiver may be ahead
   flow.dupacks = 0;
   flow.rto_ps = std::max(config_.rto_min_ps, flow.srtt_ps + 4 * flow.rttvar_ps);
 
-  if (flow.in_recovery) {
-    if (ack >= flow.recover) {
-      flow.in_recovery = false;  // full ACK: deflate to ssthresh (RFC 6582)
-      flow.cc.cwnd_bytes = flow.cc.ssthresh_bytes;
-    } else {
-      // Partial ACK: the next hole is lost too; deflate by the amount acked.
-      flow.retransmit_pending = true;
-      flow.cc.cwnd_bytes -= std::min(flow.cc.cwnd_bytes, acked);
-      flow.cc.cwnd_bytes += env_.mtu_bytes;
-    }
-  } else if (flow.snd_una >= flow.cwr_end && window_limited) {
-    grow_window(flow, acked);
+  bool rearm = true, partial = false;
+  switch (flow.ca_state) {
+    case CaState::kRecovery:
+      if (ack >= flow.recover) {
+        flow.ca_state = CaState::kOpen;  // full ACK: deflate to ssthresh (RFC 6582)
+        flow.cc.cwnd_bytes = flow.cc.ssthresh_bytes;
+      } else {
+        // Partial ACK: the next hole is lost too.
+        partial = true;
+        if (config_.sack) {
+          flow.scoreboard.mark_lost(ack);
+        } else {
+          flow.retransmit_pending = true;
+        }
+        if (!config_.prr && !config_.sack) {  // deflate by the amount acked
+          flow.cc.cwnd_bytes -= std::min(flow.cc.cwnd_bytes, acked);
+          flow.cc.cwnd_bytes += mtu;
+        }
+        rearm = !config_.impatient_rto || !flow.partial_ack_seen;
+        flow.partial_ack_seen = true;
+      }
+      break;
+    case CaState::kCwr:
+      // Held until something above cwr_end is acknowledged, so that the
+      // receiver has seen the CWR flag (Linux tcp_fastretrans_alert).
+      if (ack > flow.cwr_end) {
+        flow.ca_state = CaState::kOpen;
+        if (config_.prr) flow.cc.cwnd_bytes = flow.cc.ssthresh_bytes;  // tcp_end_cwnd_reduction
+      }
+      break;
+    case CaState::kLoss:
+      if (ack >= flow.recover) flow.ca_state = CaState::kOpen;
+      break;
+    case CaState::kOpen:
+      break;
   }
+  if (flow.ca_state != CaState::kRecovery) flow.sacked_bytes = 0;  // tcp_reset_reno_sack
 
   if (flow.done()) {
     flow.rto_timer->cancel();
@@ -258,8 +360,42 @@ void WindowTransport::on_new_ack(SenderFlow& flow, std::uint64_t ack) {
     on_sender_complete(flow);
   } else if (flow.in_flight() == 0) {
     flow.rto_timer->cancel();  // nothing outstanding (RFC 6298 §5.2): a paused flow never times out
-  } else {
+  } else if (rearm) {
     flow.rto_timer->arm_in(flow.rto_ps);
+  }
+  return {delivered, partial};
+}
+
+std::uint64_t WindowTransport::on_sack(SenderFlow& flow, std::uint64_t seq) {
+  if (seq < flow.snd_una || seq >= flow.snd_nxt) return 0;  // cumulatively ACKed, or stale
+  return flow.scoreboard.sack(seq, dupthresh(flow));
+}
+
+// ECN echo: one cut per window of data (RFC 8257 §3.3), from Open only
+// (Linux tcp_enter_cwr: not while a reduction or a recovery is under way).
+void WindowTransport::on_echo(SenderFlow& flow) {
+  const bool may_cut =
+      flow.ca_state == CaState::kOpen || (flow.ca_state == CaState::kLoss && !config_.loss_state);
+  if (!may_cut) return;
+  const FlowProgress progress{flow.spec.size_bytes - flow.snd_una, flow.spec.deadline_ps,
+                              env_.sim.now(), flow.srtt_ps};
+  flow.cc.ssthresh_bytes = control_->cwnd_after_echo(flow.cc, progress);
+  enter_reduction(flow, CaState::kCwr);
+  flow.cwr_end = flow.snd_nxt;
+}
+
+// A window reduction to ssthresh begins: by PRR, or at once.
+void WindowTransport::enter_reduction(SenderFlow& flow, CaState state) {
+  flow.ca_state = state;
+  if (config_.prr) {
+    prr_start(flow.prr, flow.cc.cwnd_bytes);
+  } else {
+    // NewReno keeps the segments that left the network (RFC 6582), a cut by
+    // ECN none; with SACK the pipe leaves them out instead (RFC 6675).
+    const std::uint64_t inflation = state == CaState::kRecovery && !config_.sack
+                                        ? std::uint64_t{config_.dupack_threshold} * env_.mtu_bytes
+                                        : 0;
+    flow.cc.cwnd_bytes = flow.cc.ssthresh_bytes + inflation;
   }
 }
 
@@ -276,29 +412,50 @@ void WindowTransport::grow_window(SenderFlow& flow, std::uint64_t acked_bytes) {
   }
 }
 
-void WindowTransport::on_duplicate_ack(SenderFlow& flow) {
+std::uint64_t WindowTransport::on_duplicate_ack(SenderFlow& flow) {
+  const std::uint64_t mtu = env_.mtu_bytes;
   ++flow.dupacks;
-  if (flow.in_recovery) {
-    flow.cc.cwnd_bytes += env_.mtu_bytes;  // each dup ACK: a segment has left the network
-    return;
+  std::uint64_t delivered = 0;
+  if (config_.prr && !config_.sack) {
+    // A segment above the hole arrived; one segment at least stays a hole
+    // (Linux tcp_add_reno_sack, tcp_limit_reno_sacked).
+    const std::uint64_t before = flow.sacked_bytes;
+    flow.sacked_bytes = std::min(before + mtu, flow.in_flight() - std::min(flow.in_flight(), mtu));
+    delivered = flow.sacked_bytes - std::min(flow.sacked_bytes, before);
   }
-  // Early retransmit (RFC 5827): with fewer than four segments in flight, as
-  // for a paced flow whose window is small, three duplicate ACKs may never
-  // come, so one fewer than the segments in flight is enough.
-  const std::uint64_t flight_segments = (flow.in_flight() + env_.mtu_bytes - 1) / env_.mtu_bytes;
-  const std::uint32_t threshold =
-      flight_segments < 4
-          ? std::min(config_.dupack_threshold,
-                     static_cast<std::uint32_t>(std::max<std::uint64_t>(1, flight_segments - 1)))
-          : config_.dupack_threshold;
-  if (flow.dupacks == threshold && flow.snd_una >= flow.recover) {
-    const std::uint64_t mtu = env_.mtu_bytes;
-    flow.cc.ssthresh_bytes = std::max(flow.in_flight() / 2, 2 * mtu);
-    flow.cc.cwnd_bytes = flow.cc.ssthresh_bytes + config_.dupack_threshold * mtu;
-    flow.in_recovery = true;
-    flow.recover = flow.snd_nxt;
+  if (flow.ca_state == CaState::kRecovery) {
+    // A segment has left the network.
+    if (!config_.prr && !config_.sack) flow.cc.cwnd_bytes += mtu;
+    return delivered;
+  }
+  // After a timeout, fast recovery waits until everything outstanding then
+  // is acknowledged (RFC 6582 §3.2; Linux TCP_CA_Loss).
+  if (flow.ca_state == CaState::kLoss) return delivered;
+  if (flow.dupacks == dupthresh(flow) && flow.snd_una >= flow.recover) enter_recovery(flow);
+  return delivered;
+}
+
+// Early retransmit (RFC 5827): with fewer than four segments in flight, as
+// for a paced flow whose window is small, three duplicate ACKs may never
+// come, so one fewer than the segments in flight is enough.
+std::uint32_t WindowTransport::dupthresh(const SenderFlow& flow) const {
+  const std::uint64_t mtu = env_.mtu_bytes;
+  const std::uint64_t flight_segments = (flow.in_flight() + mtu - 1) / mtu;
+  if (flight_segments >= 4) return config_.dupack_threshold;
+  return std::min(config_.dupack_threshold,
+                  static_cast<std::uint32_t>(std::max<std::uint64_t>(1, flight_segments - 1)));
+}
+
+void WindowTransport::enter_recovery(SenderFlow& flow) {
+  flow.cc.ssthresh_bytes = std::max(flow.in_flight() / 2, std::uint64_t{2} * env_.mtu_bytes);
+  flow.recover = flow.snd_nxt;
+  if (config_.sack) {
+    flow.scoreboard.mark_lost(flow.snd_una);
+  } else {
     flow.retransmit_pending = true;
   }
+  flow.partial_ack_seen = false;
+  enter_reduction(flow, CaState::kRecovery);
 }
 
 void WindowTransport::on_timeout(SenderFlow& flow) {
@@ -308,9 +465,11 @@ void WindowTransport::on_timeout(SenderFlow& flow) {
   flow.cc.ssthresh_bytes = std::max(flow.in_flight() / 2, 2 * mtu);
   flow.cc.cwnd_bytes = mtu;
   flow.cc.ca_acked_bytes = 0;
-  flow.in_recovery = false;
+  flow.ca_state = CaState::kLoss;
   flow.recover = flow.snd_nxt;
   flow.dupacks = 0;
+  flow.sacked_bytes = 0;
+  flow.scoreboard.clear();
   flow.snd_nxt = flow.snd_una;  // go back N
   flow.retransmit_pending = false;
   flow.rto_ps = std::min(flow.rto_ps * 2, config_.rto_max_ps);

@@ -5,9 +5,12 @@
 //
 // Sender: byte sequence numbers over fixed MTU-sized segments, slow start and
 // congestion avoidance with byte counting (RFC 3465), growth only while the
-// window is the limit (RFC 7661), NewReno fast retransmit/recovery on three
-// duplicate ACKs (RFC 6582), and a retransmission timeout per RFC 6298 with
-// exponential backoff (go-back-N after a timeout).
+// window is the limit (RFC 7661, as Linux tests it), NewReno fast
+// retransmit/recovery on three duplicate ACKs (RFC 6582, the impatient
+// variant), window reductions paced by PRR (RFC 6937), and a retransmission
+// timeout per RFC 6298 with exponential backoff (go-back-N after a timeout).
+// Linux's congestion states (Open, CWR, Recovery, Loss) order it all; each
+// departure from classic NewReno is a knob (window_options.cc).
 // Receiver: ACKs every segment (no delayed ACKs, so DCTCP's CE echo needs no
 // state machine) with the cumulative point, the CE bit as ECE, and the
 // segment's send time for RTT samples (like the TCP timestamp option, so
@@ -36,6 +39,8 @@
 #include "transport/common/segment_tracker.h"
 #include "transport/transport.h"
 #include "transport/window/congestion_control.h"
+#include "transport/window/prr.h"
+#include "transport/window/sack_scoreboard.h"
 #include "transport/window/window_header.h"
 #include "transport/window/window_options.h"
 
@@ -62,6 +67,14 @@ class WindowTransport : public Transport {
   // side's entry (SenderFlow::extension, ReceiverFlow::extension).
   struct FlowExtension {
     virtual ~FlowExtension() = default;
+  };
+
+  // Linux's congestion states (tcp_set_ca_state), Disorder folded into Open.
+  enum class CaState : std::uint8_t {
+    kOpen,      // growing
+    kCwr,       // ECN cut under way, until snd_una passes cwr_end
+    kRecovery,  // fast recovery, until snd_una reaches recover
+    kLoss,      // after a timeout, until snd_una reaches recover
   };
 
   // Which side of a flow a message type is addressed to.
@@ -115,10 +128,25 @@ class WindowTransport : public Transport {
   void on_packet(Packet& packet);
   void on_data(ReceiverFlow& flow, Packet& data);
   void on_ack(SenderFlow& flow, const Packet& ack);
-  void on_new_ack(SenderFlow& flow, std::uint64_t ack);
-  void on_duplicate_ack(SenderFlow& flow);
+  // What an ACK that moves snd_una did.
+  struct NewAck {
+    std::uint64_t delivered_bytes;  // newly delivered, not SACKed before
+    bool partial;                   // in recovery, short of recover: a new hole
+  };
+  NewAck on_new_ack(SenderFlow& flow, std::uint64_t ack);
+  // Each returns the bytes the ACK reports newly delivered.
+  std::uint64_t on_sack(SenderFlow& flow, std::uint64_t seq);
+  std::uint64_t on_duplicate_ack(SenderFlow& flow);
+  void enter_recovery(SenderFlow& flow);
+  std::uint32_t dupthresh(const SenderFlow& flow) const;
+  bool has_retransmission(const SenderFlow& flow) const;
+  std::uint64_t retransmission_seq(const SenderFlow& flow) const;
+  void on_echo(SenderFlow& flow);
   void on_timeout(SenderFlow& flow);
+  void enter_reduction(SenderFlow& flow, CaState state);
   void grow_window(SenderFlow& flow, std::uint64_t acked_bytes);
+  bool cwnd_limited(const SenderFlow& flow) const;
+  std::uint64_t pipe_bytes(const SenderFlow& flow) const;
   bool window_allows(const SenderFlow& flow) const;
   Packet* next_segment(Host& host);
   Packet* build_segment(SenderFlow& flow, std::uint8_t priority);
@@ -155,11 +183,17 @@ struct WindowTransport::SenderFlow : FlowSide {
   std::uint64_t snd_una = 0;
   std::uint64_t snd_nxt = 0;
   std::uint64_t high_water = 0;  // highest byte ever sent + 1
-  std::uint64_t recover = 0;     // NewReno: snd_nxt when recovery began
+  CaState ca_state = CaState::kOpen;
+  std::uint64_t recover = 0;  // snd_nxt when recovery or the timeout began
+  std::uint64_t cwr_end = 0;  // snd_nxt when the ECN cut began
   std::uint32_t dupacks = 0;
-  bool in_recovery = false;
+  // Bytes above snd_una that duplicate ACKs say arrived (Linux's sacked_out
+  // without SACK, in bytes; prr only).
+  std::uint64_t sacked_bytes = 0;
+  SackScoreboard scoreboard;  // sack only
+  PrrState prr;
+  bool partial_ack_seen = false;    // in this recovery (impatient_rto)
   bool retransmit_pending = false;  // resend the segment at snd_una next
-  std::uint64_t cwr_end = 0;        // no further ECN cut until snd_una passes this
   bool in_ready_queue = false;
   std::uint8_t queue_priority = 0;  // the NIC level it waits at
   CcState cc;
@@ -172,6 +206,7 @@ struct WindowTransport::SenderFlow : FlowSide {
   std::uint64_t data_packets = 0;  // sent, including retransmissions
 
   std::uint64_t in_flight() const { return snd_nxt - snd_una; }
+  bool reducing() const { return ca_state == CaState::kCwr || ca_state == CaState::kRecovery; }
   bool done() const { return snd_una >= spec.size_bytes; }
 };
 

@@ -1,0 +1,195 @@
+// The window transport's Linux mechanisms: PRR's arithmetic (RFC 6937),
+// slow start that the one-segment-at-a-time NIC does not stall (RFC 7661 as
+// Linux tests it), and each recovery knob switching its mechanism.
+#include <gtest/gtest.h>
+
+#include "support/experiments.h"
+#include "transport/window/prr.h"
+#include "transport/window/sack_scoreboard.h"
+
+namespace safs {
+namespace {
+
+constexpr std::uint32_t kMss = 4096;
+
+// Above ssthresh, PRR sends ssthresh / prior_cwnd of what is delivered: over
+// a round that delivers the old window, the window reaches ssthresh.
+TEST(Prr, ReducesToSsthreshOverOneRound) {
+  const std::uint64_t prior = 20 * kMss, ssthresh = 10 * kMss;
+  PrrState prr;
+  prr_start(prr, prior);
+  std::uint64_t pipe = prior, cwnd = prior, sent = 0;
+  for (int ack = 0; ack < 20; ++ack) {
+    pipe -= kMss;  // one segment delivered
+    cwnd = prr_cwnd(prr, cwnd, pipe, ssthresh, kMss, true, kMss);
+    while (pipe + kMss <= cwnd) {  // the sender fills the window
+      pipe += kMss;
+      sent += kMss;
+      prr.out_bytes += kMss;
+    }
+    EXPECT_LE(prr.out_bytes, (ssthresh * prr.delivered_bytes + prior - 1) / prior + kMss);
+  }
+  EXPECT_EQ(sent, ssthresh);
+  EXPECT_EQ(pipe, ssthresh);
+}
+
+TEST(Prr, FirstAckOfAReductionSendsOneSegment) {
+  PrrState prr;
+  prr_start(prr, 20 * kMss);
+  // ssthresh 1/4 of the window: the proportional share of one segment is
+  // a quarter, but the first ACK still lets the retransmission out.
+  const std::uint64_t cwnd = prr_cwnd(prr, 20 * kMss, 19 * kMss, 5 * kMss, kMss, false, kMss);
+  EXPECT_EQ(cwnd, 20 * kMss);
+  prr.out_bytes += kMss;
+  // The next ACK's share (2 x 1/4 segment, less the one sent) is nothing.
+  EXPECT_EQ(prr_cwnd(prr, cwnd, 19 * kMss, 5 * kMss, kMss, false, kMss), 19 * kMss);
+}
+
+// At or below ssthresh (the pipe drained by losses), PRR-SSRB slow-starts
+// back: at most what was delivered and not yet resent, plus one segment.
+TEST(Prr, BelowSsthreshGrowsByDeliveredPlusOne) {
+  PrrState prr;
+  prr_start(prr, 20 * kMss);
+  prr.out_bytes = 1;  // past the first ACK
+  prr.delivered_bytes = 0;
+  const std::uint64_t cwnd = prr_cwnd(prr, 0, 2 * kMss, 10 * kMss, kMss, true, kMss);
+  EXPECT_EQ(cwnd, 2 * kMss + 2 * kMss);
+  // Without the slow-start bonus (a partial ACK marking a new hole): delivered only.
+  PrrState lossy = prr;
+  lossy.delivered_bytes = 0;
+  EXPECT_EQ(prr_cwnd(lossy, 0, 2 * kMss, 10 * kMss, kMss, false, kMss), 3 * kMss);
+  // Never above ssthresh.
+  EXPECT_EQ(prr_cwnd(lossy, 0, 9 * kMss, 10 * kMss, 4 * kMss, true, kMss), 10 * kMss);
+}
+
+// RFC 6675 IsLost(): a hole is lost once dupthresh segments above it are
+// SACKed; it is resent once, and acknowledging it clears the board.
+TEST(SackScoreboard, MarksAHoleLostAfterThreeSacksAbove) {
+  SackScoreboard board(kMss, 100 * kMss);
+  for (std::uint64_t seg = 0; seg < 6; ++seg) board.reserve(seg * kMss);
+  EXPECT_EQ(board.sack(2 * kMss, 3), kMss);  // segments 0 and 1 missing
+  EXPECT_EQ(board.sack(3 * kMss, 3), kMss);
+  EXPECT_FALSE(board.has_hole_to_resend());
+  EXPECT_EQ(board.sack(4 * kMss, 3), kMss);
+  EXPECT_EQ(board.sack(4 * kMss, 3), 0u);  // a repeat reports nothing new
+  ASSERT_TRUE(board.has_hole_to_resend());
+  EXPECT_EQ(board.hole_to_resend(), 0u);
+  EXPECT_EQ(board.lost_bytes(), 2 * kMss);
+  EXPECT_EQ(board.sacked_bytes(), 3 * kMss);
+  board.retransmitted(0);
+  EXPECT_EQ(board.hole_to_resend(), kMss);
+  board.retransmitted(kMss);
+  EXPECT_FALSE(board.has_hole_to_resend());
+  EXPECT_EQ(board.retransmitted_bytes(), 2 * kMss);
+  board.advance(5 * kMss);
+  EXPECT_EQ(board.sacked_bytes() + board.lost_bytes() + board.retransmitted_bytes(), 0u);
+}
+
+// The ring grows with the window and keeps its marks across the growth.
+TEST(SackScoreboard, KeepsMarksWhenTheWindowGrows) {
+  SackScoreboard board(kMss, 10'000 * kMss);
+  board.reserve(0);
+  board.sack(0 + 5 * kMss, 3);  // beyond what is reserved: ignored
+  EXPECT_EQ(board.sacked_bytes(), 0u);
+  for (std::uint64_t seg = 1; seg < 1000; ++seg) board.reserve(seg * kMss);
+  board.sack(10 * kMss, 3);
+  for (std::uint64_t seg = 1000; seg < 5000; ++seg) board.reserve(seg * kMss);
+  board.sack(11 * kMss, 3);
+  board.sack(12 * kMss, 3);
+  EXPECT_EQ(board.sacked_bytes(), 3 * kMss);
+  EXPECT_EQ(board.lost_bytes(), 10 * kMss);  // segments 0 .. 9
+  board.advance(13 * kMss);
+  EXPECT_EQ(board.sacked_bytes(), 0u);
+  EXPECT_EQ(board.lost_bytes(), 0u);
+}
+
+TimePs last_finish(Experiment& e) {
+  TimePs last = 0;
+  for (const FlowRecord& r : e.recorder().records()) last = std::max(last, r.finish_ps);
+  return last;
+}
+
+// A lone flow at 400 Gbit/s: the NIC pulls one segment at a time, so a test
+// of "is the window the limit" that counted only pulled segments stalled slow
+// start (8 RTTs late here). Slow start from 10 segments to the path's BDP
+// (about 36 segments) takes two RTTs more than a window that needs no growth.
+TEST(WindowSlowStart, LoneFlowAtLineRateIsNotStalledByTheNic) {
+  auto run = [](std::int64_t initial_cwnd_packets) {
+    ExperimentConfig config = testing::star(2);
+    config.topology.host_link.rate_bps = 400'000'000'000;
+    config.transport = "reno";
+    config.transport_params["initial_cwnd_packets"] = initial_cwnd_packets;
+    testing::add_flow(config, 1, 0, 8u << 20);
+    Experiment e(config);
+    e.run();
+    EXPECT_TRUE(e.recorder().all_complete());
+    return last_finish(e);
+  };
+  ExperimentConfig probe = testing::star(2);
+  probe.topology.host_link.rate_bps = 400'000'000'000;
+  Experiment e(probe);
+  const Route data = e.network().route(1, 0, 0), ack = e.network().route(0, 1, 0);
+  const TimePs rtt = data.packet_latency_ps(4096 + 78) + ack.packet_latency_ps(78);
+
+  const TimePs unlimited = run(4000);
+  const TimePs slow_start = run(10);
+  EXPECT_GT(slow_start, unlimited);
+  EXPECT_LE(slow_start - unlimited, 3 * rtt);
+}
+
+// Each recovery knob off gives the classic mechanism back, and the run
+// differs: the knobs reach the sender. Every byte still arrives.
+TEST(WindowKnobs, EachRecoveryKnobChangesALossyIncast) {
+  auto run = [](const char* knob, bool value) {
+    ExperimentConfig config = testing::star(17);
+    config.network.switches.port_buffer_bytes = 150'000;
+    config.transport = "dctcp";
+    if (knob != nullptr) config.transport_params[knob] = value;
+    for (int s = 1; s <= 16; ++s) testing::add_flow(config, s, 0, 512u << 10);
+    Experiment e(config);
+    e.run();
+    EXPECT_TRUE(e.recorder().all_complete()) << (knob ? knob : "defaults");
+    EXPECT_GT(e.network_totals().queue_drops, 0u);
+    return std::pair{last_finish(e), e.transport().stats().retransmissions};
+  };
+  const auto linux_like = run(nullptr, true);
+  EXPECT_EQ(run("prr", true), linux_like);  // the default is on
+  for (const char* knob : {"prr", "impatient_rto", "loss_state"}) {
+    EXPECT_NE(run(knob, false), linux_like) << knob;
+  }
+  EXPECT_NE(run("sack", true), linux_like);
+}
+
+}  // namespace
+}  // namespace safs
+
+namespace safs {
+namespace {
+
+// SACK recovery delivers every byte under random loss of data and ACKs (a
+// lost ACK loses its SACK block too), with flow sizes around the MTU.
+TEST(WindowSack, EveryByteArrivesUnderOnePercentLoss) {
+  for (const char* transport : {"reno", "dctcp", "safs"}) {
+    ExperimentConfig config = testing::star(5, 1500);
+    config.transport = transport;
+    config.transport_params["sack"] = true;
+    config.network.link_loss_rate = 0.01;
+    config.seed = 7;
+    const std::uint64_t sizes[] = {1, 1499, 1500, 1501, 3'000'000, 5'000'000};
+    int i = 0;
+    for (const std::uint64_t size : sizes) {
+      testing::add_flow(config, 1 + i % 4, 0, size, i * 10 * kPsPerUs);
+      ++i;
+    }
+    Experiment e(config);
+    e.run();
+    EXPECT_GT(e.network_totals().wire_losses, 100u) << transport;
+    for (const FlowRecord& r : e.recorder().records()) {
+      EXPECT_TRUE(r.complete()) << transport << " flow " << r.spec.id;
+      EXPECT_EQ(e.transport().delivered_bytes(r.spec.id), r.spec.size_bytes) << transport;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace safs
