@@ -304,7 +304,8 @@ def parse_args():
     p.add_argument("--ns3-set", action="append", default=[], metavar="KEY=VALUE",
                    help="diagnosis: a setting of the ns-3 side only (recovery=classic: the window "
                         "cut at once instead of PRR; dctcp_floor=0: stock ns-3 DCTCP without "
-                        "Linux's two-segment floor; sack=1: SACK on, as Linux, which safs-sim lacks)")
+                        "Linux's two-segment floor; sack=1: SACK on, as Linux; safs-sim's is off "
+                        "by default, --safs-set sack=true)")
     p.add_argument("--safs-set", action="append", default=[], metavar="KEY=VALUE",
                    help="diagnosis: a [transport.NAME] knob of the safs-sim side only (prr=false, "
                         "impatient_rto=false, loss_state=false, sack=true: see "
