@@ -12,7 +12,6 @@
 #include "cli/queue_sampler.h"
 #include "cli/run_outputs.h"
 #include "cli/run_progress.h"
-#include "cli/version.h"
 #include "console/effective_scenario.h"
 #include "console/progress_line.h"
 #include "console/scenario_file.h"
@@ -22,6 +21,7 @@
 #include "scenario/scenario.h"
 #include "timeline/sampler_fanout.h"
 #include "timeline/timeline_trace.h"
+#include "version/version.h"
 
 namespace safs::cli {
 

@@ -13,15 +13,10 @@
 #include "runtime/clock.h"
 
 namespace safs::runtime {
-namespace {}  // namespace
-
 Acceptor::Acceptor(EventLoop& loop, const EndpointConfig& config, Events& events)
     : loop_(loop), config_(config), events_(events) {
   listen_fd_ = listen_tcp(config_.listen, config_.endpoint_limits.listen_backlog);
-  if (listen_fd_ < 0) {
-    throw std::runtime_error("cannot listen on " + config_.listen.text() + ": " +
-                             std::strerror(errno));
-  }
+  if (listen_fd_ < 0) throw ListenError(config_.listen, "listen");
   address_ = {config_.listen.host, local_port(listen_fd_)};
   loop_.add(listen_fd_, EPOLLIN, [this](std::uint32_t) { on_accept(); });
   reserve_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);

@@ -79,6 +79,7 @@ void ControlChannel::send(const wire::Message& message) {
 }
 
 bool ControlChannel::flush() {
+  if (write_errno_ != 0) return false;
   while (written_ < out_.size()) {
     const ssize_t n = ::send(fd_, out_.data() + written_, out_.size() - written_, MSG_NOSIGNAL);
     if (n > 0) {
@@ -88,6 +89,7 @@ bool ControlChannel::flush() {
     }
     // Not connected yet, or the socket buffer is full: the loop calls again.
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOTCONN)) return true;
+    write_errno_ = n < 0 ? errno : EPIPE;
     return false;
   }
   out_.clear();

@@ -43,8 +43,10 @@ class ControlChannel {
   // Seals a frame (or holds it until the keys exist) and writes what the
   // socket takes now.
   void send(const wire::Message& message);
-  // Writes queued bytes. False on a socket error.
+  // Writes queued bytes. False on a socket error, and on every call after
+  // one (write_errno() says which: the first, as a failed connect reports it).
   bool flush();
+  int write_errno() const { return write_errno_; }
   bool wants_write() const { return written_ < out_.size(); }
 
   // The peer proved it holds the job key.
@@ -84,6 +86,7 @@ class ControlChannel {
   std::vector<std::uint8_t> out_;
   std::vector<std::uint8_t> scratch_;  // one frame's plain bytes
   std::size_t written_ = 0;
+  int write_errno_ = 0;
   std::string error_;
   bool authentication_failed_ = false;
   std::uint64_t bytes_sent_ = 0;

@@ -1,6 +1,7 @@
 #include "runtime/endpoint_core.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <stdexcept>
 #include <type_traits>
@@ -18,6 +19,12 @@ EndpointConfig checked(EndpointConfig config) {
   config.scheduler.allocator.link_bps = config.downlink_bps;
   if (!config.log) {
     config.log = [](std::string_view text) { std::cerr << "safs-runtime: " << text << '\n'; };
+  }
+  constexpr double kMaxDownlinkBps = 1e15;  // 1 Pbit/s: the Hello's u64 holds it
+  if (!std::isfinite(config.downlink_bps) || config.downlink_bps <= 0 ||
+      config.downlink_bps > kMaxDownlinkBps) {
+    throw std::invalid_argument("downlink_bps must be above 0 and at most 1e15, got " +
+                                std::to_string(config.downlink_bps));
   }
   const SecurityConfig& security = config.security;
   if (!security.job_key && !security.insecure_loopback_only) {

@@ -100,6 +100,7 @@ void PeerTable::on_control_event(PeerId id, std::uint32_t events) {
   if (found == nullptr) return;
   Peer& peer = *found;
   const int fd = peer.control->fd();
+  const bool was_connected = peer.connected;
   if (!peer.connected && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) != 0) {
     if (const int error = socket_error(fd); error != 0) {
       close(id, std::string("connect failed: ") + std::strerror(error), false);
@@ -109,7 +110,11 @@ void PeerTable::on_control_event(PeerId id, std::uint32_t events) {
     peer.rtt_ns = smoothed_rtt_ns(fd);
   }
   if (!peer.control->flush()) {
-    close(id, "write failed", false);
+    // A refused connect shows as the first write's error.
+    close(id,
+          std::string(was_connected ? "write failed: " : "cannot connect: ") +
+              std::strerror(peer.control->write_errno()),
+          false);
     return;
   }
   if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0) {
