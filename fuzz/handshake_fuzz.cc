@@ -38,16 +38,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::span<const std::uint8_t> input(data + 1, size - 1);
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, fds) != 0) return 0;
-  const JobKey key{};
+  const ChannelKeys keys{};
   wire::Hello initiator;
-  initiator.session = 1;
+  initiator.listen_port = 1;
   wire::Hello responder;
-  responder.session = 2;
-  ControlChannel channel(fds[0], key, responder, initiator);  // owns fds[0]
+  responder.listen_port = 2;
+  ControlChannel channel(fds[0], keys, responder, initiator);  // owns fds[0]
   std::vector<std::uint8_t> bytes;
   if (insider) {
-    SessionCrypto crypto(key, SessionCrypto::Role::kInitiator, frame(initiator), frame(responder));
-    bytes = frame(wire::Auth{crypto.own_proof()});
+    SessionCrypto crypto(keys.job_key, SessionCrypto::Role::kInitiator, frame(initiator),
+                         frame(responder));
+    bytes = frame(wire::Auth{crypto.own_proof(), {}});
     // Each length byte, then that many bytes of plain frame to seal.
     while (!input.empty()) {
       const std::size_t length = std::min<std::size_t>(input[0], input.size() - 1);

@@ -55,7 +55,7 @@ void ReceiveSide::on_announce(Peer& peer, const wire::Announce& announce) {
     tell_sender(peer, announce.flow, code, reason);
   };
   if (announce.flow == 0) return refuse(wire::ErrorCode::kMalformed, "flow id 0");
-  // Flow ids only grow on a session: a duplicate or replayed announce
+  // Flow ids only grow on a connection: a duplicate or replayed announce
   // (even of a flow that finished) is refused.
   if (announce.flow <= peer.highest_flow) {
     return refuse(wire::ErrorCode::kMalformed, "flow " + std::to_string(announce.flow) +
@@ -136,9 +136,9 @@ void ReceiveSide::bind_data(UnboundConnection& connection) {
     config_.log("closing data connection from " + remote_host(connection.fd) + ": " + reason);
     loop_.remove_and_close(connection.fd);
   };
-  const Peer* peer = peers_.find_by_session(open.session);
+  const Peer* peer = peers_.find_by_connection(open.connection);
   if (peer == nullptr) {
-    // Came before its peer authenticated: park it, unread.
+    // Came before its control connection authenticated: park it, unread.
     acceptor_.park(connection);
     return;
   }
@@ -183,9 +183,9 @@ void ReceiveSide::bind_data(UnboundConnection& connection) {
 }
 
 void ReceiveSide::bind_parked(const Peer& peer) {
-  if (!peer.hello) return;
+  if (!peer.authenticated) return;
   std::vector<UnboundConnection> ready =
-      acceptor_.take_parked(peer.hello->session, [&](std::uint64_t flow) {
+      acceptor_.take_parked(peer.connection_id, [&](std::uint64_t flow) {
         return incoming_by_remote_.count({peer.id, flow}) != 0;
       });
   for (UnboundConnection& connection : ready) bind_data(connection);
@@ -338,7 +338,7 @@ void ReceiveSide::demote(Peer& peer, std::int64_t now_ns, const std::string& why
   peer.demoted = true;
   peers_.standing(peer).demoted_until_ns = now_ns + config_.enforcement.memory_ns;
   ++stats_.demoted_peers;
-  config_.log("peer " + peer.name + " " + why +
+  config_.log("peer " + peer.name + " (" + peer.identity + ") " + why +
               ": its flows are demoted to background and its reads held to its grants");
   for (auto& [id, flow] : incoming_) {
     if (flow.peer != peer.id) continue;
@@ -426,7 +426,7 @@ void ReceiveSide::hold_urgent_quotas() {
   }
   const EnforcementConfig& enforcement = config_.enforcement;
   auto weight = [&](const Peer& peer) {
-    const auto it = enforcement.peer_weights.find(peer.name);
+    const auto it = enforcement.peer_weights.find(peer.identity);
     return it == enforcement.peer_weights.end() ? 1.0 : it->second;
   };
   if (urgent_bps.size() < 2) {  // no contention for urgency: quotas lapse

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "support/cli_run.h"
@@ -134,30 +135,93 @@ TEST(SafsRtCli, VersionNamesTheSourceCommit) {
   EXPECT_TRUE(contains(r.output, " (source ")) << r.output;
 }
 
+// A receiver in the background: its output, and where it listens.
+class BackgroundReceiver {
+ public:
+  explicit BackgroundReceiver(const std::string& options)
+      : pipe_(popen((std::string(SAFS_RT_PATH) + " " + options +
+                     " recv --listen 127.0.0.1:0 --count 1 2>&1")
+                        .c_str(),
+                    "r")) {
+    char line[512] = {};
+    if (pipe_ != nullptr && fgets(line, sizeof line, pipe_) != nullptr) output_ = line;
+    if (contains(output_, "recv-ready address=")) {
+      address_ = output_.substr(output_.find('=') + 1, output_.find('\n') - output_.find('=') - 1);
+    }
+  }
+  ~BackgroundReceiver() { finish(); }
+  const std::string& address() const { return address_; }
+  // Everything it printed, once it exited; its exit status.
+  int finish() {
+    if (pipe_ == nullptr) return status_;
+    char line[512];
+    while (fgets(line, sizeof line, pipe_) != nullptr) output_ += line;
+    status_ = pclose(pipe_);
+    pipe_ = nullptr;
+    return status_;
+  }
+  const std::string& output() const { return output_; }
+
+ private:
+  FILE* pipe_;
+  std::string output_;
+  std::string address_;
+  int status_ = -1;
+};
+
+std::string checksum_of(const std::string& text) {
+  const auto at = text.find("checksum=");
+  return at == std::string::npos ? std::string("none") : text.substr(at + 9, 16);
+}
+
+TEST(SafsRtCli, MembersWithARosterTransferAndOthersAreRefused) {
+  const std::string dir = ::testing::TempDir() + "safs-rt-members-" + std::to_string(getpid());
+  ASSERT_EQ(system(("rm -rf " + dir + " && mkdir -p " + dir).c_str()), 0);
+  std::string roster;
+  for (const char* name : {"rank-0", "rank-1"}) {
+    const CliResult made =
+        run_rt(std::string("keygen --name ") + name + " --out " + dir + "/" + name + ".key");
+    ASSERT_EQ(made.exit_code, 0) << made.output;
+    EXPECT_TRUE(contains(made.output, std::string(name) + " ")) << made.output;
+    roster += made.output;
+    struct stat info {};
+    ASSERT_EQ(stat((dir + "/" + name + ".key").c_str(), &info), 0);
+    EXPECT_EQ(info.st_mode & 077, 0u);
+  }
+  std::ofstream(dir + "/roster") << roster;
+  const std::string job = " --insecure-loopback-only --roster " + dir + "/roster";
+  expect_bad_input("keygen --name rank-0 --out " + dir + "/rank-0.key",
+                   "--out " + dir + "/rank-0.key: File exists");
+  expect_bad_input("--roster " + dir + "/roster recv --listen 127.0.0.1:0",
+                   "--roster needs --member-key");
+  {
+    BackgroundReceiver receiver(job + " --member-key " + dir + "/rank-0.key");
+    ASSERT_FALSE(receiver.address().empty()) << receiver.output();
+    // A member not in the roster: refused at the handshake.
+    const CliResult outsider = run_rt("send --to " + receiver.address() + " --bytes 1000");
+    EXPECT_EQ(outsider.exit_code, 1) << outsider.output;
+    const CliResult sent = run_rt(job + " --member-key " + dir + "/rank-1.key send --to " +
+                                  receiver.address() + " --bytes 100000 --slack-ms 5000 --tag 3");
+    EXPECT_EQ(receiver.finish(), 0) << receiver.output();
+    EXPECT_EQ(sent.exit_code, 0) << sent.output;
+    EXPECT_EQ(checksum_of(sent.output), checksum_of(receiver.output())) << receiver.output();
+    EXPECT_TRUE(contains(receiver.output(), "member (none) is not in this job's roster"))
+        << receiver.output();
+  }
+  ASSERT_EQ(system(("rm -rf " + dir).c_str()), 0);
+}
+
 TEST(SafsRtCli, TransferOverLoopbackMeetsItsDeadline) {
-  FILE* receiver = popen((std::string(SAFS_RT_PATH) +
-                          " --insecure-loopback-only recv --listen 127.0.0.1:0 --count 1 2>&1")
-                             .c_str(),
-                         "r");
-  ASSERT_NE(receiver, nullptr);
-  char line[512] = {};
-  ASSERT_NE(fgets(line, sizeof line, receiver), nullptr);
-  const std::string ready = line;
-  ASSERT_TRUE(contains(ready, "recv-ready address=")) << ready;
-  const std::string address =
-      ready.substr(ready.find('=') + 1, ready.find('\n') - ready.find('=') - 1);
-  const CliResult sent = run_rt("send --to " + address + " --bytes 100000 --slack-ms 5000 --tag 7");
-  std::string received;
-  while (fgets(line, sizeof line, receiver) != nullptr) received += line;
-  EXPECT_EQ(pclose(receiver), 0) << received;
+  BackgroundReceiver receiver("--insecure-loopback-only");
+  ASSERT_FALSE(receiver.address().empty()) << receiver.output();
+  const CliResult sent =
+      run_rt("send --to " + receiver.address() + " --bytes 100000 --slack-ms 5000 --tag 7");
+  EXPECT_EQ(receiver.finish(), 0) << receiver.output();
   EXPECT_EQ(sent.exit_code, 0) << sent.output;
   EXPECT_TRUE(contains(sent.output, "met=1")) << sent.output;
-  const auto checksum_of = [](const std::string& text) {
-    const auto at = text.find("checksum=");
-    return at == std::string::npos ? std::string("none") : text.substr(at + 9, 16);
-  };
-  EXPECT_EQ(checksum_of(sent.output), checksum_of(received)) << sent.output << received;
-  EXPECT_TRUE(contains(received, "recv tag=7 bytes=100000")) << received;
+  EXPECT_EQ(checksum_of(sent.output), checksum_of(receiver.output()))
+      << sent.output << receiver.output();
+  EXPECT_TRUE(contains(receiver.output(), "recv tag=7 bytes=100000")) << receiver.output();
 }
 
 }  // namespace

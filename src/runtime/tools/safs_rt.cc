@@ -2,8 +2,14 @@
 // comparison. Used by scripts/netns-testbed.sh; prints one key=value line per
 // finished transfer. Exit codes: 0 done, 1 a transfer or connection failed
 // (with a message saying which), 2 bad input (naming the option).
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <new>
 #include <stdexcept>
@@ -33,10 +39,21 @@ constexpr std::int64_t kSendTimeoutNs = 600 * kNsPerSecond;
 // Who this endpoint trusts: the job key from --key-file, else SAFS_JOB_KEY or
 // SAFS_JOB_KEY_FILE (never a key on the command line, where ps shows it), or
 // no key at all with --insecure-loopback-only.
+// Which member it is: --member-key (else SAFS_MEMBER_KEY_FILE), checked
+// against --roster (else SAFS_ROSTER_FILE); without a roster, peers are
+// known by address (docs/security.md).
 struct KeyOptions {
   std::string key_file;
+  std::string member_key_file;
+  std::string roster_file;
   bool insecure_loopback_only = false;
 };
+
+std::string option_or_environment(const std::string& option, const char* variable) {
+  if (!option.empty()) return option;
+  const char* value = std::getenv(variable);
+  return value == nullptr ? std::string() : value;
+}
 
 SecurityConfig security_from(const KeyOptions& options) {
   SecurityConfig security;
@@ -49,6 +66,21 @@ SecurityConfig security_from(const KeyOptions& options) {
     throw BadInput(std::string("no job key: set ") + kJobKeyVariable + " or " +
                    kJobKeyFileVariable +
                    ", or pass --key-file (or --insecure-loopback-only on loopback)");
+  }
+  const std::string member_file =
+      option_or_environment(options.member_key_file, kMemberKeyFileVariable);
+  if (!member_file.empty()) {
+    security.member = read_member_key_file(member_file, error);
+    if (!security.member) throw BadInput("--member-key: " + error);
+  }
+  const std::string roster_file = option_or_environment(options.roster_file, kRosterFileVariable);
+  if (!roster_file.empty()) {
+    const std::optional<Roster> roster = read_roster_file(roster_file, error);
+    if (!roster) throw BadInput("--roster: " + error);
+    if (!security.member) {
+      throw BadInput("--roster needs --member-key: peers holding the roster check who this is");
+    }
+    security.roster = *roster;
   }
   return security;
 }
@@ -163,6 +195,22 @@ int run_send(const SendOptions& o, const SecurityConfig& security) {
   return safs::rt::kExitFailed;
 }
 
+// A new member key, written where nobody else can read it.
+int write_member_key(const std::string& name, const std::string& path) {
+  if (!wire::valid_member_name(name)) {
+    throw BadInput("--name '" + name + "': expected 1-64 of [A-Za-z0-9._-]");
+  }
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) throw BadInput("--out " + path + ": " + std::strerror(errno));
+  const MemberKey key = generate_member_key(name);
+  const std::string line = member_key_line(key) + "\n";
+  const bool written = write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+  close(fd);
+  if (!written) throw std::runtime_error(std::strerror(errno));
+  std::printf("%s\n", roster_line(key).c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -176,6 +224,11 @@ int main(int argc, char** argv) {
                  "$SAFS_JOB_KEY_FILE)");
   app.add_flag("--insecure-loopback-only", keys.insecure_loopback_only,
                "no key, loopback addresses only (tests)");
+  app.add_option("--member-key", keys.member_key_file,
+                 "this member's key file, from keygen (default: $SAFS_MEMBER_KEY_FILE)");
+  app.add_option("--roster", keys.roster_file,
+                 "the job's members and their public keys, one 'NAME KEY' a line; peers must "
+                 "be listed (default: $SAFS_ROSTER_FILE)");
   bool plain = false;
 
   RecvOptions recv_options;
@@ -220,6 +273,13 @@ int main(int argc, char** argv) {
       ->required()
       ->check(safs::rt::host_port(true));
 
+  std::string keygen_name, keygen_out;
+  auto* keygen = app.add_subcommand(
+      "keygen", "write a new member key file (mode 600) and print its roster line");
+  keygen->add_option("--name", keygen_name, "the member's name: 1-64 of [A-Za-z0-9._-]")
+      ->required();
+  keygen->add_option("--out", keygen_out, "the key file to create (must not exist)")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -254,6 +314,10 @@ int main(int argc, char** argv) {
       check_loopback(security, "--to", send_options.to);
       check_loopback(security, "--listen", send_options.listen);
       return run_send(send_options, security);
+    }
+    if (*keygen) {
+      doing = "writing " + keygen_out;
+      return write_member_key(keygen_name, keygen_out);
     }
     doing = "sending bulk to " + bulk_to;
     return safs::rt::plain_bulk(address(bulk_to));
