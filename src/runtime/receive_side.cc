@@ -338,7 +338,8 @@ void ReceiveSide::demote(Peer& peer, std::int64_t now_ns, const std::string& why
   peer.demoted = true;
   peers_.standing(peer).demoted_until_ns = now_ns + config_.enforcement.memory_ns;
   ++stats_.demoted_peers;
-  config_.log("peer " + peer.name + " (" + peer.identity + ") " + why +
+  const std::string member = peer.identity == peer.name ? "" : " (member " + peer.identity + ")";
+  config_.log("peer " + peer.name + member + " " + why +
               ": its flows are demoted to background and its reads held to its grants");
   for (auto& [id, flow] : incoming_) {
     if (flow.peer != peer.id) continue;

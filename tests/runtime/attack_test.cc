@@ -419,7 +419,7 @@ TEST_F(Attack, MemberStandingSurvivesReconnectsFromOtherPorts) {
   });
   EXPECT_GE(run.connections, 2);
   EXPECT_EQ(receiver.stats().demoted_peers, 1u) << log.all();
-  EXPECT_TRUE(log.contains("(rogue) sends well above")) << log.all();
+  EXPECT_TRUE(log.contains("(member rogue) sends well above")) << log.all();
   EXPECT_LT(run.received_bps, 1.5 * kDownlinkBps);
   EXPECT_LT(rss.growth(), kRssBudgetBytes);
 }
