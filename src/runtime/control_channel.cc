@@ -147,7 +147,7 @@ bool ControlChannel::check_auth(const wire::Auth& auth) {
     error_ = "authentication failed: member " + claimed + " is not in this job's roster";
     return false;
   }
-  if (!crypto_->verify_member_signature(listed->second, auth.signature)) {
+  if (!crypto_->verify_member_signature(listed->second.public_key, auth.signature)) {
     error_ = "authentication failed: member " + claimed +
              "'s signature does not verify (not that member's key)";
     return false;

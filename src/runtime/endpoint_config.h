@@ -81,9 +81,13 @@ struct EnforcementConfig {
   // Urgent quota: while two or more identities have urgent work, none's
   // urgent flows are granted more than its weighted share of the downlink
   // (times `quota_tolerance`); beyond it, its most-granted urgent flow is
-  // scheduled as background. Weights by identity (a member name, or
-  // "host:port" without a roster), default 1.
+  // scheduled as background. The downlink is split among the jobs with
+  // urgent work by `job_weights` (a job as the roster names it, "" without
+  // one), then a job's part among its identities by `peer_weights` (a
+  // member name, or "host:port" without a roster): urgent_quota.h. Every
+  // weight defaults to 1 and must be above 0.
   std::map<std::string, double> peer_weights;
+  std::map<std::string, double> job_weights;
   double quota_tolerance = 1.1;
   std::uint32_t min_claims = 8;
   double max_missed_ratio = 0.5;

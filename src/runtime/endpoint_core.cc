@@ -26,6 +26,14 @@ EndpointConfig checked(EndpointConfig config) {
     throw std::invalid_argument("downlink_bps must be above 0 and at most 1e15, got " +
                                 std::to_string(config.downlink_bps));
   }
+  for (const auto* weights : {&config.enforcement.peer_weights, &config.enforcement.job_weights}) {
+    for (const auto& [name, weight] : *weights) {
+      if (!std::isfinite(weight) || weight <= 0) {
+        throw std::invalid_argument("the weight of " + name + " must be above 0, got " +
+                                    std::to_string(weight));
+      }
+    }
+  }
   const SecurityConfig& security = config.security;
   if (!security.job_key && !security.insecure_loopback_only) {
     throw std::invalid_argument(std::string("no job key: set ") + kJobKeyVariable + " or " +

@@ -164,6 +164,7 @@ void PeerTable::dispatch(Peer& peer, const wire::Message& message) {
     peer_by_connection_[connection_id] = peer.id;
     const std::string& member = peer.control->verified_member();
     peer.identity = member.empty() ? peer.name : member;
+    if (!member.empty()) peer.job = keys_.roster.at(member).job;
     // A new connection of an identity starts with the standing it earned.
     peer.demoted = standing(peer).demoted_until_ns > monotonic_ns();
     events_.on_peer_identified(peer);

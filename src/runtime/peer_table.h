@@ -42,6 +42,7 @@ struct Peer {
   std::string name;  // host:listen port, once known
   // Whose standing it earns: its verified member name with a roster, else `name`.
   std::string identity;
+  std::string job;                  // its member's job in the roster ("" without one)
   std::uint64_t connection_id = 0;  // once authenticated: what its DataOpens name
   std::unique_ptr<ControlChannel> control;
   bool connected = false;            // outgoing: the connect completed

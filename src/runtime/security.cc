@@ -183,16 +183,19 @@ std::optional<Roster> read_roster_file(const std::string& path, std::string& err
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     std::istringstream fields(line);
-    std::string name, key_text, extra;
-    fields >> name >> key_text >> extra;
+    std::string name, key_text, job, extra;
+    fields >> name >> key_text >> job >> extra;
     if (name.empty() || name.front() == '#') continue;
     const std::string where = "roster file " + path + " line " + std::to_string(number) + ": ";
-    MemberPublicKey key{};
-    if (!wire::valid_member_name(name) || !parse_hex32(key_text, key) || !extra.empty()) {
-      error = where + "expected NAME PUBLIC-KEY (a name of 1-64 [A-Za-z0-9._-], 64 hex digits)";
+    RosterEntry entry;
+    if (!wire::valid_member_name(name) || !parse_hex32(key_text, entry.public_key) ||
+        (!job.empty() && !wire::valid_member_name(job)) || !extra.empty()) {
+      error =
+          where + "expected NAME PUBLIC-KEY [JOB] (names of 1-64 [A-Za-z0-9._-], 64 hex digits)";
       return std::nullopt;
     }
-    if (!roster.emplace(name, key).second) {
+    entry.job = job;
+    if (!roster.emplace(name, entry).second) {
       error = where + "member " + name + " listed twice";
       return std::nullopt;
     }

@@ -46,9 +46,16 @@ struct MemberKey {
   std::array<std::uint8_t, 64> secret{};  // libsodium's Ed25519 secret key (seed and public key)
   MemberPublicKey public_key{};
 };
-// Who the job's members are: each name with its public key. Public: every
-// endpoint of the job may hold the same roster file.
-using Roster = std::map<std::string, MemberPublicKey>;
+// Who the members are: each name with its public key and, when a receiver
+// serves several jobs of one key, the job it belongs to (its weight:
+// EnforcementConfig::job_weights). Public: every endpoint may hold the same
+// roster file.
+struct RosterEntry {
+  MemberPublicKey public_key{};
+  std::string job;  // "" when the roster names no jobs
+  bool operator==(const RosterEntry&) const = default;
+};
+using Roster = std::map<std::string, RosterEntry>;
 
 // Environment variables naming a member key file and a roster file.
 inline constexpr const char* kMemberKeyFileVariable = "SAFS_MEMBER_KEY_FILE";
@@ -63,9 +70,9 @@ MemberKey generate_member_key(const std::string& name);
 std::optional<MemberKey> read_member_key_file(const std::string& path, std::string& error);
 std::string member_key_line(const MemberKey& key);
 std::string roster_line(const MemberKey& key);
-// A roster file: a line "NAME PUBLIC-KEY" (64 hex digits) per member; blank
-// lines and lines starting with '#' are skipped; a name listed twice, or a
-// malformed line, is an error naming the line.
+// A roster file: a line "NAME PUBLIC-KEY [JOB]" (64 hex digits; JOB as a
+// name) per member; blank lines and lines starting with '#' are skipped; a
+// name listed twice, or a malformed line, is an error naming the line.
 std::optional<Roster> read_roster_file(const std::string& path, std::string& error);
 
 // Fresh random bytes (the OS's CSPRNG through libsodium).

@@ -57,7 +57,7 @@ MemberKey member(const std::string& name) {
 
 Roster roster_of(std::initializer_list<const char*> names) {
   Roster roster;
-  for (const char* name : names) roster[name] = member(name).public_key;
+  for (const char* name : names) roster[name] = {member(name).public_key, ""};
   return roster;
 }
 

@@ -123,18 +123,19 @@ TEST(Security, MemberKeyAndRosterFilesRoundTripAndAreCheckedStrictly) {
   {
     std::ofstream(roster_path) << "# the job's members\n"
                                << roster_line(bob) << "\n\n"
-                               << roster_line(carol) << '\n';
+                               << roster_line(carol) << " inference\n";
   }
   const auto roster = read_roster_file(roster_path, error);
   ASSERT_TRUE(roster) << error;
   EXPECT_EQ(roster->size(), 2u);
-  EXPECT_EQ(roster->at("carol"), carol.public_key);
+  EXPECT_EQ(roster->at("carol"), (RosterEntry{carol.public_key, "inference"}));
+  EXPECT_EQ(roster->at("bob-1").job, "");
   { std::ofstream(roster_path) << roster_line(bob) << '\n' << roster_line(bob) << '\n'; }
   EXPECT_FALSE(read_roster_file(roster_path, error));
   EXPECT_NE(error.find("line 2: member bob-1 listed twice"), std::string::npos) << error;
   { std::ofstream(roster_path) << "carol 1234\n"; }
   EXPECT_FALSE(read_roster_file(roster_path, error));
-  EXPECT_NE(error.find("line 1: expected NAME PUBLIC-KEY"), std::string::npos) << error;
+  EXPECT_NE(error.find("line 1: expected NAME PUBLIC-KEY [JOB]"), std::string::npos) << error;
   unlink(key_path.c_str());
   unlink(roster_path.c_str());
 }
