@@ -256,6 +256,7 @@ void ReceiveSide::complete(IncomingFlow& flow) {
   } else if (message_handler_) {
     IncomingMessage message;
     message.peer = peer.name;
+    message.member = peer.control->verified_member();
     message.tag = flow.announce.tag;
     message.group = flow.announce.group;
     message.data = flow.target;

@@ -207,6 +207,8 @@ TEST(SafsRtCli, MembersWithARosterTransferAndOthersAreRefused) {
     EXPECT_EQ(checksum_of(sent.output), checksum_of(receiver.output())) << receiver.output();
     EXPECT_TRUE(contains(receiver.output(), "member (none) is not in this job's roster"))
         << receiver.output();
+    EXPECT_TRUE(contains(receiver.output(), "recv tag=3 bytes=100000 ")) << receiver.output();
+    EXPECT_TRUE(contains(receiver.output(), " member=rank-1\n")) << receiver.output();
   }
   ASSERT_EQ(system(("rm -rf " + dir).c_str()), 0);
 }

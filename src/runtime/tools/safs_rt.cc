@@ -136,10 +136,11 @@ int run_recv(const RecvOptions& o, const SecurityConfig& security) {
   const std::int64_t start = monotonic_ns();
   endpoint.on_message([&](const IncomingMessage& m) {
     ++received;
-    std::printf("recv tag=%llu bytes=%zu checksum=%016llx at_ms=%.1f\n",
+    std::printf("recv tag=%llu bytes=%zu checksum=%016llx at_ms=%.1f%s%s\n",
                 static_cast<unsigned long long>(m.tag), m.data.size(),
                 static_cast<unsigned long long>(safs::rt::checksum(m.data)),
-                static_cast<double>(monotonic_ns() - start) / 1e6);
+                static_cast<double>(monotonic_ns() - start) / 1e6,
+                m.member.empty() ? "" : " member=", m.member.c_str());
     std::fflush(stdout);
   });
   while (received < o.count) endpoint.progress(100 * kNsPerMs);
