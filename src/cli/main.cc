@@ -9,13 +9,13 @@
 #include "cli/fct_table.h"
 #include "cli/option_suggestions.h"
 #include "cli/run_command.h"
-#include "cli/version.h"
 #include "console/bad_input.h"
 #include "console/scenario_file.h"
 #include "scenario/reference.h"
 #include "scenario/scenario.h"
 #include "sweep/sweep.h"
 #include "transport/registry.h"
+#include "version/version.h"
 
 namespace {
 
@@ -59,7 +59,7 @@ const CLI::Validator kPositive = number_at_least(0, false);
 int main(int argc, char** argv) {
   CLI::App app{"safs-sim: packet-level simulator for slack-aware flow scheduling"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", safs::cli::version_line(),
+  app.set_version_flag("--version", safs::version_line("safs-sim"),
                        "Print the version and source commit");
 
   safs::cli::RunOptions run_options;

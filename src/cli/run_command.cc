@@ -14,7 +14,6 @@
 #include "cli/queue_sampler.h"
 #include "cli/run_outputs.h"
 #include "cli/run_progress.h"
-#include "cli/version.h"
 #include "console/bad_input.h"
 #include "console/effective_scenario.h"
 #include "console/progress_line.h"
@@ -24,6 +23,7 @@
 #include "scenario/scenario.h"
 #include "timeline/sampler_fanout.h"
 #include "timeline/timeline_trace.h"
+#include "version/version.h"
 #include "workload/inference/inference_report.h"
 
 namespace safs::cli {

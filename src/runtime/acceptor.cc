@@ -13,15 +13,10 @@
 #include "runtime/clock.h"
 
 namespace safs::runtime {
-namespace {}  // namespace
-
 Acceptor::Acceptor(EventLoop& loop, const EndpointConfig& config, Events& events)
     : loop_(loop), config_(config), events_(events) {
   listen_fd_ = listen_tcp(config_.listen, config_.endpoint_limits.listen_backlog);
-  if (listen_fd_ < 0) {
-    throw std::runtime_error("cannot listen on " + config_.listen.text() + ": " +
-                             std::strerror(errno));
-  }
+  if (listen_fd_ < 0) throw ListenError(config_.listen, "listen");
   address_ = {config_.listen.host, local_port(listen_fd_)};
   loop_.add(listen_fd_, EPOLLIN, [this](std::uint32_t) { on_accept(); });
   reserve_fd_ = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -132,11 +127,13 @@ void Acceptor::on_readable(int fd) {
   const wire::DecodeResult result = wire::decode(connection.bytes);
   if (result.status == wire::DecodeStatus::kNeedMore) return;
   if (result.status == wire::DecodeStatus::kInvalid) {
-    if (wire::frame_version(connection.bytes) == 1) {
-      const std::vector<std::uint8_t> refusal = wire::version_one_refusal();
+    if (const std::uint16_t version = wire::frame_version(connection.bytes);
+        version >= 1 && version < wire::kVersion) {
+      const std::vector<std::uint8_t> refusal = wire::older_version_refusal(version);
       [[maybe_unused]] const ssize_t sent =
           send(fd, refusal.data(), refusal.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-      protocol_error("a version-1 peer: version 2 (authenticated) is required");
+      protocol_error("a version-" + std::to_string(version) + " peer: version " +
+                     std::to_string(wire::kVersion) + " is required");
       return;
     }
     protocol_error(result.error);
@@ -162,9 +159,9 @@ void Acceptor::on_readable(int fd) {
 // ---- data connections waiting for their announce ----
 
 void Acceptor::park(UnboundConnection& connection) {
-  const std::uint64_t session = connection.data_open->session;
+  const std::uint64_t control = connection.data_open->connection;
   const auto parked = std::count_if(unbound_.begin(), unbound_.end(), [&](const auto& entry) {
-    return entry.second.data_open && entry.second.data_open->session == session;
+    return entry.second.data_open && entry.second.data_open->connection == control;
   });
   if (parked >= static_cast<std::ptrdiff_t>(config_.limits.max_parked_connections)) {
     config_.log("closing data connection from " + remote_host(connection.fd) +
@@ -178,11 +175,11 @@ void Acceptor::park(UnboundConnection& connection) {
 }
 
 std::vector<UnboundConnection> Acceptor::take_parked(
-    std::uint64_t session, const std::function<bool(std::uint64_t flow)>& announced) {
+    std::uint64_t connection_id, const std::function<bool(std::uint64_t flow)>& announced) {
   std::vector<UnboundConnection> ready;
   for (auto it = unbound_.begin(); it != unbound_.end();) {
     const std::optional<wire::DataOpen>& open = it->second.data_open;
-    if (open && open->session == session && announced(open->flow)) {
+    if (open && open->connection == connection_id && announced(open->flow)) {
       loop_.modify(it->first, EPOLLIN);
       ready.push_back(std::move(it->second));
       it = unbound_.erase(it);
@@ -193,9 +190,9 @@ std::vector<UnboundConnection> Acceptor::take_parked(
   return ready;
 }
 
-void Acceptor::close_parked(std::uint64_t session) {
+void Acceptor::close_parked(std::uint64_t connection_id) {
   for (auto it = unbound_.begin(); it != unbound_.end();) {
-    if (it->second.data_open && it->second.data_open->session == session) {
+    if (it->second.data_open && it->second.data_open->connection == connection_id) {
       loop_.remove(it->first);
       close(it->first);
       it = unbound_.erase(it);

@@ -56,12 +56,13 @@ class Acceptor {
   PeerAddress address() const { return address_; }
 
   // Holds a data connection, unread, until take_parked() (closed when its
-  // session already has as many parked as the limits allow).
+  // control connection already has as many parked as the limits allow).
   void park(UnboundConnection& connection);
-  // The parked connections of `session` whose flow `announced` says is known.
+  // The parked connections naming control connection `connection_id` whose
+  // flow `announced` says is known.
   std::vector<UnboundConnection> take_parked(
-      std::uint64_t session, const std::function<bool(std::uint64_t flow)>& announced);
-  void close_parked(std::uint64_t session);
+      std::uint64_t connection_id, const std::function<bool(std::uint64_t flow)>& announced);
+  void close_parked(std::uint64_t connection_id);
 
   // Closes the connections that took too long to say what they are.
   void expire(std::int64_t now_ns);

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <variant>
 
+#include "runtime/clock.h"
+
 namespace safs::runtime {
 namespace {
 
@@ -27,14 +29,14 @@ bool is_handshake(const wire::Message& message) {
 
 }  // namespace
 
-ControlChannel::ControlChannel(int fd, const JobKey& key, const wire::Hello& local)
-    : fd_(fd), key_(key), local_(local), state_(State::kAwaitHello) {
+ControlChannel::ControlChannel(int fd, const ChannelKeys& keys, const wire::Hello& local)
+    : fd_(fd), keys_(keys), local_(local), state_(State::kAwaitHello) {
   write_plain(local_);
 }
 
-ControlChannel::ControlChannel(int fd, const JobKey& key, const wire::Hello& local,
+ControlChannel::ControlChannel(int fd, const ChannelKeys& keys, const wire::Hello& local,
                                const wire::Hello& peer)
-    : fd_(fd), key_(key), local_(local), state_(State::kAwaitAuth) {
+    : fd_(fd), keys_(keys), local_(local), peer_member_(peer.member), state_(State::kAwaitAuth) {
   write_plain(local_);
   start_session(peer, local_, false);
 }
@@ -46,9 +48,12 @@ ControlChannel::~ControlChannel() {
 void ControlChannel::start_session(const wire::Hello& initiator, const wire::Hello& responder,
                                    bool initiator_is_us) {
   crypto_ = std::make_unique<SessionCrypto>(
-      key_, initiator_is_us ? SessionCrypto::Role::kInitiator : SessionCrypto::Role::kResponder,
+      keys_.job_key,
+      initiator_is_us ? SessionCrypto::Role::kInitiator : SessionCrypto::Role::kResponder,
       encoded(initiator), encoded(responder));
-  write_plain(wire::Auth{crypto_->own_proof()});
+  wire::Auth auth{crypto_->own_proof(), {}};
+  if (keys_.member) auth.signature = crypto_->member_signature(*keys_.member);
+  write_plain(auth);
   for (const wire::Message& message : held_) write_sealed(message);
   held_.clear();
   held_.shrink_to_fit();
@@ -79,6 +84,7 @@ void ControlChannel::send(const wire::Message& message) {
 }
 
 bool ControlChannel::flush() {
+  if (write_errno_ != 0) return false;
   while (written_ < out_.size()) {
     const ssize_t n = ::send(fd_, out_.data() + written_, out_.size() - written_, MSG_NOSIGNAL);
     if (n > 0) {
@@ -88,6 +94,7 @@ bool ControlChannel::flush() {
     }
     // Not connected yet, or the socket buffer is full: the loop calls again.
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOTCONN)) return true;
+    write_errno_ = n < 0 ? errno : EPIPE;
     return false;
   }
   out_.clear();
@@ -128,6 +135,27 @@ ControlChannel::ReadResult ControlChannel::read(std::vector<wire::Message>& mess
   return ReadResult::kOk;  // more may be waiting: the loop (level-triggered) comes back
 }
 
+bool ControlChannel::check_auth(const wire::Auth& auth) {
+  if (!crypto_->verify_peer_proof(auth.proof)) {
+    error_ = "authentication failed: wrong proof (not this job's key)";
+    return false;
+  }
+  if (keys_.roster.empty()) return true;
+  const std::string claimed = peer_member_.empty() ? "(none)" : peer_member_;
+  const auto listed = keys_.roster.find(peer_member_);
+  if (listed == keys_.roster.end()) {
+    error_ = "authentication failed: member " + claimed + " is not in this job's roster";
+    return false;
+  }
+  if (!crypto_->verify_member_signature(listed->second.public_key, auth.signature)) {
+    error_ = "authentication failed: member " + claimed +
+             "'s signature does not verify (not that member's key)";
+    return false;
+  }
+  verified_member_ = peer_member_;
+  return true;
+}
+
 bool ControlChannel::decode_buffered(std::vector<wire::Message>& messages) {
   std::size_t offset = 0;
   bool ok = true;
@@ -142,6 +170,11 @@ bool ControlChannel::decode_buffered(std::vector<wire::Message>& messages) {
     ok = accept(result.message, messages);
   }
   in_.erase(in_.begin(), in_.begin() + static_cast<std::ptrdiff_t>(offset));
+  if (in_.empty()) {
+    partial_since_ns_ = 0;
+  } else if (partial_since_ns_ == 0 || offset > 0) {
+    partial_since_ns_ = monotonic_ns();  // a new frame began
+  }
   return ok;
 }
 
@@ -153,6 +186,7 @@ bool ControlChannel::accept(const wire::Message& message, std::vector<wire::Mess
         error_ = "message before hello";
         return false;
       }
+      peer_member_ = hello->member;
       start_session(local_, *hello, true);
       messages.push_back(message);
       state_ = State::kAwaitAuth;
@@ -165,8 +199,7 @@ bool ControlChannel::accept(const wire::Message& message, std::vector<wire::Mess
                                                               : "message before authentication";
         return false;
       }
-      if (!crypto_->verify_peer_proof(auth->proof)) {
-        error_ = "authentication failed: wrong proof (not this job's key)";
+      if (!check_auth(*auth)) {
         authentication_failed_ = true;
         return false;
       }

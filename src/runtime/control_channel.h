@@ -7,7 +7,10 @@
 //   Sealed(...)              <->     Sealed(...)
 //
 // Both sides derive the session's keys from the job key and both Hellos
-// (security.h); each proof answers the other side's nonce. A frame out of
+// (security.h); each proof answers the other side's nonce, and each Auth
+// also carries the member's signature of both Hellos: with a roster, the
+// peer's must verify under the key listed for the member its Hello names.
+// A frame out of
 // this order, a wrong proof, or a sealed frame that does not open (forged,
 // replayed, reordered, from another connection) is a protocol error: the
 // owner closes this connection only. Messages the owner sends before the
@@ -26,12 +29,22 @@
 
 namespace safs::runtime {
 
+// What a control connection proves and checks: the job key, the member this
+// endpoint speaks for (signs with), and the roster peers are checked against
+// (empty: no member is checked).
+struct ChannelKeys {
+  JobKey job_key{};
+  std::optional<MemberKey> member;
+  Roster roster;
+};
+
 class ControlChannel {
  public:
   // Initiator: sends `local` now and waits for the peer's Hello.
-  ControlChannel(int fd, const JobKey& key, const wire::Hello& local);
+  ControlChannel(int fd, const ChannelKeys& keys, const wire::Hello& local);
   // Responder: the peer's Hello was read already; sends `local` and its proof.
-  ControlChannel(int fd, const JobKey& key, const wire::Hello& local, const wire::Hello& peer);
+  ControlChannel(int fd, const ChannelKeys& keys, const wire::Hello& local,
+                 const wire::Hello& peer);
   ~ControlChannel();
   ControlChannel(const ControlChannel&) = delete;
   ControlChannel& operator=(const ControlChannel&) = delete;
@@ -43,12 +56,16 @@ class ControlChannel {
   // Seals a frame (or holds it until the keys exist) and writes what the
   // socket takes now.
   void send(const wire::Message& message);
-  // Writes queued bytes. False on a socket error.
+  // Writes queued bytes. False on a socket error, and on every call after
+  // one (write_errno() says which: the first, as a failed connect reports it).
   bool flush();
+  int write_errno() const { return write_errno_; }
   bool wants_write() const { return written_ < out_.size(); }
 
-  // The peer proved it holds the job key.
+  // The peer proved it holds the job key (and, with a roster, its member's key).
   bool authenticated() const { return state_ == State::kOpen; }
+  // The member the peer proved it is; empty without a roster.
+  const std::string& verified_member() const { return verified_member_; }
   // The session's keys, once both Hellos are known (flow tokens).
   const SessionCrypto* crypto() const { return crypto_.get(); }
 
@@ -60,6 +77,10 @@ class ControlChannel {
   // kAuthenticationFailed: a wrong proof or a sealed frame that does not open.
   ReadResult read(std::vector<wire::Message>& messages, std::size_t max_bytes);
   const std::string& error() const { return error_; }
+  // Since when the bytes read end inside a frame (0: they end on a frame's
+  // boundary). A peer that stops halfway through a frame is closed by its
+  // owner after PeerLimits::partial_frame_timeout_ns.
+  std::int64_t partial_frame_since_ns() const { return partial_since_ns_; }
 
   std::uint64_t bytes_sent() const { return bytes_sent_; }
   std::uint64_t bytes_received() const { return bytes_received_; }
@@ -70,13 +91,17 @@ class ControlChannel {
   void write_sealed(const wire::Message& message);
   void start_session(const wire::Hello& initiator, const wire::Hello& responder,
                      bool initiator_is_us);
+  // The peer's Auth; false (and error_) when it does not authenticate.
+  bool check_auth(const wire::Auth& auth);
   bool decode_buffered(std::vector<wire::Message>& messages);
   // One frame read in `state_`; false (and error_) on a protocol error.
   bool accept(const wire::Message& message, std::vector<wire::Message>& messages);
 
   int fd_;
-  const JobKey& key_;
+  const ChannelKeys& keys_;
   wire::Hello local_;
+  std::string peer_member_;  // what the peer's Hello claims
+  std::string verified_member_;
   State state_;
   std::unique_ptr<SessionCrypto> crypto_;
   std::vector<wire::Message> held_;  // sent before the keys existed
@@ -84,6 +109,8 @@ class ControlChannel {
   std::vector<std::uint8_t> out_;
   std::vector<std::uint8_t> scratch_;  // one frame's plain bytes
   std::size_t written_ = 0;
+  std::int64_t partial_since_ns_ = 0;
+  int write_errno_ = 0;
   std::string error_;
   bool authentication_failed_ = false;
   std::uint64_t bytes_sent_ = 0;

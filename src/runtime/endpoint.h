@@ -66,7 +66,8 @@ struct FlowRisk {
 };
 
 struct IncomingMessage {
-  std::string peer;  // the sender's address (host:listen port)
+  std::string peer;    // the sender's address (host:listen port)
+  std::string member;  // the member it proved it is (with a roster), else empty
   std::uint64_t tag = 0;
   std::uint64_t group = 0;
   std::span<const std::byte> data;  // valid during the callback only

@@ -29,6 +29,10 @@ struct PeerLimits {
   // An announced flow whose bytes stop (or never start) for this long is
   // dropped with an Error: its buffer and its grants go to others.
   std::int64_t idle_flow_timeout_ns = 2'000'000'000;
+  // A control connection whose bytes stop inside a frame for this long is
+  // closed (no control frame is larger than kMaxSealedBodyBytes, a few
+  // hundred bytes: one segment), and its flows lose their grants and buffers.
+  std::int64_t partial_frame_timeout_ns = 2'000'000'000;
   // A flow granted a rate that sends nothing for this long loses its grants
   // (leaves the scheduler) until its bytes come. An obedient sender applies
   // a grant within a tick or two; this is generous for a loaded host.
@@ -61,7 +65,8 @@ struct EndpointLimits {
 // (docs/runtime.md, "Data path"), so 1.5 is far outside what an obedient
 // sender does.
 //
-// Standing is kept per identity (the peer's host and listen port), across
+// Standing is kept per identity (its member name with a roster, else the
+// peer's host and listen port: SecurityConfig), across
 // its flows and its sessions: a demoted identity stays demoted for
 // `memory_ns` after its last offence, so a new flow or a reconnect does not
 // reset it. An identity whose urgent claims are missed (its urgent flows
@@ -76,8 +81,13 @@ struct EnforcementConfig {
   // Urgent quota: while two or more identities have urgent work, none's
   // urgent flows are granted more than its weighted share of the downlink
   // (times `quota_tolerance`); beyond it, its most-granted urgent flow is
-  // scheduled as background. Weights by identity ("host:port"), default 1.
+  // scheduled as background. The downlink is split among the jobs with
+  // urgent work by `job_weights` (a job as the roster names it, "" without
+  // one), then a job's part among its identities by `peer_weights` (a
+  // member name, or "host:port" without a roster): urgent_quota.h. Every
+  // weight defaults to 1 and must be above 0.
   std::map<std::string, double> peer_weights;
+  std::map<std::string, double> job_weights;
   double quota_tolerance = 1.1;
   std::uint32_t min_claims = 8;
   double max_missed_ratio = 0.5;
@@ -88,8 +98,17 @@ struct EnforcementConfig {
 // nothing. Without a key an endpoint refuses to start unless
 // `insecure_loopback_only` is set: then a fixed, public key is used and only
 // loopback addresses are accepted, listened on or connected to (tests).
+//
+// Identities inside the job: with a `roster`, every peer must name a member
+// listed there and sign its handshake with that member's key (security.h);
+// its standing, weight and quota are then its member name's, whatever
+// address or port it comes from. Without one, a peer is known by its host
+// and listen port. `member` is who this endpoint speaks for (required when
+// its own roster is set, so peers that hold one can check it).
 struct SecurityConfig {
-  std::optional<JobKey> job_key;  // read_job_key_file() or job_key_from_environment()
+  std::optional<JobKey> job_key;    // read_job_key_file() or job_key_from_environment()
+  std::optional<MemberKey> member;  // read_member_key_file()
+  Roster roster;                    // read_roster_file(); empty: identities are addresses
   bool insecure_loopback_only = false;
   // A control connection must complete the handshake within this long.
   std::int64_t handshake_timeout_ns = 2'000'000'000;

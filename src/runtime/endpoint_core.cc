@@ -1,6 +1,7 @@
 #include "runtime/endpoint_core.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <stdexcept>
 #include <type_traits>
@@ -19,11 +20,34 @@ EndpointConfig checked(EndpointConfig config) {
   if (!config.log) {
     config.log = [](std::string_view text) { std::cerr << "safs-runtime: " << text << '\n'; };
   }
+  constexpr double kMaxDownlinkBps = 1e15;  // 1 Pbit/s: the Hello's u64 holds it
+  if (!std::isfinite(config.downlink_bps) || config.downlink_bps <= 0 ||
+      config.downlink_bps > kMaxDownlinkBps) {
+    throw std::invalid_argument("downlink_bps must be above 0 and at most 1e15, got " +
+                                std::to_string(config.downlink_bps));
+  }
+  for (const auto* weights : {&config.enforcement.peer_weights, &config.enforcement.job_weights}) {
+    for (const auto& [name, weight] : *weights) {
+      if (!std::isfinite(weight) || weight <= 0) {
+        throw std::invalid_argument("the weight of " + name + " must be above 0, got " +
+                                    std::to_string(weight));
+      }
+    }
+  }
   const SecurityConfig& security = config.security;
   if (!security.job_key && !security.insecure_loopback_only) {
     throw std::invalid_argument(std::string("no job key: set ") + kJobKeyVariable + " or " +
                                 kJobKeyFileVariable +
                                 " (or insecure_loopback_only, for tests on loopback)");
+  }
+  if (!security.roster.empty() && !security.member) {
+    throw std::invalid_argument(
+        "a roster without this endpoint's own member key: peers holding the roster would refuse "
+        "it");
+  }
+  if (security.member && !wire::valid_member_name(security.member->name)) {
+    throw std::invalid_argument("member name '" + security.member->name +
+                                "': expected 1-64 of [A-Za-z0-9._-]");
   }
   if (security.insecure_loopback_only && !is_loopback(config.listen.host)) {
     throw std::invalid_argument("insecure_loopback_only cannot listen on " + config.listen.text() +
@@ -32,16 +56,18 @@ EndpointConfig checked(EndpointConfig config) {
   return config;
 }
 
-// Without a job key (insecure_loopback_only) the handshake runs with this
-// public key: the same code path, no secrecy.
-JobKey effective_key(const SecurityConfig& security) { return security.job_key.value_or(JobKey{}); }
+// Without a job key (insecure_loopback_only) the handshake runs with a
+// public key of zeros: the same code path, no secrecy.
+ChannelKeys channel_keys(const SecurityConfig& security) {
+  return {security.job_key.value_or(JobKey{}), security.member, security.roster};
+}
 
 // What this endpoint tells every peer about itself.
 wire::Hello local_hello(const EndpointConfig& config, const PeerAddress& address) {
   wire::Hello hello;
   hello.capabilities = wire::kCapLeases;
   if (config.pacing != PacingMode::kUserspace) hello.capabilities |= wire::kCapKernelPacing;
-  hello.session = random_u64_nonzero();
+  if (config.security.member) hello.member = config.security.member->name;
   hello.downlink_bps = static_cast<std::uint64_t>(config.downlink_bps);
   hello.listen_port = address.port;
   return hello;
@@ -53,7 +79,7 @@ EndpointCore::EndpointCore(EndpointConfig config)
     : config_(checked(std::move(config))),
       acceptor_(loop_, config_, *this),
       peers_(loop_, config_, local_hello(config_, acceptor_.address()),
-             effective_key(config_.security), *this),
+             channel_keys(config_.security), *this),
       send_(loop_, config_, peers_),
       receive_(loop_, config_, peers_, acceptor_) {
   if (config_.metrics_listen) {
@@ -107,7 +133,7 @@ void EndpointCore::on_flow_message(Peer& peer, const wire::Message& message) {
 void EndpointCore::on_peer_closing(Peer& peer, const std::string& reason) {
   send_.fail_flows_to(peer.id, "peer " + peer.name + ": " + reason);
   receive_.drop_flows_from(peer.id, reason);
-  if (peer.authenticated) acceptor_.close_parked(peer.hello->session);
+  if (peer.authenticated) acceptor_.close_parked(peer.connection_id);
 }
 
 // ---- the loop ----

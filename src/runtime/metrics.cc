@@ -90,10 +90,7 @@ MetricsServer::MetricsServer(EventLoop& loop, const PeerAddress& address,
                              std::function<EndpointStats()> stats)
     : loop_(loop), stats_(std::move(stats)) {
   listen_fd_ = listen_tcp(address, static_cast<int>(kMaxScrapes));
-  if (listen_fd_ < 0) {
-    throw std::runtime_error("cannot serve metrics on " + address.text() + ": " +
-                             std::strerror(errno));
-  }
+  if (listen_fd_ < 0) throw ListenError(address, "serve metrics");
   address_ = {address.host, local_port(listen_fd_)};
   loop_.add(listen_fd_, EPOLLIN, [this](std::uint32_t) { on_accept(); });
 }

@@ -11,8 +11,8 @@
 namespace safs::runtime {
 
 PeerTable::PeerTable(EventLoop& loop, const EndpointConfig& config, wire::Hello local,
-                     const JobKey& key, Events& events)
-    : loop_(loop), config_(config), local_(local), key_(key), events_(events) {}
+                     ChannelKeys keys, Events& events)
+    : loop_(loop), config_(config), local_(local), keys_(std::move(keys)), events_(events) {}
 
 wire::Hello PeerTable::fresh_hello() const {
   wire::Hello hello = local_;
@@ -30,9 +30,9 @@ const Peer* PeerTable::find(PeerId id) const {
   return it == peers_.end() ? nullptr : &it->second;
 }
 
-Peer* PeerTable::find_by_session(std::uint64_t session) {
-  const auto it = peer_by_session_.find(session);
-  return it == peer_by_session_.end() ? nullptr : find(it->second);
+Peer* PeerTable::find_by_connection(std::uint64_t connection_id) {
+  const auto it = peer_by_connection_.find(connection_id);
+  return it == peer_by_connection_.end() ? nullptr : find(it->second);
 }
 
 Peer& PeerTable::add(std::string name) {
@@ -59,7 +59,7 @@ Peer* PeerTable::connect(const PeerAddress& address, std::string& error) {
   }
   set_no_delay(fd);
   Peer& peer = add(address.text());
-  peer.control = std::make_unique<ControlChannel>(fd, key_, fresh_hello());
+  peer.control = std::make_unique<ControlChannel>(fd, keys_, fresh_hello());
   const PeerId id = peer.id;
   peer_by_name_[peer.name] = id;
   loop_.add(fd, EPOLLIN | EPOLLOUT,
@@ -77,7 +77,7 @@ void PeerTable::adopt(int fd, const wire::Hello& hello, std::span<const std::uin
     return;
   }
   Peer& peer = add(PeerAddress{remote_host(fd), hello.listen_port}.text());
-  peer.control = std::make_unique<ControlChannel>(fd, key_, fresh_hello(), hello);
+  peer.control = std::make_unique<ControlChannel>(fd, keys_, fresh_hello(), hello);
   const PeerId id = peer.id;
   peer.connected = true;
   peer.hello = hello;
@@ -100,6 +100,7 @@ void PeerTable::on_control_event(PeerId id, std::uint32_t events) {
   if (found == nullptr) return;
   Peer& peer = *found;
   const int fd = peer.control->fd();
+  const bool was_connected = peer.connected;
   if (!peer.connected && (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) != 0) {
     if (const int error = socket_error(fd); error != 0) {
       close(id, std::string("connect failed: ") + std::strerror(error), false);
@@ -109,7 +110,11 @@ void PeerTable::on_control_event(PeerId id, std::uint32_t events) {
     peer.rtt_ns = smoothed_rtt_ns(fd);
   }
   if (!peer.control->flush()) {
-    close(id, "write failed", false);
+    // A refused connect shows as the first write's error.
+    close(id,
+          std::string(was_connected ? "write failed: " : "cannot connect: ") +
+              std::strerror(peer.control->write_errno()),
+          false);
     return;
   }
   if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) != 0) {
@@ -149,10 +154,19 @@ void PeerTable::dispatch(Peer& peer, const wire::Message& message) {
     return;
   }
   if (std::holds_alternative<wire::Auth>(message)) {
+    const std::uint64_t connection_id = peer.control->crypto()->connection_id();
+    if (peer_by_connection_.count(connection_id) != 0) {  // 2^-64 by chance
+      close(peer.id, "connection id already bound", true);
+      return;
+    }
     peer.authenticated = true;
-    // A new session of an identity starts with the standing it earned.
+    peer.connection_id = connection_id;
+    peer_by_connection_[connection_id] = peer.id;
+    const std::string& member = peer.control->verified_member();
+    peer.identity = member.empty() ? peer.name : member;
+    if (!member.empty()) peer.job = keys_.roster.at(member).job;
+    // A new connection of an identity starts with the standing it earned.
     peer.demoted = standing(peer).demoted_until_ns > monotonic_ns();
-    peer_by_session_[peer.hello->session] = peer.id;
     events_.on_peer_identified(peer);
     return;
   }
@@ -181,12 +195,7 @@ void PeerTable::close(PeerId id, const std::string& reason, bool protocol_error)
     peer.control->send(error);  // best effort: the connection closes now anyway
   }
   events_.on_peer_closing(peer, reason);
-  if (peer.hello && peer.authenticated) {
-    if (const auto s = peer_by_session_.find(peer.hello->session);
-        s != peer_by_session_.end() && s->second == id) {
-      peer_by_session_.erase(s);
-    }
-  }
+  if (peer.authenticated) peer_by_connection_.erase(peer.connection_id);
   if (const auto n = peer_by_name_.find(peer.name); n != peer_by_name_.end() && n->second == id) {
     peer_by_name_.erase(n);
   }
@@ -210,13 +219,19 @@ bool PeerTable::evict_unauthenticated() {
 }
 
 void PeerTable::expire(std::int64_t now_ns) {
-  std::vector<PeerId> late;
+  std::vector<std::pair<PeerId, std::string>> late;
   for (const auto& [id, peer] : peers_) {
+    const std::int64_t partial_since = peer.control->partial_frame_since_ns();
     if (!peer.authenticated && now_ns - peer.since_ns > config_.security.handshake_timeout_ns) {
-      late.push_back(id);
+      late.emplace_back(id, "handshake not completed in time");
+    } else if (partial_since != 0 &&
+               now_ns - partial_since > config_.limits.partial_frame_timeout_ns) {
+      late.emplace_back(id, "a partial frame for more than " +
+                                std::to_string(config_.limits.partial_frame_timeout_ns / kNsPerMs) +
+                                " ms");
     }
   }
-  for (PeerId id : late) close(id, "handshake not completed in time", false);
+  for (const auto& [id, reason] : late) close(id, reason, false);
 }
 
 // ---- what is held for each peer ----

@@ -1,13 +1,16 @@
 // The peers this endpoint talks to: who each is (its address and its Hello),
 // its control connection, and what this endpoint holds for it, checked
 // against the per-peer limits. Both sides share the table: the send side
-// reaches a peer by address, the receive side finds it by the session its
-// data connections name.
+// reaches a peer by address, the receive side finds it by the control
+// connection its data connections name (SessionCrypto::connection_id()).
+// Two endpoints that send to each other at once hold two control
+// connections, one each way; each data connection binds to the one its
+// flow was announced on.
 //
 // Control connection lifecycle: opened by whichever side first has a flow
 // for the other (connect()) or accepted with a Hello already read (adopt());
 // the channel runs the authenticated handshake (control_channel.h). A peer
-// is identified (its session bound, its data connections accepted, its
+// is identified (its connection id bound, its data connections accepted, its
 // flows heard) only once it proved it holds the job key; one that has not
 // within the handshake timeout is closed. A DataOpen or an unreadable frame
 // closes the connection as a protocol error; Error with flow 0 closes it on
@@ -37,6 +40,10 @@ using PeerId = std::uint64_t;  // this endpoint's numbering, from 1
 struct Peer {
   PeerId id = 0;
   std::string name;  // host:listen port, once known
+  // Whose standing it earns: its verified member name with a roster, else `name`.
+  std::string identity;
+  std::string job;                  // its member's job in the roster ("" without one)
+  std::uint64_t connection_id = 0;  // once authenticated: what its DataOpens name
   std::unique_ptr<ControlChannel> control;
   bool connected = false;            // outgoing: the connect completed
   std::optional<wire::Hello> hello;  // theirs
@@ -51,7 +58,8 @@ struct Peer {
   bool demoted = false;            // it ignored its grants
 };
 
-// What an identity (host:listen port) has earned, across its sessions.
+// What an identity (a member, or host:listen port) has earned, across its
+// connections.
 struct Standing {
   std::int64_t demoted_until_ns = 0;
   // All its flows' bytes against the whole downlink: no obedient identity
@@ -72,7 +80,7 @@ class PeerTable {
   // The owner: what the table does not decide itself.
   class Events {
    public:
-    // The peer's Hello is known (data connections naming its session can bind).
+    // The peer authenticated (data connections naming its connection can bind).
     virtual void on_peer_identified(Peer& peer) = 0;
     // A message about one flow (Announce, Update, Grant, Done, Error).
     virtual void on_flow_message(Peer& peer, const wire::Message& message) = 0;
@@ -84,17 +92,15 @@ class PeerTable {
   };
 
   // `local` is the Hello this endpoint sends every peer (each connection
-  // with a fresh nonce); `key` the job key the handshake proves.
-  PeerTable(EventLoop& loop, const EndpointConfig& config, wire::Hello local, const JobKey& key,
+  // with a fresh nonce); `keys` what the handshake proves and checks.
+  PeerTable(EventLoop& loop, const EndpointConfig& config, wire::Hello local, ChannelKeys keys,
             Events& events);
-
-  std::uint64_t local_session() const { return local_.session; }
 
   Peer* find(PeerId id);
   const Peer* find(PeerId id) const;
   // A peer known to be here (every flow's peer is, until the flow ends).
   Peer& at(PeerId id) { return peers_.at(id); }
-  Peer* find_by_session(std::uint64_t session);
+  Peer* find_by_connection(std::uint64_t connection_id);
   // The peer at `address`, connecting to it first if need be; nullptr (and
   // `error`) when the connect fails at once or the address is not allowed.
   Peer* connect(const PeerAddress& address, std::string& error);
@@ -113,11 +119,12 @@ class PeerTable {
 
   // Makes room by closing the oldest unauthenticated peer; false if none.
   bool evict_unauthenticated();
-  // Closes the peers that have not authenticated within the handshake timeout.
+  // Closes the peers that have not authenticated within the handshake
+  // timeout, and those stopped inside a frame for the partial-frame timeout.
   void expire(std::int64_t now_ns);
   void count_authentication_failure() { ++stats_.authentication_failures; }
   // The standing of the peer's identity; it outlives the peer.
-  Standing& standing(const Peer& peer) { return standing_[peer.name]; }
+  Standing& standing(const Peer& peer) { return standing_[peer.identity]; }
   void add_stats(EndpointStats& stats) const;
 
  private:
@@ -130,14 +137,14 @@ class PeerTable {
   EventLoop& loop_;
   const EndpointConfig& config_;
   const wire::Hello local_;
-  const JobKey key_;
+  const ChannelKeys keys_;
   Events& events_;
   PeerId next_peer_ = 1;
   std::uint64_t buffer_bytes_ = 0;  // held for all peers' flows (the endpoint's budget)
   std::map<PeerId, Peer> peers_;
   std::map<std::string, PeerId> peer_by_name_;
-  std::map<std::uint64_t, PeerId> peer_by_session_;
-  std::map<std::string, Standing> standing_;  // by identity (name)
+  std::map<std::uint64_t, PeerId> peer_by_connection_;
+  std::map<std::string, Standing> standing_;  // by identity
   EndpointStats stats_;  // protocol and authentication errors, closed peers' control bytes
 };
 

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "runtime/clock.h"
+#include "runtime/urgent_quota.h"
 
 namespace safs::runtime {
 namespace {
@@ -55,7 +56,7 @@ void ReceiveSide::on_announce(Peer& peer, const wire::Announce& announce) {
     tell_sender(peer, announce.flow, code, reason);
   };
   if (announce.flow == 0) return refuse(wire::ErrorCode::kMalformed, "flow id 0");
-  // Flow ids only grow on a session: a duplicate or replayed announce
+  // Flow ids only grow on a connection: a duplicate or replayed announce
   // (even of a flow that finished) is refused.
   if (announce.flow <= peer.highest_flow) {
     return refuse(wire::ErrorCode::kMalformed, "flow " + std::to_string(announce.flow) +
@@ -136,9 +137,9 @@ void ReceiveSide::bind_data(UnboundConnection& connection) {
     config_.log("closing data connection from " + remote_host(connection.fd) + ": " + reason);
     loop_.remove_and_close(connection.fd);
   };
-  const Peer* peer = peers_.find_by_session(open.session);
+  const Peer* peer = peers_.find_by_connection(open.connection);
   if (peer == nullptr) {
-    // Came before its peer authenticated: park it, unread.
+    // Came before its control connection authenticated: park it, unread.
     acceptor_.park(connection);
     return;
   }
@@ -183,9 +184,9 @@ void ReceiveSide::bind_data(UnboundConnection& connection) {
 }
 
 void ReceiveSide::bind_parked(const Peer& peer) {
-  if (!peer.hello) return;
+  if (!peer.authenticated) return;
   std::vector<UnboundConnection> ready =
-      acceptor_.take_parked(peer.hello->session, [&](std::uint64_t flow) {
+      acceptor_.take_parked(peer.connection_id, [&](std::uint64_t flow) {
         return incoming_by_remote_.count({peer.id, flow}) != 0;
       });
   for (UnboundConnection& connection : ready) bind_data(connection);
@@ -255,6 +256,7 @@ void ReceiveSide::complete(IncomingFlow& flow) {
   } else if (message_handler_) {
     IncomingMessage message;
     message.peer = peer.name;
+    message.member = peer.control->verified_member();
     message.tag = flow.announce.tag;
     message.group = flow.announce.group;
     message.data = flow.target;
@@ -338,7 +340,8 @@ void ReceiveSide::demote(Peer& peer, std::int64_t now_ns, const std::string& why
   peer.demoted = true;
   peers_.standing(peer).demoted_until_ns = now_ns + config_.enforcement.memory_ns;
   ++stats_.demoted_peers;
-  config_.log("peer " + peer.name + " " + why +
+  const std::string member = peer.identity == peer.name ? "" : " (member " + peer.identity + ")";
+  config_.log("peer " + peer.name + member + " " + why +
               ": its flows are demoted to background and its reads held to its grants");
   for (auto& [id, flow] : incoming_) {
     if (flow.peer != peer.id) continue;
@@ -417,19 +420,25 @@ void ReceiveSide::police_idle_flows(std::int64_t now_ns) {
 // One flow at a time (the most granted) leaves the urgent class per tick, so
 // the share settles within a few reallocations without overshooting.
 void ReceiveSide::hold_urgent_quotas() {
-  std::map<PeerId, double> urgent_bps;  // granted to each peer's urgent flows
+  // Granted to each identity's urgent flows (over all its connections), in
+  // the order identities first show urgent work here.
+  std::vector<UrgentClaimant> claimants;
+  std::vector<double> urgent_bps;
   for (const auto& [id, flow] : incoming_) {
     const Peer& peer = peers_.at(flow.peer);
     if (flow.announce.urgent == 0 || peer.demoted || flow.ghost) continue;
-    // A peer over quota still has urgent work (no lapse while it does).
-    urgent_bps[peer.id] += flow.granted && !flow.over_quota ? flow.granted_bps : 0;
+    auto it = std::find_if(claimants.begin(), claimants.end(),
+                           [&](const UrgentClaimant& c) { return c.identity == peer.identity; });
+    if (it == claimants.end()) {
+      claimants.push_back({peer.identity, peer.job});
+      urgent_bps.push_back(0);
+      it = claimants.end() - 1;
+    }
+    // An identity over quota still has urgent work (no lapse while it does).
+    urgent_bps[static_cast<std::size_t>(it - claimants.begin())] +=
+        flow.granted && !flow.over_quota ? flow.granted_bps : 0;
   }
-  const EnforcementConfig& enforcement = config_.enforcement;
-  auto weight = [&](const Peer& peer) {
-    const auto it = enforcement.peer_weights.find(peer.name);
-    return it == enforcement.peer_weights.end() ? 1.0 : it->second;
-  };
-  if (urgent_bps.size() < 2) {  // no contention for urgency: quotas lapse
+  if (claimants.size() < 2) {  // no contention for urgency: quotas lapse
     for (auto& [id, flow] : incoming_) {
       if (!flow.over_quota) continue;
       flow.over_quota = false;
@@ -437,15 +446,14 @@ void ReceiveSide::hold_urgent_quotas() {
     }
     return;
   }
-  double total_weight = 0;
-  for (const auto& [peer, bps] : urgent_bps) total_weight += weight(peers_.at(peer));
-  for (const auto& [peer_id, bps] : urgent_bps) {
-    Peer& peer = peers_.at(peer_id);
-    const double share = config_.downlink_bps * weight(peer) / total_weight;
-    if (bps <= share * enforcement.quota_tolerance) continue;
+  const std::vector<double> shares =
+      urgent_shares(claimants, config_.enforcement, config_.downlink_bps);
+  for (std::size_t i = 0; i < claimants.size(); ++i) {
+    if (urgent_bps[i] <= shares[i] * config_.enforcement.quota_tolerance) continue;
     IncomingFlow* most = nullptr;
     for (auto& [id, flow] : incoming_) {
-      if (flow.peer != peer_id || flow.announce.urgent == 0 || flow.ghost || flow.over_quota) {
+      if (peers_.at(flow.peer).identity != claimants[i].identity || flow.announce.urgent == 0 ||
+          flow.ghost || flow.over_quota) {
         continue;
       }
       if (most == nullptr || flow.granted_bps > most->granted_bps) most = &flow;
@@ -453,7 +461,7 @@ void ReceiveSide::hold_urgent_quotas() {
     if (most == nullptr) continue;
     most->over_quota = true;
     ++stats_.quota_demotions;
-    reschedule(*most, peer);
+    reschedule(*most, peers_.at(most->peer));
   }
 }
 

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <stdexcept>
 
 #include "runtime/byte_order.h"
@@ -15,7 +16,10 @@ namespace safs::runtime {
 namespace {
 
 // crypto_kdf's context: eight characters naming the protocol and version.
-constexpr char kKdfContext[crypto_kdf_CONTEXTBYTES + 1] = "SAFSv2cc";
+constexpr char kKdfContext[crypto_kdf_CONTEXTBYTES + 1] = "SAFSv3cc";
+// What a member signs: this label and the transcript's hash, so a signature
+// is never valid as anything else.
+constexpr char kMemberSignatureLabel[] = "SAFSv3 member handshake";
 // One subkey per purpose and per role that uses it to send: id = 2 x purpose
 // + (0 for the initiator, 1 for the responder).
 enum Purpose : std::uint64_t { kSeal = 1, kProof = 2, kToken = 3 };
@@ -26,10 +30,21 @@ std::uint64_t subkey_id(Purpose purpose, bool initiator) {
 static_assert(crypto_auth_BYTES == wire::kProofBytes && crypto_auth_BYTES == wire::kTokenBytes);
 static_assert(crypto_aead_chacha20poly1305_ietf_ABYTES == wire::kSealTagBytes);
 static_assert(crypto_auth_KEYBYTES == 32 && crypto_kdf_KEYBYTES == 32);
+static_assert(crypto_sign_BYTES == wire::kSignatureBytes && crypto_sign_PUBLICKEYBYTES == 32 &&
+              crypto_sign_SECRETKEYBYTES == 64 && crypto_sign_SEEDBYTES == kMemberSeedBytes);
 static_assert(crypto_aead_chacha20poly1305_ietf_KEYBYTES == 32);
 
 void ensure_sodium() {
   if (sodium_init() < 0) throw std::runtime_error("libsodium failed to initialise");
+}
+
+// Exactly 32 bytes as 64 hex digits.
+bool parse_hex32(const std::string& text, std::array<std::uint8_t, 32>& out) {
+  std::size_t decoded = 0;
+  return text.size() == 64 &&
+         sodium_hex2bin(out.data(), out.size(), text.data(), text.size(), nullptr, &decoded,
+                        nullptr) == 0 &&
+         decoded == out.size();
 }
 
 std::optional<JobKey> parse_key(std::string text, std::string& error) {
@@ -39,15 +54,43 @@ std::optional<JobKey> parse_key(std::string text, std::string& error) {
     std::memcpy(key.data(), text.data(), kJobKeyBytes);
     return key;
   }
-  std::size_t decoded = 0;
-  if (text.size() != 2 * kJobKeyBytes ||
-      sodium_hex2bin(key.data(), key.size(), text.data(), text.size(), nullptr, &decoded,
-                     nullptr) != 0 ||
-      decoded != kJobKeyBytes) {
+  if (!parse_hex32(text, key)) {
     error = "a job key is 32 raw bytes or 64 hex digits";
     return std::nullopt;
   }
   return key;
+}
+
+std::string hex(std::span<const std::uint8_t> bytes) {
+  std::string text(2 * bytes.size() + 1, '\0');
+  sodium_bin2hex(text.data(), text.size(), bytes.data(), bytes.size());
+  text.pop_back();
+  return text;
+}
+
+// A file only its owner may read, or `error`.
+bool private_file(const std::string& path, const char* what, std::string& error) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) {
+    error = std::string("cannot read ") + what + " " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+    error = std::string(what) + " " + path + " is readable by group or others (chmod 600 it)";
+    return false;
+  }
+  return true;
+}
+
+std::array<std::uint8_t, 32> signed_message_hash(std::span<const std::uint8_t> transcript_hash) {
+  std::array<std::uint8_t, 32> hash{};
+  crypto_generichash_state state;
+  crypto_generichash_init(&state, nullptr, 0, hash.size());
+  crypto_generichash_update(&state, reinterpret_cast<const unsigned char*>(kMemberSignatureLabel),
+                            sizeof kMemberSignatureLabel);
+  crypto_generichash_update(&state, transcript_hash.data(), transcript_hash.size());
+  crypto_generichash_final(&state, hash.data(), hash.size());
+  return hash;
 }
 
 std::array<std::uint8_t, 12> counter_nonce(std::uint64_t counter) {
@@ -69,15 +112,7 @@ std::array<std::uint8_t, 16> flow_fields(std::uint64_t flow, std::uint64_t size_
 }  // namespace
 
 std::optional<JobKey> read_job_key_file(const std::string& path, std::string& error) {
-  struct stat info {};
-  if (stat(path.c_str(), &info) != 0) {
-    error = "cannot read job key file " + path + ": " + std::strerror(errno);
-    return std::nullopt;
-  }
-  if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-    error = "job key file " + path + " is readable by group or others (chmod 600 it)";
-    return std::nullopt;
-  }
+  if (!private_file(path, "job key file", error)) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::optional<JobKey> key = parse_key(text, error);
@@ -98,18 +133,85 @@ std::optional<JobKey> job_key_from_environment(std::string& error) {
   return std::nullopt;
 }
 
+MemberKey member_key_from_seed(const std::string& name,
+                               const std::array<std::uint8_t, kMemberSeedBytes>& seed) {
+  ensure_sodium();
+  MemberKey key;
+  key.name = name;
+  crypto_sign_seed_keypair(key.public_key.data(), key.secret.data(), seed.data());
+  return key;
+}
+
+MemberKey generate_member_key(const std::string& name) {
+  std::array<std::uint8_t, kMemberSeedBytes> seed{};
+  ensure_sodium();
+  randombytes_buf(seed.data(), seed.size());
+  MemberKey key = member_key_from_seed(name, seed);
+  sodium_memzero(seed.data(), seed.size());
+  return key;
+}
+
+std::string member_key_line(const MemberKey& key) {
+  return key.name + " " + hex(std::span(key.secret).first(kMemberSeedBytes));
+}
+
+std::string roster_line(const MemberKey& key) { return key.name + " " + hex(key.public_key); }
+
+std::optional<MemberKey> read_member_key_file(const std::string& path, std::string& error) {
+  if (!private_file(path, "member key file", error)) return std::nullopt;
+  std::ifstream in(path);
+  std::string name, seed_text, extra;
+  in >> name >> seed_text >> extra;
+  std::array<std::uint8_t, kMemberSeedBytes> seed{};
+  if (!wire::valid_member_name(name) || !parse_hex32(seed_text, seed) || !extra.empty()) {
+    error = "member key file " + path +
+            ": expected one line NAME SEED (a name of 1-64 [A-Za-z0-9._-], 64 hex digits)";
+    return std::nullopt;
+  }
+  MemberKey key = member_key_from_seed(name, seed);
+  sodium_memzero(seed.data(), seed.size());
+  return key;
+}
+
+std::optional<Roster> read_roster_file(const std::string& path, std::string& error) {
+  std::ifstream in(path);
+  if (!in) {
+    error = "cannot read roster file " + path + ": " + std::strerror(errno);
+    return std::nullopt;
+  }
+  Roster roster;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    std::istringstream fields(line);
+    std::string name, key_text, job, extra;
+    fields >> name >> key_text >> job >> extra;
+    if (name.empty() || name.front() == '#') continue;
+    const std::string where = "roster file " + path + " line " + std::to_string(number) + ": ";
+    RosterEntry entry;
+    if (!wire::valid_member_name(name) || !parse_hex32(key_text, entry.public_key) ||
+        (!job.empty() && !wire::valid_member_name(job)) || !extra.empty()) {
+      error =
+          where + "expected NAME PUBLIC-KEY [JOB] (names of 1-64 [A-Za-z0-9._-], 64 hex digits)";
+      return std::nullopt;
+    }
+    entry.job = job;
+    if (!roster.emplace(name, entry).second) {
+      error = where + "member " + name + " listed twice";
+      return std::nullopt;
+    }
+  }
+  if (roster.empty()) {
+    error = "roster file " + path + " lists no member";
+    return std::nullopt;
+  }
+  return roster;
+}
+
 wire::Nonce random_nonce() {
   ensure_sodium();
   wire::Nonce nonce{};
   randombytes_buf(nonce.data(), nonce.size());
   return nonce;
-}
-
-std::uint64_t random_u64_nonzero() {
-  ensure_sodium();
-  std::uint64_t value = 0;
-  while (value == 0) randombytes_buf(&value, sizeof value);
-  return value;
 }
 
 SessionCrypto::SessionCrypto(const JobKey& job_key, Role role,
@@ -157,6 +259,27 @@ wire::Proof SessionCrypto::own_proof() const {
 bool SessionCrypto::verify_peer_proof(const wire::Proof& proof) const {
   return crypto_auth_verify(proof.data(), transcript_hash_.data(), transcript_hash_.size(),
                             peer_proof_key_.data()) == 0;
+}
+
+wire::Signature SessionCrypto::member_signature(const MemberKey& member) const {
+  const auto message = signed_message_hash(transcript_hash_);
+  wire::Signature signature{};
+  crypto_sign_detached(signature.data(), nullptr, message.data(), message.size(),
+                       member.secret.data());
+  return signature;
+}
+
+bool SessionCrypto::verify_member_signature(const MemberPublicKey& key,
+                                            const wire::Signature& signature) const {
+  const auto message = signed_message_hash(transcript_hash_);
+  return crypto_sign_verify_detached(signature.data(), message.data(), message.size(),
+                                     key.data()) == 0;
+}
+
+std::uint64_t SessionCrypto::connection_id() const {
+  std::uint64_t id = 0;
+  for (int i = 0; i < 8; ++i) id = (id << 8) | transcript_hash_[static_cast<std::size_t>(i)];
+  return id;
 }
 
 void SessionCrypto::seal(std::span<const std::uint8_t> plain, std::vector<std::uint8_t>& out) {

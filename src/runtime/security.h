@@ -4,12 +4,14 @@
 // control frames, and the tokens that bind data connections to a session.
 // Nothing here is hand-rolled: keyed BLAKE2b (crypto_generichash) and
 // crypto_kdf derive keys, crypto_auth (HMAC-SHA-512-256) makes proofs and
-// tokens, crypto_aead_chacha20poly1305_ietf seals frames.
+// tokens, crypto_aead_chacha20poly1305_ietf seals frames, crypto_sign
+// (Ed25519) signs a member's handshakes.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -34,9 +36,47 @@ std::optional<JobKey> read_job_key_file(const std::string& path, std::string& er
 // `error` when neither is set.
 std::optional<JobKey> job_key_from_environment(std::string& error);
 
+// A member of the job: its name and its own Ed25519 key pair. The job key
+// admits an endpoint to the job; the member key says which member it is,
+// and only that member holds it, so no other member can claim its name.
+inline constexpr std::size_t kMemberSeedBytes = 32;
+using MemberPublicKey = std::array<std::uint8_t, 32>;
+struct MemberKey {
+  std::string name;                       // wire::valid_member_name()
+  std::array<std::uint8_t, 64> secret{};  // libsodium's Ed25519 secret key (seed and public key)
+  MemberPublicKey public_key{};
+};
+// Who the members are: each name with its public key and, when a receiver
+// serves several jobs of one key, the job it belongs to (its weight:
+// EnforcementConfig::job_weights). Public: every endpoint may hold the same
+// roster file.
+struct RosterEntry {
+  MemberPublicKey public_key{};
+  std::string job;  // "" when the roster names no jobs
+  bool operator==(const RosterEntry&) const = default;
+};
+using Roster = std::map<std::string, RosterEntry>;
+
+// Environment variables naming a member key file and a roster file.
+inline constexpr const char* kMemberKeyFileVariable = "SAFS_MEMBER_KEY_FILE";
+inline constexpr const char* kRosterFileVariable = "SAFS_ROSTER_FILE";
+
+// The member key of `name` from a 32-byte seed (crypto_sign_seed_keypair).
+MemberKey member_key_from_seed(const std::string& name,
+                               const std::array<std::uint8_t, kMemberSeedBytes>& seed);
+MemberKey generate_member_key(const std::string& name);
+// A member key file is one line "NAME SEED" (SEED: 64 hex digits), not
+// readable by group or others. Its roster line is "NAME PUBLIC-KEY".
+std::optional<MemberKey> read_member_key_file(const std::string& path, std::string& error);
+std::string member_key_line(const MemberKey& key);
+std::string roster_line(const MemberKey& key);
+// A roster file: a line "NAME PUBLIC-KEY [JOB]" (64 hex digits; JOB as a
+// name) per member; blank lines and lines starting with '#' are skipped; a
+// name listed twice, or a malformed line, is an error naming the line.
+std::optional<Roster> read_roster_file(const std::string& path, std::string& error);
+
 // Fresh random bytes (the OS's CSPRNG through libsodium).
 wire::Nonce random_nonce();
-std::uint64_t random_u64_nonzero();
 
 // One control connection's keys. The initiator is the side that connected.
 // Every key is derived from the job key and both Hellos (with their fresh
@@ -56,6 +96,13 @@ class SessionCrypto {
   // (constant time).
   wire::Proof own_proof() const;
   bool verify_peer_proof(const wire::Proof& proof) const;
+  // This side's member signature of both Hellos, and the check of the peer's.
+  wire::Signature member_signature(const MemberKey& member) const;
+  bool verify_member_signature(const MemberPublicKey& key, const wire::Signature& signature) const;
+  // Names this connection (DataOpen.connection): the first 8 bytes of the
+  // transcript's hash, so it differs for every connection (both Hellos'
+  // fresh nonces) and neither side can choose it.
+  std::uint64_t connection_id() const;
 
   // Appends `plain` encrypted (ciphertext and tag) under this direction's key
   // and next counter.

@@ -135,7 +135,7 @@ void SendSide::start_data_connection(OutgoingFlow& flow) {
 }
 
 void SendSide::write_preamble(OutgoingFlow& flow, const Peer& peer) {
-  const wire::DataOpen open{peers_.local_session(), flow.id, flow.data.size(),
+  const wire::DataOpen open{peer.connection_id, flow.id, flow.data.size(),
                             peer.control->crypto()->own_flow_token(flow.id, flow.data.size())};
   wire::encode(open, flow.preamble);
 }

@@ -24,6 +24,10 @@ std::string PeerAddress::text() const {
   return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
 }
 
+ListenError::ListenError(const PeerAddress& where, const std::string& doing)
+    : std::runtime_error("cannot " + doing + " on " + where.text() + ": " + std::strerror(errno)),
+      address(where) {}
+
 std::optional<PeerAddress> PeerAddress::parse(const std::string& text) {
   std::string host;
   std::string port;

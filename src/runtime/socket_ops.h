@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 namespace safs::runtime {
@@ -18,6 +19,14 @@ struct PeerAddress {
   std::string text() const;
   bool operator==(const PeerAddress&) const = default;
   static std::optional<PeerAddress> parse(const std::string& text);
+};
+
+// An endpoint cannot listen where it was told to: "cannot <doing> on
+// <address>: <errno's text>" (errno as the failed call left it).
+class ListenError : public std::runtime_error {
+ public:
+  ListenError(const PeerAddress& where, const std::string& doing);
+  PeerAddress address;
 };
 
 struct SocketAddress {

@@ -31,8 +31,8 @@ template <typename M>
 constexpr auto kFields = nullptr;
 template <>
 constexpr auto kFields<Hello> =
-    std::tuple{&Hello::magic,        &Hello::max_version, &Hello::capabilities, &Hello::session,
-               &Hello::downlink_bps, &Hello::listen_port, &Hello::nonce};
+    std::tuple{&Hello::magic,       &Hello::max_version, &Hello::capabilities, &Hello::downlink_bps,
+               &Hello::listen_port, &Hello::nonce,       &Hello::member};
 template <>
 constexpr auto kFields<Announce> = std::tuple{
     &Announce::flow,        &Announce::size_bytes, &Announce::slack_ns, &Announce::urgent,
@@ -50,9 +50,9 @@ constexpr auto kFields<Error> =
     std::tuple{&Error::flow, &Error::from_receiver, &Error::code, &Error::reason};
 template <>
 constexpr auto kFields<DataOpen> =
-    std::tuple{&DataOpen::session, &DataOpen::flow, &DataOpen::size_bytes, &DataOpen::token};
+    std::tuple{&DataOpen::connection, &DataOpen::flow, &DataOpen::size_bytes, &DataOpen::token};
 template <>
-constexpr auto kFields<Auth> = std::tuple{&Auth::proof};
+constexpr auto kFields<Auth> = std::tuple{&Auth::proof, &Auth::signature};
 template <>
 constexpr auto kFields<Sealed> = std::tuple{&Sealed::bytes};
 
@@ -94,7 +94,7 @@ class FieldReader {
   void get(std::string& text) {
     const std::uint16_t length = r_.u16();
     if (length > kMaxReasonBytes) {
-      error = "error reason longer than allowed";
+      error = "text field longer than " + std::to_string(kMaxReasonBytes) + " bytes";
       return;
     }
     text = r_.string(length);
@@ -135,6 +135,7 @@ void write_frame(std::vector<std::uint8_t>& out, std::uint16_t version, const M&
 std::string check(const Hello& m) {
   if (m.magic != kMagic) return "hello without the SAFS magic";
   if (m.max_version < kVersion) return "hello with an unsupported version";
+  if (!m.member.empty() && !valid_member_name(m.member)) return "hello with an invalid member name";
   return {};
 }
 std::string check(const Announce& m) {
@@ -228,15 +229,22 @@ DecodeResult decode(std::span<const std::uint8_t> bytes) {
   return invalid("unknown message type " + std::to_string(type));
 }
 
-std::vector<std::uint8_t> version_one_refusal() {
-  constexpr std::uint16_t kVersionOne = 1;  // Error's version-1 layout is this one
+std::vector<std::uint8_t> older_version_refusal(std::uint16_t version) {
   Error error;
   error.code = ErrorCode::kUnsupportedVersion;
   error.reason = "this endpoint speaks SAFS protocol version " + std::to_string(kVersion) +
-                 " (authenticated) only";
+                 " (authenticated, member identities) only";
   std::vector<std::uint8_t> out;
-  write_frame(out, kVersionOne, error);
+  write_frame(out, version, error);
   return out;
+}
+
+bool valid_member_name(std::string_view name) {
+  return !name.empty() && name.size() <= kMaxMemberNameBytes &&
+         std::all_of(name.begin(), name.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '.' || c == '_' || c == '-';
+         });
 }
 
 std::uint16_t frame_version(std::span<const std::uint8_t> bytes) {

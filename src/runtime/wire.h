@@ -9,23 +9,28 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
 namespace safs::runtime::wire {
 
-// Version 2: authenticated Hello (nonces and proofs), sealed control frames,
-// data connections bound by a per-flow token. Version 1 is refused.
-inline constexpr std::uint16_t kVersion = 2;
+// Version 3: authenticated Hello (nonces, proofs and a member's signature),
+// sealed control frames, data connections bound to their own control
+// connection and by a per-flow token. Versions 1 and 2 are refused.
+inline constexpr std::uint16_t kVersion = 3;
 inline constexpr std::uint32_t kMagic = 0x53414653;  // "SAFS": first field of every Hello
 inline constexpr std::size_t kHeaderBytes = 8;       // version u16, type u16, body length u32
 // No control message comes close: the largest is an Error with its reason.
 inline constexpr std::uint32_t kMaxBodyBytes = 512;
 inline constexpr std::size_t kMaxReasonBytes = 256;
 // Fixed-size byte fields of the handshake and of DataOpen.
-inline constexpr std::size_t kNonceBytes = 32;  // fresh random per Hello
-inline constexpr std::size_t kProofBytes = 32;  // HMAC-SHA-512-256 (crypto_auth)
-inline constexpr std::size_t kTokenBytes = 32;  // HMAC-SHA-512-256 (crypto_auth)
+inline constexpr std::size_t kNonceBytes = 32;      // fresh random per Hello
+inline constexpr std::size_t kProofBytes = 32;      // HMAC-SHA-512-256 (crypto_auth)
+inline constexpr std::size_t kTokenBytes = 32;      // HMAC-SHA-512-256 (crypto_auth)
+inline constexpr std::size_t kSignatureBytes = 64;  // Ed25519 (crypto_sign)
+// A member's name: 1-64 of [A-Za-z0-9._-] (no ':', so never an address).
+inline constexpr std::size_t kMaxMemberNameBytes = 64;
 // A sealed frame is one inner frame, encrypted, plus its 16-byte Poly1305 tag.
 inline constexpr std::size_t kSealTagBytes = 16;
 inline constexpr std::uint32_t kMaxSealedBodyBytes =
@@ -33,6 +38,7 @@ inline constexpr std::uint32_t kMaxSealedBodyBytes =
 using Nonce = std::array<std::uint8_t, kNonceBytes>;
 using Proof = std::array<std::uint8_t, kProofBytes>;
 using Token = std::array<std::uint8_t, kTokenBytes>;
+using Signature = std::array<std::uint8_t, kSignatureBytes>;
 // slack_ns of a flow that has no deadline (background).
 inline constexpr std::int64_t kNoDeadline = std::numeric_limits<std::int64_t>::max();
 
@@ -57,10 +63,10 @@ struct Hello {
   std::uint32_t magic = kMagic;
   std::uint16_t max_version = kVersion;  // highest version the sender speaks
   std::uint32_t capabilities = 0;
-  std::uint64_t session = 0;       // names this endpoint's data connections
   std::uint64_t downlink_bps = 0;  // what this endpoint's receiver allocates
   std::uint16_t listen_port = 0;   // where this endpoint accepts connections
   Nonce nonce{};                   // the challenge: fresh random bytes per connection
+  std::string member;              // the job member it speaks for ("" for none)
   bool operator==(const Hello&) const = default;
 };
 
@@ -129,7 +135,9 @@ struct Error {
 
 // First and only frame on a data connection; the flow's bytes follow it raw.
 struct DataOpen {
-  std::uint64_t session = 0;  // the sender's Hello.session: which control connection
+  // Which control connection its flow was announced on: that connection's
+  // id, derived from both its Hellos (SessionCrypto::connection_id()).
+  std::uint64_t connection = 0;
   std::uint64_t flow = 0;
   std::uint64_t size_bytes = 0;
   Token token{};  // MAC of (flow, size) under the control connection's session key
@@ -137,9 +145,12 @@ struct DataOpen {
 };
 
 // Each way, after both Hellos: the response to the challenge, a MAC of both
-// Hellos under a key derived from the job key. Every later frame is Sealed.
+// Hellos under a key derived from the job key, and the member's Ed25519
+// signature of both Hellos (zeros from an endpoint that speaks for no
+// member). Every later frame is Sealed.
 struct Auth {
   Proof proof{};
+  Signature signature{};
   bool operator==(const Auth&) const = default;
 };
 
@@ -169,9 +180,12 @@ struct DecodeResult {
 // (the connection must be closed).
 DecodeResult decode(std::span<const std::uint8_t> bytes);
 
-// A version-1 Error frame saying this endpoint needs version 2, so that a
-// version-1 peer logs why it was refused instead of a bare close.
-std::vector<std::uint8_t> version_one_refusal();
+// An Error frame in an older version's header (Error's layout has not
+// changed since version 1) saying this endpoint needs version kVersion, so
+// that an older peer is told why it was refused instead of a bare close.
+std::vector<std::uint8_t> older_version_refusal(std::uint16_t version);
+// A member name as Hello carries it: 1-64 of [A-Za-z0-9._-].
+bool valid_member_name(std::string_view name);
 // The frame version of `bytes`' header (0 if fewer than two bytes).
 std::uint16_t frame_version(std::span<const std::uint8_t> bytes);
 

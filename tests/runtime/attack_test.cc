@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -41,6 +42,30 @@ EndpointConfig keyed(CapturedLog* log) {
   EndpointConfig config = config_at("127.0.0.1", kDownlinkBps, log);
   config.security.insecure_loopback_only = false;
   config.security.job_key = job_key();
+  return config;
+}
+
+// The job's members, each with its own key (fixed seeds: the same keys in
+// every process of a test), and the roster that lists them.
+MemberKey member(const std::string& name) {
+  std::array<std::uint8_t, kMemberSeedBytes> seed{};
+  for (std::size_t i = 0; i < name.size(); ++i)
+    seed[i % seed.size()] ^= static_cast<std::uint8_t>(name[i]);
+  seed[31] = 0x5e;
+  return member_key_from_seed(name, seed);
+}
+
+Roster roster_of(std::initializer_list<const char*> names) {
+  Roster roster;
+  for (const char* name : names) roster[name] = {member(name).public_key, ""};
+  return roster;
+}
+
+// An endpoint of a job with a roster, speaking for `name`.
+EndpointConfig as_member(const std::string& name, CapturedLog* log) {
+  EndpointConfig config = keyed(log);
+  config.security.member = member(name);
+  config.security.roster = roster_of({"receiver", "legit", "rogue", "mallory"});
   return config;
 }
 
@@ -113,9 +138,12 @@ class LegitTransfer {
  public:
   static constexpr std::uint64_t kTag = 1000;
   LegitTransfer(const PeerAddress& to, std::size_t bytes, std::int64_t slack_ns,
-                std::uint64_t tag = kTag)
-      : payload_(random_bytes(bytes, tag)), slack_ns_(slack_ns), tag_(tag), thread_([this, to] {
-          Endpoint sender(keyed(nullptr));
+                std::uint64_t tag = kTag, const EndpointConfig& config = keyed(nullptr))
+      : payload_(random_bytes(bytes, tag)),
+        slack_ns_(slack_ns),
+        tag_(tag),
+        thread_([this, to, config] {
+          Endpoint sender(config);
           const std::int64_t start = monotonic_ns();
           const FlowHandle flow =
               sender.send(to, payload_, FlowHint::urgent_within(slack_ns_, tag_));
@@ -166,7 +194,7 @@ TEST_F(Attack, AnyHostWithoutTheKeyGetsNothing) {
   for (int i = 0; i < kOutsiders; ++i) {
     JobKey wrong = job_key();
     wrong[0] ^= static_cast<std::uint8_t>(i + 1);
-    ScriptedPeer outsider(receiver.port(), 1000 + static_cast<std::uint64_t>(i), wrong);
+    ScriptedPeer outsider(receiver.port(), wrong);
     EXPECT_FALSE(outsider.handshake());  // the receiver's proof does not verify
     outsider.send(wire::Announce{1, 64 << 20, 1'000'000, 1, 0xffffffffu, 0, 9});
     if (outsider.receive(200 * kMs)) ++granted;
@@ -195,45 +223,50 @@ TEST_F(Attack, EndpointsWithoutAKeyRefuseToStartOffLoopback) {
   EXPECT_NE(status.error.find("loopback only"), std::string::npos) << status.error;
 }
 
-TEST_F(Attack, VersionOnePeerGetsAClearError) {
+TEST_F(Attack, OlderVersionPeersGetAClearError) {
   Receiver receiver(keyed(&log));
-  RawPeer old(receiver.port());
-  std::vector<std::uint8_t> hello = frame(hello_from(1));
-  hello[1] = 1;  // a version-1 header
-  old.write(hello);
-  std::vector<std::uint8_t> expected = wire::version_one_refusal();
-  std::vector<std::uint8_t> got(expected.size());
-  std::size_t have = 0;
-  for (std::int64_t t = monotonic_ns(); have < got.size() && monotonic_ns() - t < kSecond;) {
-    const ssize_t n = recv(old.fd(), got.data() + have, got.size() - have, MSG_DONTWAIT);
-    if (n > 0) have += static_cast<std::size_t>(n);
-    if (n == 0) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  for (std::uint8_t version = 1; version < wire::kVersion; ++version) {
+    RawPeer old(receiver.port());
+    std::vector<std::uint8_t> hello = frame(hello_from(1));
+    hello[1] = version;  // an older header
+    old.write(hello);
+    std::vector<std::uint8_t> expected = wire::older_version_refusal(version);
+    std::vector<std::uint8_t> got(expected.size());
+    std::size_t have = 0;
+    for (std::int64_t t = monotonic_ns(); have < got.size() && monotonic_ns() - t < kSecond;) {
+      const ssize_t n = recv(old.fd(), got.data() + have, got.size() - have, MSG_DONTWAIT);
+      if (n > 0) have += static_cast<std::size_t>(n);
+      if (n == 0) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    EXPECT_EQ(got, expected) << "version " << int{version};
+    EXPECT_EQ(wire::frame_version(got), version);
+    EXPECT_TRUE(old.closed_within(kSecond));
+    EXPECT_TRUE(log.contains("a version-" + std::to_string(version) + " peer: version 3"))
+        << log.all();
   }
-  EXPECT_EQ(got, expected);
-  EXPECT_TRUE(old.closed_within(kSecond));
-  EXPECT_TRUE(log.contains("a version-1 peer")) << log.all();
 }
 
-// ---- injection with a sniffed session ----
+// ---- injection with a sniffed connection id ----
 
-TEST_F(Attack, SniffedSessionCannotInjectOrHijack) {
+TEST_F(Attack, SniffedConnectionCannotInjectOrHijack) {
   Receiver receiver(keyed(&log));
   LegitTransfer legit(receiver.address(), 8 << 20, 1500 * kMs);
   // The victim: an authenticated member of the job announcing one flow.
-  constexpr std::uint64_t kVictimSession = 0x1234;
   constexpr std::uint64_t kBytes = 1 << 20;
   constexpr std::uint64_t kTag = 5;
-  ScriptedPeer victim(receiver.port(), kVictimSession, job_key());
+  ScriptedPeer victim(receiver.port(), job_key());
   ASSERT_TRUE(victim.handshake());
   victim.send(wire::Announce{1, kBytes, wire::kNoDeadline, 0, 0, 0, kTag});
-  // The attacker saw the session (it is sent in clear) but not the key.
+  // The attacker saw the Hellos (they are sent in clear), so it knows the
+  // victim's connection id, but not the key.
+  const std::uint64_t victim_connection = victim.data_open(1, kBytes).connection;
   RawPeer hijack(receiver.port());
-  hijack.write(hello_from(kVictimSession));  // cannot take the session over
+  hijack.write(hello_from(9));  // the victim's listen port: cannot take its place
   const auto forged = random_bytes(kBytes, 66);
   {
     RawPeer inject(receiver.port());
-    wire::DataOpen open{kVictimSession, 1, kBytes, {}};
+    wire::DataOpen open{victim_connection, 1, kBytes, {}};
     open.token.fill(0x99);
     inject.write(open);
     inject.write(std::vector<std::uint8_t>(
@@ -265,7 +298,7 @@ TEST_F(Attack, SniffedSessionCannotInjectOrHijack) {
 
 TEST_F(Attack, ControlFloodIsReadAtABoundedPace) {
   Receiver receiver(keyed(&log));
-  ScriptedPeer flooder(receiver.port(), 0xf100d, job_key());
+  ScriptedPeer flooder(receiver.port(), job_key());
   ASSERT_TRUE(flooder.handshake());
   LegitTransfer legit(receiver.address(), 8 << 20, 1500 * kMs);
   // An insider writes valid sealed Updates as fast as the socket takes them.
@@ -293,7 +326,7 @@ TEST_F(Attack, GhostFlowsLoseTheirGrants) {
   // An insider announces 64 urgent flows, opens their data connections and
   // never sends a byte.
   constexpr int kGhosts = 64;
-  ScriptedPeer ghost(receiver.port(), 0x6057, job_key());
+  ScriptedPeer ghost(receiver.port(), job_key());
   ASSERT_TRUE(ghost.handshake());
   std::vector<std::unique_ptr<RawPeer>> connections;
   for (std::uint64_t flow = 1; flow <= kGhosts; ++flow) {
@@ -312,17 +345,21 @@ TEST_F(Attack, GhostFlowsLoseTheirGrants) {
   EXPECT_LT(rss.growth(), kRssBudgetBytes);
 }
 
-TEST_F(Attack, GrantIgnoringSenderStaysDemotedAcrossFlowsAndSessions) {
-  Receiver receiver(keyed(&log));
-  LegitTransfer legit(receiver.address(), 8 << 20, 1500 * kMs);
-  // One identity (127.0.0.1, listen port 9): a new session and flow every
-  // 8 MB (or 200 ms stalled), each sent unpaced, ignoring its grants.
+// A grant-ignoring sender for 1.5 s: a new connection and flow every 8 MB
+// (or 200 ms stalled), each sent unpaced; `identity(n)` says who its n-th
+// connection claims to be. Returns the connections made and its rate.
+struct RogueRun {
+  int connections = 0;
+  double received_bps = 0;
+};
+RogueRun ignore_grants(Receiver& receiver, LegitTransfer& legit,
+                       const std::function<ScriptedIdentity(int)>& identity) {
   constexpr std::uint64_t kFlowBytes = 8 << 20;
   const std::vector<std::uint8_t> chunk(64 * 1024, 0x33);
   const std::int64_t start = monotonic_ns();
-  int sessions = 0;
+  RogueRun run;
   while (monotonic_ns() - start < 1500 * kMs) {
-    ScriptedPeer rogue(receiver.port(), 0x7000 + static_cast<std::uint64_t>(sessions++), job_key());
+    ScriptedPeer rogue(receiver.port(), job_key(), identity(run.connections++));
     if (!rogue.handshake()) break;
     rogue.send(wire::Announce{1, kFlowBytes, wire::kNoDeadline, 0, 0, 0, 60});
     RawPeer data(receiver.port());
@@ -343,14 +380,71 @@ TEST_F(Attack, GrantIgnoringSenderStaysDemotedAcrossFlowsAndSessions) {
   }
   const double seconds = static_cast<double>(monotonic_ns() - start) / 1e9;
   legit.expect_delivered(receiver);
-  const EndpointStats stats = receiver.stats();
-  const double rogue_bps =
-      static_cast<double>(stats.data_bytes_received - legit.payload().size()) * 8 / seconds;
-  std::cout << "grant-ignoring rogue: " << sessions << " sessions, " << rogue_bps / 8e6
-            << " MB/s received from it (downlink 50 MB/s)\n";
-  EXPECT_GE(sessions, 2);
-  EXPECT_EQ(stats.demoted_peers, 1u);  // once: later sessions start demoted
-  EXPECT_LT(rogue_bps, 1.5 * kDownlinkBps);
+  run.received_bps =
+      static_cast<double>(receiver.stats().data_bytes_received - legit.payload().size()) * 8 /
+      seconds;
+  return run;
+}
+
+TEST_F(Attack, GrantIgnoringSenderStaysDemotedAcrossFlowsAndSessions) {
+  Receiver receiver(keyed(&log));
+  LegitTransfer legit(receiver.address(), 8 << 20, 1500 * kMs);
+  // One identity without a roster: 127.0.0.1 and listen port 9, every time.
+  const RogueRun run = ignore_grants(receiver, legit, [](int) { return ScriptedIdentity{}; });
+  std::cout << "grant-ignoring rogue: " << run.connections << " sessions, "
+            << run.received_bps / 8e6 << " MB/s received from it (downlink 50 MB/s)\n";
+  EXPECT_GE(run.connections, 2);
+  EXPECT_EQ(receiver.stats().demoted_peers, 1u);  // once: later sessions start demoted
+  EXPECT_LT(run.received_bps, 1.5 * kDownlinkBps);
+  EXPECT_LT(rss.growth(), kRssBudgetBytes);
+}
+
+// A receiver of a job with a roster, and a legitimate member's transfer to it.
+struct RosterJob {
+  explicit RosterJob(CapturedLog& log)
+      : receiver(as_member("receiver", &log)),
+        legit(receiver.address(), 8 << 20, 1500 * kMs, LegitTransfer::kTag,
+              as_member("legit", nullptr)) {}
+  Receiver receiver;
+  LegitTransfer legit;
+};
+
+TEST_F(Attack, MemberStandingSurvivesReconnectsFromOtherPorts) {
+  RosterJob job(log);
+  Receiver& receiver = job.receiver;
+  // The member "rogue" comes back from a new listen port every time: with a
+  // roster its identity is its name, so its standing follows it.
+  const RogueRun run = ignore_grants(receiver, job.legit, [](int n) {
+    return ScriptedIdentity{static_cast<std::uint16_t>(9 + n), member("rogue"), std::nullopt};
+  });
+  EXPECT_GE(run.connections, 2);
+  EXPECT_EQ(receiver.stats().demoted_peers, 1u) << log.all();
+  EXPECT_TRUE(log.contains("(member rogue) sends well above")) << log.all();
+  EXPECT_LT(run.received_bps, 1.5 * kDownlinkBps);
+  EXPECT_LT(rss.growth(), kRssBudgetBytes);
+}
+
+TEST_F(Attack, NoMemberCanClaimAnothersName) {
+  RosterJob job(log);
+  Receiver& receiver = job.receiver;
+  // mallory holds the job key and its own member key, and claims to be
+  // "legit"; eve is not in the roster; anonymous names no member.
+  const std::vector<std::pair<ScriptedIdentity, std::string>> claims = {
+      {{9, member("mallory"), "legit"}, "member legit's signature does not verify"},
+      {{9, member("eve"), std::nullopt}, "member eve is not in this job's roster"},
+      {{9, std::nullopt, std::nullopt}, "member (none) is not in this job's roster"},
+  };
+  for (const auto& [identity, refusal] : claims) {
+    ScriptedPeer claimant(receiver.port(), job_key(), identity);
+    EXPECT_TRUE(claimant.handshake());  // the receiver proved the job key; then it checks ours
+    claimant.send(wire::Announce{1, 1 << 20, 1'000'000, 1, 0, 0, 9});
+    const auto reply = claimant.receive(200 * kMs);  // an Error naming the refusal, no grant
+    EXPECT_FALSE(reply && std::holds_alternative<wire::Grant>(*reply));
+    EXPECT_TRUE(claimant.raw().closed_within(kSecond));
+    EXPECT_TRUE(log.contains(refusal)) << log.all();
+  }
+  job.legit.expect_delivered(receiver);
+  EXPECT_EQ(receiver.stats().authentication_failures, claims.size());
   EXPECT_LT(rss.growth(), kRssBudgetBytes);
 }
 
@@ -424,7 +518,7 @@ TEST_F(Attack, PeersAnnouncingHugeFlowsAreHeldToTheMemoryBudget) {
   int refused = 0;
   std::vector<std::unique_ptr<ScriptedPeer>> peers;
   for (int i = 0; i < kPeers; ++i) {
-    peers.push_back(std::make_unique<ScriptedPeer>(receiver.port(), 500 + i, job_key()));
+    peers.push_back(std::make_unique<ScriptedPeer>(receiver.port(), job_key()));
     ASSERT_TRUE(peers.back()->handshake());
     peers.back()->send(wire::Announce{1, 32 << 20, wire::kNoDeadline, 1, 0, 0, 77});
   }
@@ -516,7 +610,7 @@ TEST_F(Attack, SilentFlowsAndPartialFramesTimeOut) {
   partial.write(frame(hello_from(1)));
   partial.write(std::vector<std::uint8_t>{0, wire::kVersion, 0, 8});
   // An insider announces and never sends: dropped, its buffer freed, told why.
-  ScriptedPeer silent(receiver.port(), 0x5111, job_key());
+  ScriptedPeer silent(receiver.port(), job_key());
   ASSERT_TRUE(silent.handshake());
   silent.send(wire::Announce{1, 16 << 20, 1'000'000, 1, 0, 0, 3});
   bool told = false;
@@ -531,6 +625,38 @@ TEST_F(Attack, SilentFlowsAndPartialFramesTimeOut) {
   const EndpointStats stats = receiver.stats();
   EXPECT_EQ(stats.incoming_buffer_bytes, 0u);
   EXPECT_EQ(stats.incoming_flows, 0u);
+}
+
+TEST_F(Attack, PartialFrameAfterAuthenticationIsClosedAndItsFlowsFreed) {
+  EndpointConfig config = keyed(&log);
+  config.limits.partial_frame_timeout_ns = 300 * kMs;
+  config.limits.idle_flow_timeout_ns = 10 * kSecond;  // not what ends it here
+  Receiver receiver(config);
+  LegitTransfer legit(receiver.address(), 8 << 20, 1500 * kMs);
+  // An insider with a flow under way (a buffer held, grants sent) writes
+  // half a sealed frame on its control connection and goes silent there.
+  ScriptedPeer stalled(receiver.port(), job_key());
+  ASSERT_TRUE(stalled.handshake());
+  constexpr std::uint64_t kBytes = 16 << 20;
+  stalled.send(wire::Announce{1, kBytes, 1'000'000'000, 1, 0, 0, 4});
+  RawPeer data(receiver.port());
+  data.write(stalled.data_open(1, kBytes));
+  data.write(std::vector<std::uint8_t>(64 * 1024, 0x5a));
+  const std::vector<std::uint8_t> next = stalled.sealed(wire::Update{1, 1'000'000, 1, 0, 0});
+  stalled.raw().write(std::vector<std::uint8_t>(next.begin(), next.begin() + next.size() / 2));
+  const std::int64_t stalled_from = monotonic_ns();
+  EXPECT_FALSE(stalled.raw().closed_within(150 * kMs));  // within the bound it may finish
+  EXPECT_TRUE(stalled.raw().closed_within(2 * kSecond));
+  const std::int64_t closed_after = monotonic_ns() - stalled_from;
+  EXPECT_TRUE(data.closed_within(kSecond));  // its flow went with it
+  EXPECT_LT(closed_after, 1500 * kMs);
+  EXPECT_TRUE(log.contains("a partial frame for more than 300 ms")) << log.all();
+  legit.expect_delivered(receiver);
+  const EndpointStats stats = receiver.stats();
+  EXPECT_EQ(stats.incoming_flows, 0u);
+  EXPECT_EQ(stats.incoming_buffer_bytes, 0u);
+  EXPECT_TRUE(receiver.delivered(4).empty());
+  EXPECT_LT(rss.growth(), kRssBudgetBytes);
 }
 
 TEST_F(Attack, SenderFacingASilentReceiverFailsInTime) {
@@ -592,7 +718,7 @@ TEST(AttackProcess, OutOfDescriptorsDoesNotSpin) {
   std::vector<std::unique_ptr<RawPeer>> hellos;
   for (std::uint64_t i = 0; i < 100; ++i) {
     hellos.push_back(std::make_unique<RawPeer>(port));
-    hellos.back()->write(hello_from(i + 1));
+    hellos.back()->write(hello_from(static_cast<std::uint16_t>(i + 1)));
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   Endpoint sender(keyed(nullptr));

@@ -12,6 +12,7 @@
 #include <map>
 #include <mutex>
 
+#include "runtime/clock.h"
 #include "runtime/test_support.h"
 
 namespace safs::runtime {
@@ -238,9 +239,6 @@ TEST(Endpoint, UpdatedHintReachesTheReceiver) {
   ASSERT_EQ(sender.wait(background, 5 * kSecond).state, FlowState::kDone);
 }
 
-}  // namespace
-}  // namespace safs::runtime
-
 namespace safs::runtime {
 namespace {
 
@@ -261,6 +259,46 @@ TEST(Endpoint, ReleasingAPendingFlowAbortsItAtTheReceiver) {
   EXPECT_EQ(stats.incoming_flows, 0u);
   EXPECT_EQ(stats.incoming_failed, 1u);
   EXPECT_EQ(stats.incoming_buffer_bytes, 0u);
+}
+
+}  // namespace
+}  // namespace safs::runtime
+
+// Two endpoints that send to each other at once open two control
+// connections between them, one each way, and both carry the same two
+// sessions. Each data connection must bind to the control connection its
+// flow was announced on, never to the other one (whose keys do not verify
+// its token).
+TEST(Endpoint, CrossedSendsBindEachDataConnectionToItsOwnControlConnection) {
+  constexpr int kRounds = 6;
+  for (int round = 0; round < kRounds; ++round) {
+    testing::CapturedLog log;
+    Endpoint a(testing::config_at("127.0.0.1", 1000 * kMbps, &log));
+    Endpoint b(testing::config_at("127.0.0.1", 1000 * kMbps, &log));
+    Received at_a, at_b;
+    a.on_message([&](const IncomingMessage& m) { at_a.record(m); });
+    b.on_message([&](const IncomingMessage& m) { at_b.record(m); });
+    const auto to_b = random_bytes(300'000, 2 * round + 1);
+    const auto to_a = random_bytes(300'000, 2 * round + 2);
+    const FlowHandle ab = a.send(b.address(), to_b, FlowHint::background(1));
+    const FlowHandle ba = b.send(a.address(), to_a, FlowHint::background(2));
+    const std::int64_t until = monotonic_ns() + 5 * kSecond;
+    while ((a.test(ab).state == FlowState::kPending || b.test(ba).state == FlowState::kPending) &&
+           monotonic_ns() < until) {
+      a.progress(kMs);
+      b.progress(kMs);
+    }
+    ASSERT_EQ(a.test(ab).state, FlowState::kDone)
+        << "round " << round << ": " << a.test(ab).error << "\n"
+        << log.all();
+    ASSERT_EQ(b.test(ba).state, FlowState::kDone)
+        << "round " << round << ": " << b.test(ba).error << "\n"
+        << log.all();
+    EXPECT_EQ(at_b.get(1), checksum(to_b));
+    EXPECT_EQ(at_a.get(2), checksum(to_a));
+    EXPECT_EQ(a.stats().authentication_failures + b.stats().authentication_failures, 0u)
+        << log.all();
+  }
 }
 
 }  // namespace

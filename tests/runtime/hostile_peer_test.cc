@@ -209,7 +209,7 @@ TEST(HostilePeer, SenderIgnoringItsGrantsIsDemotedAndHeldToThem) {
   // A posted buffer: pages are touched only as bytes land.
   std::unique_ptr<std::byte[]> landing(new std::byte[kFlowBytes]);
   receiver.post_receive(1, std::span(landing.get(), kFlowBytes));
-  ScriptedPeer control(receiver.address().port, 77);
+  ScriptedPeer control(receiver.address().port);
   std::atomic<bool> shaken = false;
   std::thread handshake([&] { shaken = control.handshake(); });
   for (std::int64_t t = monotonic_ns(); !shaken && monotonic_ns() - t < 2 * kSecond;) {

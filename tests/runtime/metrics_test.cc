@@ -56,7 +56,7 @@ TEST(Metrics, ScrapedCountersMatchWhatHappened) {
   ASSERT_EQ(sender.wait(flow, 5 * kSecond).state, FlowState::kDone);
   JobKey wrong{};
   wrong[0] = 1;
-  ScriptedPeer outsider(receiver.address().port, 99, wrong);
+  ScriptedPeer outsider(receiver.address().port, wrong);
   EXPECT_FALSE(outsider.handshake());
   EXPECT_TRUE(outsider.raw().closed_within(kSecond));
 

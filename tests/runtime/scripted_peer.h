@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/clock.h"
@@ -87,30 +89,43 @@ class RawPeer {
   std::vector<std::uint8_t> in_;
 };
 
-inline wire::Hello hello_from(std::uint64_t session) {
+// A Hello from an endpoint listening on `listen_port` (its identity
+// without a roster: 127.0.0.1 and that port), speaking for `member`.
+inline wire::Hello hello_from(std::uint16_t listen_port = 9, const std::string& member = "") {
   wire::Hello hello;
-  hello.session = session;
   hello.downlink_bps = 1'000'000'000;
-  hello.listen_port = 9;
+  hello.listen_port = listen_port;
   hello.nonce = random_nonce();
+  hello.member = member;
   return hello;
 }
 
 // The key of insecure_loopback_only endpoints (public: all zeros).
 inline JobKey loopback_key() { return JobKey{}; }
 
+// Who a scripted peer says it is: its listen port and, to sign with, a
+// member key; `claimed_member` (when set) is the name its Hello gives
+// instead of the key's own, to play a member claiming another's name.
+struct ScriptedIdentity {
+  std::uint16_t listen_port = 9;
+  std::optional<MemberKey> member;
+  std::optional<std::string> claimed_member;
+};
+
 class ScriptedPeer {
  public:
-  ScriptedPeer(std::uint16_t port, std::uint64_t session, const JobKey& key = loopback_key())
-      : control_(port), session_(session), key_(key) {}
+  ScriptedPeer(std::uint16_t port, const JobKey& key = loopback_key(),
+               ScriptedIdentity identity = {})
+      : control_(port), key_(key), identity_(std::move(identity)) {}
 
   RawPeer& raw() { return control_; }
-  std::uint64_t session() const { return session_; }
 
   // Hello, the other side's Hello and proof, our proof. True when the other
   // side proved the key (it then expects ours; a wrong key fails there).
   bool handshake() {
-    const wire::Hello mine = hello_from(session_);
+    const std::string member = identity_.claimed_member.value_or(
+        identity_.member ? identity_.member->name : std::string());
+    const wire::Hello mine = hello_from(identity_.listen_port, member);
     control_.write(mine);
     const auto theirs = control_.next_frame(2 * kNsPerSecond);
     if (!theirs || !std::holds_alternative<wire::Hello>(*theirs)) return false;
@@ -118,7 +133,9 @@ class ScriptedPeer {
                                               frame(*theirs));
     const auto auth = control_.next_frame(2 * kNsPerSecond);
     if (!auth || !std::holds_alternative<wire::Auth>(*auth)) return false;
-    control_.write(wire::Auth{crypto_->own_proof()});
+    wire::Auth own{crypto_->own_proof(), {}};
+    if (identity_.member) own.signature = crypto_->member_signature(*identity_.member);
+    control_.write(own);
     return crypto_->verify_peer_proof(std::get<wire::Auth>(*auth).proof);
   }
   std::vector<std::uint8_t> sealed(const wire::Message& message) {
@@ -138,13 +155,13 @@ class ScriptedPeer {
     return inner.message;
   }
   wire::DataOpen data_open(std::uint64_t flow, std::uint64_t size_bytes) const {
-    return {session_, flow, size_bytes, crypto_->own_flow_token(flow, size_bytes)};
+    return {crypto_->connection_id(), flow, size_bytes, crypto_->own_flow_token(flow, size_bytes)};
   }
 
  private:
   RawPeer control_;
-  std::uint64_t session_;
   JobKey key_;
+  ScriptedIdentity identity_;
   std::unique_ptr<SessionCrypto> crypto_;
 };
 

@@ -17,9 +17,9 @@
 namespace safs::runtime {
 namespace {
 
-std::vector<std::uint8_t> hello_bytes(std::uint64_t session) {
+std::vector<std::uint8_t> hello_bytes(std::uint16_t listen_port) {
   wire::Hello hello;
-  hello.session = session;
+  hello.listen_port = listen_port;
   hello.nonce = random_nonce();
   std::vector<std::uint8_t> bytes;
   wire::encode(hello, bytes);
@@ -83,6 +83,61 @@ TEST(Security, FlowTokensBindToTheSessionTheFlowAndItsSize) {
   EXPECT_FALSE(pair.initiator.verify_peer_flow_token(7, 1000, token));  // not the other way
   Pair other(key_of(4), key_of(4));
   EXPECT_FALSE(other.responder.verify_peer_flow_token(7, 1000, token));  // not another session
+}
+
+TEST(Security, MemberSignaturesVerifyOnlyUnderThatMembersKeyOnThatConnection) {
+  Pair pair(key_of(5), key_of(5));
+  const MemberKey alice = generate_member_key("alice");
+  const MemberKey mallory = generate_member_key("mallory");
+  const wire::Signature signed_by_alice = pair.initiator.member_signature(alice);
+  EXPECT_TRUE(pair.responder.verify_member_signature(alice.public_key, signed_by_alice));
+  // Another member cannot sign as alice, and alice's signature is worthless
+  // on another connection (a replayed handshake).
+  EXPECT_FALSE(pair.responder.verify_member_signature(alice.public_key,
+                                                      pair.initiator.member_signature(mallory)));
+  Pair next(key_of(5), key_of(5));
+  EXPECT_FALSE(next.responder.verify_member_signature(alice.public_key, signed_by_alice));
+  // Both sides name the connection alike; another connection differently.
+  EXPECT_EQ(pair.initiator.connection_id(), pair.responder.connection_id());
+  EXPECT_NE(pair.initiator.connection_id(), next.initiator.connection_id());
+}
+
+TEST(Security, MemberKeyAndRosterFilesRoundTripAndAreCheckedStrictly) {
+  const std::string key_path = ::testing::TempDir() + "safs_member_key_test";
+  const std::string roster_path = ::testing::TempDir() + "safs_roster_test";
+  const MemberKey bob = generate_member_key("bob-1");
+  std::string error;
+  { std::ofstream(key_path) << member_key_line(bob) << '\n'; }
+  chmod(key_path.c_str(), 0644);
+  EXPECT_FALSE(read_member_key_file(key_path, error));
+  EXPECT_NE(error.find("readable by group or others"), std::string::npos) << error;
+  chmod(key_path.c_str(), 0600);
+  const auto read_back = read_member_key_file(key_path, error);
+  ASSERT_TRUE(read_back) << error;
+  EXPECT_EQ(read_back->name, "bob-1");
+  EXPECT_EQ(read_back->public_key, bob.public_key);
+  { std::ofstream(key_path) << "bob:1 " << std::string(64, 'a') << '\n'; }
+  EXPECT_FALSE(read_member_key_file(key_path, error));
+  EXPECT_NE(error.find("expected one line NAME SEED"), std::string::npos) << error;
+  const MemberKey carol = generate_member_key("carol");
+  {
+    std::ofstream(roster_path) << "# the job's members\n"
+                               << roster_line(bob) << "\n\n"
+                               << roster_line(carol) << " inference\n";
+  }
+  const auto roster = read_roster_file(roster_path, error);
+  ASSERT_TRUE(roster) << error;
+  EXPECT_EQ(roster->size(), 2u);
+  EXPECT_EQ(roster->at("carol"), (RosterEntry{carol.public_key, "inference"}));
+  EXPECT_EQ(roster->at("bob-1").job, "");
+  { std::ofstream(roster_path) << roster_line(bob) << '\n' << roster_line(bob) << '\n'; }
+  EXPECT_FALSE(read_roster_file(roster_path, error));
+  EXPECT_NE(error.find("line 2: member bob-1 listed twice"), std::string::npos) << error;
+  { std::ofstream(roster_path) << "carol 1234\n"; }
+  EXPECT_FALSE(read_roster_file(roster_path, error));
+  EXPECT_NE(error.find("line 1: expected NAME PUBLIC-KEY [JOB]"), std::string::npos) << error;
+  unlink(key_path.c_str());
+  unlink(roster_path.c_str());
 }
 
 TEST(Security, KeyFilesMustBePrivateAndWellFormed) {

@@ -14,10 +14,10 @@ namespace {
 std::vector<Message> samples() {
   Hello hello;
   hello.capabilities = kCapKernelPacing | kCapLeases;
-  hello.session = 0x0123456789abcdefull;
   hello.downlink_bps = 400'000'000;
   hello.listen_port = 7000;
   hello.nonce.fill(0xab);
+  hello.member = "worker-7";
   Announce announce{42, 1 << 20, -5'000, 1, 3, 9, 77};
   Update update{42, 1'000'000, 0, 1, 10};
   Grant grant{42, 123'456'789, 7, 200'000'000, 1 << 22, 5};
@@ -27,6 +27,7 @@ std::vector<Message> samples() {
   open.token.fill(0x5c);
   Auth auth;
   auth.proof.fill(0x17);
+  auth.signature.fill(0x29);
   Sealed sealed{std::vector<std::uint8_t>(kHeaderBytes + kSealTagBytes + 30, 0xee)};
   return {hello, announce, update, grant, done, error, open, auth, sealed};
 }
@@ -127,24 +128,39 @@ TEST(Wire, ErrorReasonIsBoundedOnBothSides) {
   EXPECT_EQ(std::get<Error>(result.message).reason.size(), kMaxReasonBytes);
 }
 
-TEST(Wire, VersionOnePeerIsRefusedWithAFrameItCanRead) {
-  // A version-1 Done frame: the header says version 1.
-  std::vector<std::uint8_t> old = encoded(Done{1, 1});
-  old[1] = 1;
-  const DecodeResult result = decode(old);
+TEST(Wire, OlderPeersAreRefusedWithAFrameTheyCanRead) {
+  for (std::uint16_t version = 1; version < kVersion; ++version) {
+    // An older Done frame: the header says so.
+    std::vector<std::uint8_t> old = encoded(Done{1, 1});
+    old[1] = static_cast<std::uint8_t>(version);
+    const DecodeResult result = decode(old);
+    EXPECT_EQ(result.status, DecodeStatus::kInvalid);
+    EXPECT_NE(result.error.find("version " + std::to_string(version)), std::string::npos)
+        << result.error;
+    EXPECT_EQ(frame_version(old), version);
+    // The refusal is an Error frame in the old version, with this version's layout.
+    std::vector<std::uint8_t> refusal = older_version_refusal(version);
+    EXPECT_EQ(frame_version(refusal), version);
+    refusal[1] = static_cast<std::uint8_t>(kVersion);
+    const DecodeResult read = decode(refusal);
+    ASSERT_EQ(read.status, DecodeStatus::kMessage) << read.error;
+    const auto* error = std::get_if<Error>(&read.message);
+    ASSERT_NE(error, nullptr);
+    EXPECT_EQ(error->code, ErrorCode::kUnsupportedVersion);
+    EXPECT_NE(error->reason.find("version 3"), std::string::npos) << error->reason;
+  }
+}
+
+TEST(Wire, MemberNamesAreCheckedInTheHello) {
+  EXPECT_TRUE(valid_member_name("rank-12.node_a"));
+  EXPECT_FALSE(valid_member_name(""));
+  EXPECT_FALSE(valid_member_name("127.0.0.1:7000"));  // never mistaken for an address
+  EXPECT_FALSE(valid_member_name(std::string(kMaxMemberNameBytes + 1, 'a')));
+  Hello hello;
+  hello.member = "bad name";
+  const DecodeResult result = decode(encoded(hello));
   EXPECT_EQ(result.status, DecodeStatus::kInvalid);
-  EXPECT_NE(result.error.find("version 1"), std::string::npos) << result.error;
-  EXPECT_EQ(frame_version(old), 1);
-  // The refusal is a version-1 Error frame with the same layout as version 2's.
-  std::vector<std::uint8_t> refusal = version_one_refusal();
-  EXPECT_EQ(frame_version(refusal), 1);
-  refusal[1] = static_cast<std::uint8_t>(kVersion);
-  const DecodeResult read = decode(refusal);
-  ASSERT_EQ(read.status, DecodeStatus::kMessage) << read.error;
-  const auto* error = std::get_if<Error>(&read.message);
-  ASSERT_NE(error, nullptr);
-  EXPECT_EQ(error->code, ErrorCode::kUnsupportedVersion);
-  EXPECT_NE(error->reason.find("version 2"), std::string::npos) << error->reason;
+  EXPECT_NE(result.error.find("invalid member name"), std::string::npos) << result.error;
 }
 
 TEST(Wire, SealedFrameMayHoldAWholeFrameButNoMore) {

@@ -1,5 +1,5 @@
-// Running safs-sim from a test as a user would: its exit code and everything
-// it printed (stdout and stderr together).
+// Running safs-sim (or another tool) from a test as a user would: its exit
+// code and everything it printed (stdout and stderr together).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -35,16 +35,19 @@ inline bool contains(const std::string& text, const std::string& part) {
 }
 
 // `args` is passed to the shell after the binary's path.
-inline CliResult run_cli(const std::string& args) {
+inline CliResult run_tool(const std::string& binary, const std::string& args) {
   // ctest runs tests in parallel: one log per test.
   const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
   const std::filesystem::path log =
       std::filesystem::temp_directory_path() / ("safs-cli-" + test + ".log");
-  const std::string command =
-      std::string(SAFS_SIM_PATH) + " " + args + " >" + log.string() + " 2>&1";
+  const std::string command = binary + " " + args + " >" + log.string() + " 2>&1";
   const int status = std::system(command.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(log)};
 }
+
+#ifdef SAFS_SIM_PATH
+inline CliResult run_cli(const std::string& args) { return run_tool(SAFS_SIM_PATH, args); }
+#endif
 
 inline std::filesystem::path write_temp(const std::string& name, const std::string& text) {
   const std::filesystem::path path = std::filesystem::temp_directory_path() / name;

@@ -120,6 +120,35 @@ fi
 expect_png iteration-x-transport iteration "$work/zb/sweep.csv" --x transport.name \
   --by pipeline.background_flows_per_stage --log-y
 
+# --version names the source commit, as the compiled tools do.
+if [[ $("$plot" --version) =~ ^tools/plot\ [0-9.]+\ \(source\ [^\ ]+\)$ ]]; then
+  echo "ok: --version"
+else
+  echo "FAILED: --version: $("$plot" --version 2>&1)"
+  failures=$((failures + 1))
+fi
+# A bug inside a command ends in a message naming it, exit 1, no traceback.
+internal_rc=0
+/usr/bin/python3 - "$plot" "$work/infer-a" "$work/x.png" 2>"$work/err.txt" <<'PY' || internal_rc=$?
+import importlib.machinery, importlib.util, sys
+loader = importlib.machinery.SourceFileLoader("plot", sys.argv[1])
+spec = importlib.util.spec_from_loader("plot", loader)
+plot = importlib.util.module_from_spec(spec)
+loader.exec_module(plot)
+def broken(args):
+    raise RuntimeError("a bug")
+plot.tpot = broken
+sys.argv = ["tools/plot", "tpot", sys.argv[2], "-o", sys.argv[3]]
+plot.main()
+PY
+if ((internal_rc == 1)) && grep -qF "tools/plot tpot: internal error while writing $work/x.png (RuntimeError: a bug)" \
+  "$work/err.txt" && ! grep -q Traceback "$work/err.txt"; then
+  echo "ok: internal error"
+else
+  echo "FAILED: internal error (exit $internal_rc): $(cat "$work/err.txt")"
+  failures=$((failures + 1))
+fi
+
 total=$(grep -cE '^(expect_png|expect_bad) ' "$0")
-echo "$((total + 1 - failures)) passed, $failures failed"
+echo "$((total + 3 - failures)) passed, $failures failed"
 ((failures == 0))

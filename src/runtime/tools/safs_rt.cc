@@ -1,108 +1,149 @@
 // safs-rt: send and receive over the SAFS runtime, or over plain TCP for
 // comparison. Used by scripts/netns-testbed.sh; prints one key=value line per
-// finished transfer.
+// finished transfer. Exit codes: 0 done, 1 a transfer or connection failed
+// (with a message saying which), 2 bad input (naming the option).
 #include <fcntl.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
+#include <new>
 #include <stdexcept>
 #include <string>
-#include <vector>
 
 #include "runtime/clock.h"
 #include "runtime/endpoint.h"
-#include "runtime/socket_ops.h"
+#include "runtime/tools/option_checks.h"
+#include "runtime/tools/payload.h"
+#include "runtime/tools/plain_tcp.h"
+#include "version/version.h"
 
 namespace {
 
 using namespace safs::runtime;
+using safs::rt::BadInput;
 
 constexpr double kBitsPerMbit = 1e6;
-
-std::uint64_t checksum(std::span<const std::byte> bytes) {  // FNV-1a, as the tests
-  std::uint64_t hash = 0xcbf29ce484222325ull;
-  for (std::byte b : bytes) hash = (hash ^ static_cast<std::uint8_t>(b)) * 0x100000001b3ull;
-  return hash;
-}
-
-std::vector<std::byte> pattern(std::uint64_t bytes, std::uint64_t seed) {
-  std::vector<std::byte> data(bytes);
-  std::uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
-  for (auto& b : data) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    b = static_cast<std::byte>(x);
-  }
-  return data;
-}
+// Beyond any NIC (10 Tbit/s), and far from overflowing the wire's u64.
+constexpr double kMaxDownlinkMbps = 1e7;
+// The receiver treats slack beyond about 11 days as no deadline.
+constexpr double kMaxSlackMs = 1e9;
+// A sender waits this long for its flow at most (a silent receiver fails it
+// after EndpointLimits::silent_peer_timeout_ns).
+constexpr std::int64_t kSendTimeoutNs = 600 * kNsPerSecond;
 
 // Who this endpoint trusts: the job key from --key-file, else SAFS_JOB_KEY or
 // SAFS_JOB_KEY_FILE (never a key on the command line, where ps shows it), or
 // no key at all with --insecure-loopback-only.
+// Which member it is: --member-key (else SAFS_MEMBER_KEY_FILE), checked
+// against --roster (else SAFS_ROSTER_FILE); without a roster, peers are
+// known by address (docs/security.md).
 struct KeyOptions {
   std::string key_file;
+  std::string member_key_file;
+  std::string roster_file;
   bool insecure_loopback_only = false;
 };
 
-SecurityConfig security_or_exit(const KeyOptions& options) {
+std::string option_or_environment(const std::string& option, const char* variable) {
+  if (!option.empty()) return option;
+  const char* value = std::getenv(variable);
+  return value == nullptr ? std::string() : value;
+}
+
+SecurityConfig security_from(const KeyOptions& options) {
   SecurityConfig security;
   security.insecure_loopback_only = options.insecure_loopback_only;
   std::string error;
   security.job_key = options.key_file.empty() ? job_key_from_environment(error)
                                               : read_job_key_file(options.key_file, error);
-  if (!error.empty()) {
-    std::cerr << "safs-rt: " << error << '\n';
-    std::exit(2);
-  }
+  if (!error.empty()) throw BadInput(error);
   if (!security.job_key && !security.insecure_loopback_only) {
-    std::cerr << "safs-rt: no job key: set " << kJobKeyVariable << " or " << kJobKeyFileVariable
-              << ", or pass --key-file (or --insecure-loopback-only on loopback)\n";
-    std::exit(2);
+    throw BadInput(std::string("no job key: set ") + kJobKeyVariable + " or " +
+                   kJobKeyFileVariable +
+                   ", or pass --key-file (or --insecure-loopback-only on loopback)");
+  }
+  const std::string member_file =
+      option_or_environment(options.member_key_file, kMemberKeyFileVariable);
+  if (!member_file.empty()) {
+    security.member = read_member_key_file(member_file, error);
+    if (!security.member) throw BadInput("--member-key: " + error);
+  }
+  const std::string roster_file = option_or_environment(options.roster_file, kRosterFileVariable);
+  if (!roster_file.empty()) {
+    const std::optional<Roster> roster = read_roster_file(roster_file, error);
+    if (!roster) throw BadInput("--roster: " + error);
+    if (!security.member) {
+      throw BadInput("--roster needs --member-key: peers holding the roster check who this is");
+    }
+    security.roster = *roster;
   }
   return security;
 }
 
-PeerAddress parse_or_exit(const std::string& text) {
-  const auto address = PeerAddress::parse(text);
-  if (!address) {
-    std::cerr << "safs-rt: not a numeric host:port: " << text << '\n';
-    std::exit(2);
+// Without a key, every address this endpoint uses must be on loopback.
+void check_loopback(const SecurityConfig& security, const char* option, const std::string& text) {
+  if (security.insecure_loopback_only && !is_loopback(PeerAddress::parse(text)->host)) {
+    throw BadInput(std::string(option) + " " + text +
+                   ": not a loopback address (--insecure-loopback-only uses loopback only)");
   }
-  return *address;
 }
 
-// Blocking helpers for the plain-TCP baseline.
-int blocking(int fd) {
-  const int flags = fcntl(fd, F_GETFL);
-  fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-  return fd;
-}
+// Options already passed host_port(): parse cannot fail.
+PeerAddress address(const std::string& text) { return *PeerAddress::parse(text); }
 
-int run_recv(const std::string& listen, double downlink_mbps, int count, bool urgent_first,
-             const SecurityConfig& security, const std::string& metrics) {
+EndpointConfig endpoint_config(const std::string& listen, const SecurityConfig& security) {
   EndpointConfig config;
   config.security = security;
-  if (!metrics.empty()) config.metrics_listen = parse_or_exit(metrics);
-  config.scheduler.allocator.urgent_first = urgent_first;
-  config.listen = parse_or_exit(listen);
-  config.downlink_bps = downlink_mbps * kBitsPerMbit;
-  Endpoint endpoint(config);
+  config.listen = address(listen);
+  return config;
+}
+
+// The endpoint, or BadInput naming the option whose address it cannot use.
+Endpoint open_endpoint(const EndpointConfig& config) {
+  try {
+    return Endpoint(config);
+  } catch (const std::invalid_argument& refused) {  // a configuration the endpoint refuses
+    throw BadInput(refused.what());
+  } catch (const ListenError& cannot) {
+    throw BadInput((cannot.address == config.listen ? "--listen: " : "--metrics: ") +
+                   std::string(cannot.what()));
+  }
+}
+
+struct RecvOptions {
+  std::string listen;
+  double downlink_mbps = 1000;
+  int count = 1;
+  bool urgent_first = false;
+  std::string metrics;
+};
+
+int run_recv(const RecvOptions& o, const SecurityConfig& security) {
+  EndpointConfig config = endpoint_config(o.listen, security);
+  if (!o.metrics.empty()) config.metrics_listen = address(o.metrics);
+  config.scheduler.allocator.urgent_first = o.urgent_first;
+  config.downlink_bps = o.downlink_mbps * kBitsPerMbit;
+  Endpoint endpoint = open_endpoint(config);
+  // Where senders reach it (the port chosen when --listen said 0).
+  std::printf("recv-ready address=%s\n", endpoint.address().text().c_str());
+  std::fflush(stdout);
   int received = 0;
   const std::int64_t start = monotonic_ns();
   endpoint.on_message([&](const IncomingMessage& m) {
     ++received;
-    std::printf("recv tag=%llu bytes=%zu checksum=%016llx at_ms=%.1f\n",
+    std::printf("recv tag=%llu bytes=%zu checksum=%016llx at_ms=%.1f%s%s\n",
                 static_cast<unsigned long long>(m.tag), m.data.size(),
-                static_cast<unsigned long long>(checksum(m.data)),
-                static_cast<double>(monotonic_ns() - start) / 1e6);
+                static_cast<unsigned long long>(safs::rt::checksum(m.data)),
+                static_cast<double>(monotonic_ns() - start) / 1e6,
+                m.member.empty() ? "" : " member=", m.member.c_str());
     std::fflush(stdout);
   });
-  while (received < count) endpoint.progress(100 * kNsPerMs);
+  while (received < o.count) endpoint.progress(100 * kNsPerMs);
   // Let the last DONE messages leave before the sockets close.
   for (int i = 0; i < 50; ++i) endpoint.progress(kNsPerMs);
   const EndpointStats stats = endpoint.stats();
@@ -116,81 +157,58 @@ int run_recv(const std::string& listen, double downlink_mbps, int count, bool ur
   return 0;
 }
 
-int run_send(const std::string& to, std::uint64_t bytes, double slack_ms, std::uint64_t tag,
-             const std::string& listen, const SecurityConfig& security) {
-  EndpointConfig config;
-  config.security = security;
-  config.listen = parse_or_exit(listen);
-  Endpoint endpoint(config);
-  const auto data = pattern(bytes, tag);
+struct SendOptions {
+  std::string to;
+  std::string listen;
+  std::uint64_t bytes = 1 << 20;
+  double slack_ms = 0;
+  std::uint64_t tag = 1;
+};
+
+int run_send(const SendOptions& o, const SecurityConfig& security) {
+  Endpoint endpoint = open_endpoint(endpoint_config(o.listen, security));
+  const auto data = safs::rt::pattern(o.bytes, o.tag);
   const std::int64_t start = monotonic_ns();
   const FlowHint hint =
-      slack_ms > 0 ? FlowHint::urgent_within(static_cast<std::int64_t>(slack_ms * 1e6), tag)
-                   : FlowHint::background(tag);
+      o.slack_ms > 0 ? FlowHint::urgent_within(static_cast<std::int64_t>(o.slack_ms * 1e6), o.tag)
+                     : FlowHint::background(o.tag);
   bool risk = false;
   endpoint.on_risk([&](const FlowRisk&) { risk = true; });
-  const FlowHandle flow = endpoint.send(parse_or_exit(to), data, hint);
-  const FlowStatus status = endpoint.wait(flow, 600 * kNsPerSecond);
+  const FlowHandle flow = endpoint.send(address(o.to), data, hint);
+  const FlowStatus status = endpoint.wait(flow, kSendTimeoutNs);
   const double fct_ms = static_cast<double>(monotonic_ns() - start) / 1e6;
+  const bool done = status.state == FlowState::kDone;
+  const std::string error = done ? "" : status.error.empty() ? "no answer in time" : status.error;
   const EndpointStats stats = endpoint.stats();
   std::printf(
       "send mode=safs tag=%llu bytes=%llu fct_ms=%.1f deadline_ms=%.1f met=%d risk=%d "
       "state=%s checksum=%016llx control_bytes_sent=%llu control_bytes_received=%llu "
       "grants=%llu%s%s\n",
-      static_cast<unsigned long long>(tag), static_cast<unsigned long long>(bytes), fct_ms,
-      slack_ms, slack_ms <= 0 || fct_ms <= slack_ms, risk ? 1 : 0,
-      status.state == FlowState::kDone ? "done" : "failed",
-      static_cast<unsigned long long>(checksum(data)),
+      static_cast<unsigned long long>(o.tag), static_cast<unsigned long long>(o.bytes), fct_ms,
+      o.slack_ms, done && safs::rt::deadline_met(fct_ms, o.slack_ms), risk ? 1 : 0,
+      done ? "done" : "failed", static_cast<unsigned long long>(safs::rt::checksum(data)),
       static_cast<unsigned long long>(stats.control_bytes_sent),
       static_cast<unsigned long long>(stats.control_bytes_received),
-      static_cast<unsigned long long>(stats.grants_received),
-      status.error.empty() ? "" : " error=", status.error.c_str());
-  return status.state == FlowState::kDone ? 0 : 1;
+      static_cast<unsigned long long>(stats.grants_received), done ? "" : " error=", error.c_str());
+  if (done) return 0;
+  std::fprintf(stderr, "safs-rt send: the transfer to %s failed: %s\n", o.to.c_str(),
+               error.c_str());
+  return safs::rt::kExitFailed;
 }
 
-// Plain TCP: the receiver reads each connection to its end and closes it;
-// the sender's transfer is complete when it sees that close.
-int run_plain_recv(const std::string& listen, int count) {
-  const int listener = blocking(listen_tcp(parse_or_exit(listen)));
-  if (listener < 0) return 1;
-  std::vector<char> buffer(1 << 20);
-  for (int i = 0; i < count || count < 0; ++i) {
-    const int fd = accept(listener, nullptr, nullptr);
-    if (fd < 0) return 1;
-    if (fork() == 0) {  // one process per connection: the baseline has no event loop
-      std::uint64_t total = 0;
-      for (ssize_t n; (n = recv(fd, buffer.data(), buffer.size(), 0)) > 0;) total += n;
-      close(fd);
-      _exit(0);
-    }
-    close(fd);
+// A new member key, written where nobody else can read it.
+int write_member_key(const std::string& name, const std::string& path) {
+  if (!wire::valid_member_name(name)) {
+    throw BadInput("--name '" + name + "': expected 1-64 of [A-Za-z0-9._-]");
   }
-  return 0;
-}
-
-int run_plain_send(const std::string& to, std::uint64_t bytes, double slack_ms, std::uint64_t tag,
-                   bool forever) {
-  const int fd = blocking(connect_tcp(parse_or_exit(to)));
-  if (fd < 0) return 1;
-  // Wait for the connection (connect_tcp returned while it was in progress).
-  while (socket_error(fd) == 0 && remote_host(fd).empty()) usleep(100);
-  const auto data = pattern(forever ? (1u << 20) : bytes, tag);
-  const std::int64_t start = monotonic_ns();
-  std::uint64_t sent = 0;
-  while (forever || sent < bytes) {
-    const std::size_t offset = forever ? 0 : static_cast<std::size_t>(sent);
-    const ssize_t n = send(fd, data.data() + offset, data.size() - offset, MSG_NOSIGNAL);
-    if (n <= 0) return forever ? 0 : 1;
-    sent += static_cast<std::uint64_t>(n);
-  }
-  shutdown(fd, SHUT_WR);
-  char byte;
-  while (recv(fd, &byte, 1, 0) > 0) {
-  }
-  const double fct_ms = static_cast<double>(monotonic_ns() - start) / 1e6;
-  std::printf("send mode=plain tag=%llu bytes=%llu fct_ms=%.1f deadline_ms=%.1f met=%d\n",
-              static_cast<unsigned long long>(tag), static_cast<unsigned long long>(bytes), fct_ms,
-              slack_ms, slack_ms <= 0 || fct_ms <= slack_ms);
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) throw BadInput("--out " + path + ": " + std::strerror(errno));
+  const MemberKey key = generate_member_key(name);
+  const std::string line = member_key_line(key) + "\n";
+  const bool written = write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+  close(fd);
+  if (!written) throw std::runtime_error(std::strerror(errno));
+  std::printf("%s\n", roster_line(key).c_str());
   return 0;
 }
 
@@ -199,57 +217,119 @@ int run_plain_send(const std::string& to, std::uint64_t bytes, double slack_ms, 
 int main(int argc, char** argv) {
   CLI::App app{"safs-rt: transfers over the SAFS runtime or plain TCP"};
   app.require_subcommand(1);
-  std::string listen = "0.0.0.0:0";
-  std::string to;
-  double downlink_mbps = 1000;
-  int count = 1;
-  std::uint64_t bytes = 1 << 20;
-  double slack_ms = 0;
-  std::uint64_t tag = 1;
-  bool plain = false;
-  bool urgent_first = false;
-  std::string metrics;
+  app.set_version_flag("--version", safs::version_line("safs-rt"),
+                       "Print the version and source commit");
   KeyOptions keys;
   app.add_option("--key-file", keys.key_file,
                  "the job key: 32 bytes or 64 hex digits, mode 600 (default: $SAFS_JOB_KEY, "
                  "$SAFS_JOB_KEY_FILE)");
   app.add_flag("--insecure-loopback-only", keys.insecure_loopback_only,
                "no key, loopback addresses only (tests)");
+  app.add_option("--member-key", keys.member_key_file,
+                 "this member's key file, from keygen (default: $SAFS_MEMBER_KEY_FILE)");
+  app.add_option("--roster", keys.roster_file,
+                 "the job's members and their public keys, one 'NAME KEY' a line; peers must "
+                 "be listed (default: $SAFS_ROSTER_FILE)");
+  bool plain = false;
 
+  RecvOptions recv_options;
   auto* recv = app.add_subcommand("recv", "receive COUNT messages, print each");
-  recv->add_option("--listen", listen, "host:port to listen on")->required();
-  recv->add_option("--downlink-mbps", downlink_mbps, "what the receiver allocates (Mbit/s)");
-  recv->add_option("--count", count, "messages to receive (-1: forever, plain only)");
+  recv->add_option("--listen", recv_options.listen, "host:port to listen on")
+      ->required()
+      ->check(safs::rt::host_port(false));
+  recv->add_option("--downlink-mbps", recv_options.downlink_mbps,
+                   "what the receiver allocates (Mbit/s)")
+      ->check(safs::rt::number_in(0, false, kMaxDownlinkMbps, "Mbit/s"));
+  recv->add_option("--count", recv_options.count, "messages to receive (-1: forever, plain only)")
+      ->check(safs::rt::integer_in(-1, INT32_MAX, "-1: forever, with --plain"));
   recv->add_flag("--plain", plain, "plain TCP instead of SAFS");
-  recv->add_option("--metrics", metrics, "host:port serving Prometheus counters (local)");
-  recv->add_flag("--urgent-first", urgent_first,
+  recv->add_option("--metrics", recv_options.metrics,
+                   "host:port serving Prometheus counters (local)")
+      ->check(safs::rt::host_port(false));
+  recv->add_flag("--urgent-first", recv_options.urgent_first,
                  "urgent flows take all they can (EDF at line rate)");
 
+  SendOptions send_options;
   auto* send = app.add_subcommand("send", "send one message and wait for its completion");
-  send->add_option("--to", to, "receiver host:port")->required();
-  send->add_option("--bytes", bytes, "message size");
-  send->add_option("--slack-ms", slack_ms, "no-bubble deadline from now (0: background)");
-  send->add_option("--tag", tag, "message tag");
-  send->add_option("--listen", listen, "this endpoint's host:port");
+  send->add_option("--to", send_options.to, "receiver host:port")
+      ->required()
+      ->check(safs::rt::host_port(true));
+  send->add_option("--bytes", send_options.bytes, "message size")
+      ->check(safs::rt::integer_in(1, PeerLimits{}.max_message_bytes,
+                                   "a receiver's default per-message limit"));
+  send->add_option("--slack-ms", send_options.slack_ms,
+                   "no-bubble deadline from now (0: background)")
+      ->check(safs::rt::number_in(0, true, kMaxSlackMs, "ms"));
+  send->add_option("--tag", send_options.tag, "message tag")
+      ->check(safs::rt::integer_in(0, UINT64_MAX, ""));
+  auto* send_listen = send->add_option("--listen", send_options.listen,
+                                       "this endpoint's host:port (default: any port, on "
+                                       "loopback with --insecure-loopback-only)")
+                          ->check(safs::rt::host_port(false));
   send->add_flag("--plain", plain, "plain TCP instead of SAFS");
 
+  std::string bulk_to;
   auto* bulk = app.add_subcommand("bulk", "an unmanaged TCP flow that sends until killed");
-  bulk->add_option("--to", to, "receiver host:port")->required();
+  bulk->add_option("--to", bulk_to, "receiver host:port")
+      ->required()
+      ->check(safs::rt::host_port(true));
 
-  CLI11_PARSE(app, argc, argv);
+  std::string keygen_name, keygen_out;
+  auto* keygen = app.add_subcommand(
+      "keygen", "write a new member key file (mode 600) and print its roster line");
+  keygen->add_option("--name", keygen_name, "the member's name: 1-64 of [A-Za-z0-9._-]")
+      ->required();
+  keygen->add_option("--out", keygen_out, "the key file to create (must not exist)")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : safs::rt::kExitBadInput;
+  }
+
+  const std::string command = app.get_subcommands().front()->get_name();
+  std::string doing = "starting";  // what the handler below says it was doing
   try {
     if (*recv) {
-      return plain ? run_plain_recv(listen, count)
-                   : run_recv(listen, downlink_mbps, count, urgent_first, security_or_exit(keys),
-                              metrics);
+      if (recv_options.count == 0) throw BadInput("--count: expected at least 1 message, got 0");
+      if (plain) {
+        doing = "receiving plain TCP on " + recv_options.listen;
+        return safs::rt::plain_recv(address(recv_options.listen), recv_options.count);
+      }
+      if (recv_options.count < 0) throw BadInput("--count -1 (forever) needs --plain");
+      const SecurityConfig security = security_from(keys);
+      check_loopback(security, "--listen", recv_options.listen);
+      doing = "receiving on " + recv_options.listen;
+      return run_recv(recv_options, security);
     }
     if (*send) {
-      return plain ? run_plain_send(to, bytes, slack_ms, tag, false)
-                   : run_send(to, bytes, slack_ms, tag, listen, security_or_exit(keys));
+      doing = "sending " + std::to_string(send_options.bytes) + " bytes to " + send_options.to;
+      if (plain) {
+        return safs::rt::plain_send(address(send_options.to), send_options.bytes,
+                                    send_options.slack_ms, send_options.tag);
+      }
+      const SecurityConfig security = security_from(keys);
+      if (send_listen->count() == 0) {
+        send_options.listen = security.insecure_loopback_only ? "127.0.0.1:0" : "0.0.0.0:0";
+      }
+      check_loopback(security, "--to", send_options.to);
+      check_loopback(security, "--listen", send_options.listen);
+      return run_send(send_options, security);
     }
-  } catch (const std::invalid_argument& bad) {  // a configuration the endpoint refuses
-    std::cerr << "safs-rt: " << bad.what() << '\n';
-    return 2;
+    if (*keygen) {
+      doing = "writing " + keygen_out;
+      return write_member_key(keygen_name, keygen_out);
+    }
+    doing = "sending bulk to " + bulk_to;
+    return safs::rt::plain_bulk(address(bulk_to));
+  } catch (const BadInput& bad) {
+    std::cerr << "safs-rt " << command << ": error: " << bad.what() << '\n';
+    return safs::rt::kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "safs-rt " << command << ": error while " << doing << ": out of memory\n";
+    return safs::rt::kExitFailed;
+  } catch (const std::exception& e) {
+    std::cerr << "safs-rt " << command << ": error while " << doing << ": " << e.what() << '\n';
+    return safs::rt::kExitFailed;
   }
-  return run_plain_send(to, 0, 0, 0, true);
 }
