@@ -5,6 +5,7 @@
 // its own, apart from the test's buffers. Loopback only; each case ends in
 // a few seconds and kills what it started.
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -81,6 +82,8 @@ class ReceiverProcess {
     }
     close(out[1]);
     stdout_ = fdopen(out[0], "r");
+    // Unbuffered, so that poll() on the pipe sees every line not yet read.
+    if (stdout_ != nullptr) setvbuf(stdout_, nullptr, _IONBF, 0);
     char line[512] = {};
     if (stdout_ != nullptr && fgets(line, sizeof line, stdout_) != nullptr) {
       const std::string ready = line;
@@ -98,6 +101,24 @@ class ReceiverProcess {
       if (line.rfind("VmHWM:", 0) == 0) return std::stoll(line.substr(6)) * 1024;  // kB
     }
     return -1;
+  }
+  // Waits up to `timeout_ns` for a line starting with `prefix`. The receiver
+  // prints a message after it has answered its sender, so a test that
+  // stopped it the moment the sender was done could lose the line.
+  bool wait_for_line(const std::string& prefix, std::int64_t timeout_ns) {
+    const std::int64_t until = monotonic_ns() + timeout_ns;
+    const auto seen = [&] {
+      return output_.rfind(prefix, 0) == 0 || output_.find("\n" + prefix) != std::string::npos;
+    };
+    while (stdout_ != nullptr && !seen()) {
+      const std::int64_t left_ms = (until - monotonic_ns()) / kMs;
+      pollfd ready{fileno(stdout_), POLLIN, 0};
+      if (left_ms <= 0 || poll(&ready, 1, static_cast<int>(left_ms)) <= 0) return false;
+      char line[512];
+      if (fgets(line, sizeof line, stdout_) == nullptr) return false;
+      output_ += line;
+    }
+    return seen();
   }
   // Kills it and returns everything it printed.
   std::string stop() {
@@ -227,6 +248,7 @@ TEST(ProcessAttack, ControlFloodLeavesTheReceiverWithinItsBudget) {
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // still flooding
   const std::int64_t peak = receiver.peak_rss_bytes();
   const std::uint64_t flood_bytes = flooder.report();  // it floods until its time is up
+  receiver.wait_for_line("recv tag=" + std::to_string(kLegitTag) + " ", 2 * kSecond);
   const std::string output = receiver.stop();
   std::cout << "flood: " << (flood_bytes >> 20)
             << " MB of sealed updates in 1.5 s, receiver peak RSS " << (peak >> 20) << " MB\n";
@@ -263,6 +285,7 @@ TEST(ProcessAttack, GhostFlowsLoseTheirGrantsAndHoldNoMemory) {
   // 15 MB with 700 ms slack at 50 MB/s: 300 ms at the full rate.
   const LegitResult legit = send_legit(*receiver.address(), 15'000'000, 700 * kMs);
   const std::int64_t peak = receiver.peak_rss_bytes();
+  receiver.wait_for_line("recv tag=" + std::to_string(kLegitTag) + " ", 2 * kSecond);
   const std::string output = receiver.stop();
   std::cout << "ghosts: legitimate 15 MB in " << legit.fct_ns / kMs << " ms, receiver peak RSS "
             << (peak >> 20) << " MB\n";
