@@ -3,6 +3,7 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include <cstdlib>
 #include <filesystem>
@@ -37,7 +38,8 @@ inline bool contains(const std::string& text, const std::string& part) {
 // `args` is passed to the shell after the binary's path.
 inline CliResult run_tool(const std::string& binary, const std::string& args) {
   // ctest runs tests in parallel: one log per test.
-  const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  std::replace(test.begin(), test.end(), '/', '_');  // a parameterised test's name
   const std::filesystem::path log =
       std::filesystem::temp_directory_path() / ("safs-cli-" + test + ".log");
   const std::string command = binary + " " + args + " >" + log.string() + " 2>&1";

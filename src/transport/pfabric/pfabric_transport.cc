@@ -5,6 +5,7 @@
 
 #include "transport/common/host_endpoints.h"
 #include "transport/common/new_packet.h"
+#include "transport/common/segment_window.h"
 #include "transport/pfabric/pfabric_header.h"
 #include "transport/pfabric/pfabric_queue.h"
 
@@ -22,11 +23,13 @@ struct PFabricTransport::SenderFlow {
   PathInfo path;
 
   // Offsets are bytes; segments are MTU-sized.
-  SegmentTracker acked;                    // segments the sender knows arrived
-  std::vector<std::uint64_t> outstanding;  // per segment: sent since the last timeout, unACKed
-  std::uint64_t snd_nxt = 0;               // next segment to (re)send, skipping ACKed ones
-  std::uint64_t high_water = 0;            // one past the highest byte ever sent
-  std::uint64_t in_flight = 0;             // payload bytes of the outstanding segments
+  SegmentTracker acked;  // segments the sender knows arrived
+  // Segments sent since the last timeout and not ACKed; its floor follows
+  // the cumulative ACK, so it spans the window, not the flow.
+  SegmentWindow outstanding;
+  std::uint64_t snd_nxt = 0;     // next segment to (re)send, skipping ACKed ones
+  std::uint64_t high_water = 0;  // one past the highest byte ever sent
+  std::uint64_t in_flight = 0;   // payload bytes of the outstanding segments
   std::uint64_t cwnd = 0;
   std::uint64_t ssthresh = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t max_cwnd = 0;
@@ -41,15 +44,12 @@ struct PFabricTransport::SenderFlow {
   std::uint64_t data_packets = 0;  // sent, including retransmissions
 
   std::uint64_t remaining() const { return spec.size_bytes - acked.delivered_bytes(); }
-  bool is_outstanding(std::uint64_t index) const {
-    return (outstanding[index / 64] >> (index % 64)) & 1u;
-  }
+  bool is_outstanding(std::uint64_t index) const { return outstanding.contains(index); }
   void set_outstanding(std::uint64_t index, bool on) {
-    const std::uint64_t bit = std::uint64_t{1} << (index % 64);
     if (on) {
-      outstanding[index / 64] |= bit;
+      outstanding.insert(index);
     } else {
-      outstanding[index / 64] &= ~bit;
+      outstanding.erase(index);
     }
   }
 };
@@ -133,7 +133,6 @@ void PFabricTransport::start_flow(const FlowSpec& spec) {
   flow.cwnd = path.initial_window_packets * mtu;
   flow.max_cwnd = path.max_window_packets * mtu;
   flow.acked = SegmentTracker(spec.size_bytes, env_.mtu_bytes);
-  flow.outstanding.assign((spec.size_bytes / mtu + 1 + 63) / 64, 0);
   flow.rto_timer = std::make_unique<Timer>(env_.sim, [this, &flow] { on_timeout(flow); });
   flow.probe_timer = std::make_unique<Timer>(env_.sim, [this, &flow] { on_probe_timer(flow); });
 
@@ -248,6 +247,7 @@ void PFabricTransport::on_ack(SenderFlow& flow, const Packet& ack) {
   const std::uint64_t sack_base = cumulative / mtu + 1;
   pfabric_header::for_each_sack(
       ack, [&](std::uint64_t bit) { newly_acked += mark_acked(flow, (sack_base + bit) * mtu); });
+  flow.outstanding.raise_floor(flow.acked.cumulative_bytes() / mtu);  // all ACKed below it
 
   if (flow.probe_mode) {
     // Any ACK ends probe mode; the flow re-enters slow start from 1 MTU
