@@ -191,5 +191,27 @@ TEST(WindowSack, EveryByteArrivesUnderOnePercentLoss) {
   }
 }
 
+// The static-priority baseline: an urgent flow in a class above background
+// crosses an incast of background flows almost as if alone; in one class it
+// waits its turn in the shared queue.
+TEST(WindowUrgentPriority, UrgentClassCrossesBackgroundAtItsOwnPace) {
+  auto urgent_slowdown = [](std::int64_t urgent_priority) {
+    ExperimentConfig config = testing::star(6);
+    config.transport = "dctcp";
+    config.transport_params["urgent_priority"] = urgent_priority;
+    for (int s = 1; s <= 4; ++s) testing::add_flow(config, s, 0, 20'000'000);  // background
+    testing::add_flow(config, 5, 0, 4'000'000, 200 * kPsPerUs);
+    testing::listed_flows(config).back().flow_class = FlowClass::kUrgent;
+    Experiment e(config);
+    e.run();
+    EXPECT_TRUE(e.recorder().all_complete());
+    return e.recorder().records().back().slowdown();
+  };
+  const double one_class = urgent_slowdown(0);
+  const double own_class = urgent_slowdown(6);
+  EXPECT_LT(own_class, 1.3) << "above the background the urgent flow sees an empty queue";
+  EXPECT_GT(one_class, 2.5) << "in one class it shares the receiver's link with four others";
+}
+
 }  // namespace
 }  // namespace safs

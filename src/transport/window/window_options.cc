@@ -25,6 +25,11 @@ KnobTable<WindowConfig> reno_knobs() {
          "After a timeout, until everything then outstanding is acknowledged (Linux "
          "TCP_CA_Loss), ECN echoes do not cut the window. false: they may, raising a window of "
          "one segment to DCTCP's floor. Fast recovery waits either way (RFC 6582).");
+  t.integer("urgent_priority", "level", SAFS_FIELD(urgent_priority), 0, 7,
+            "Priority (0-7, strict, higher first) of urgent flows' data and ACKs at switch "
+            "ports and at the sending NIC: the static priority class a datacenter would "
+            "configure for latency-critical traffic, above background at 0. 0 = one class for "
+            "every flow, as plain TCP. Under SAFS a grant's priority replaces it for data.");
   t.flag("sack", SAFS_FIELD(sack),
          "SACK (RFC 2018) and SACK-based loss recovery (RFC 6675): each ACK reports the segment "
          "that triggered it, a hole with dupack_threshold SACKed segments above it is lost and "

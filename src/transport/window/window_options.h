@@ -23,6 +23,9 @@ struct WindowConfig {
   std::uint32_t initial_alpha = kAlphaOne;  // DCTCP alpha at flow start
   std::uint8_t data_priority = 0;
   std::uint8_t ack_priority = 0;  // ACKs share the data queue, as in a plain TCP network
+  // Switch and NIC priority of urgent flows' data and ACKs: a static
+  // priority class above background. 0 = one class for every flow.
+  std::uint8_t urgent_priority = 0;
 };
 
 struct DctcpOptions {

@@ -48,7 +48,7 @@ void WindowTransport::start_flow(const FlowSpec& spec) {
   sender.rto_ps = config_.rto_min_ps;
   sender.rto_timer = std::make_unique<Timer>(env_.sim, [this, &sender] { on_timeout(sender); });
   sender.retry_timer = std::make_unique<Timer>(env_.sim, [this, &sender] { make_ready(sender); });
-  sender.queue_priority = config_.data_priority;
+  sender.queue_priority = class_priority(spec);
   sender.scoreboard = SackScoreboard(env_.mtu_bytes, spec.size_bytes);
   on_receiver_start(receiver);
   on_sender_start(sender);
@@ -164,6 +164,10 @@ Packet* WindowTransport::next_segment(Host& host) {
   return nullptr;
 }
 
+WindowTransport::SendGate WindowTransport::send_gate(SenderFlow& flow) {
+  return {true, class_priority(flow.spec)};
+}
+
 Packet* WindowTransport::build_segment(SenderFlow& flow, std::uint8_t priority) {
   std::uint64_t seq = flow.snd_nxt;
   if (has_retransmission(flow)) {
@@ -237,7 +241,7 @@ void WindowTransport::on_data(ReceiverFlow& flow, Packet& data) {
     env_.observer.on_flow_complete(flow.spec, env_.sim.now());
     on_receiver_complete(flow);
   }
-  Packet& ack = new_control(flow, window_header::kAck, config_.ack_priority);
+  Packet& ack = new_control(flow, window_header::kAck, ack_class_priority(flow.spec));
   ack.ack = flow.received.cumulative_bytes();
   ack.ece = data.ce;
   ack.echo_ps = data.sent_at_ps;

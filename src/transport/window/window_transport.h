@@ -92,7 +92,7 @@ class WindowTransport : public Transport {
   // A flow starts: each side's entry is new (set its extension here).
   virtual void on_sender_start(SenderFlow& /*flow*/) {}
   virtual void on_receiver_start(ReceiverFlow& /*flow*/) {}
-  virtual SendGate send_gate(SenderFlow& /*flow*/) { return {true, config_.data_priority}; }
+  virtual SendGate send_gate(SenderFlow& flow);  // open, at the flow's class priority
   // A data segment is about to leave (fill header words, account pacing).
   virtual void on_segment_sent(SenderFlow& /*flow*/, Packet& /*packet*/) {}
   // A data segment arrived (first_copy: not a duplicate).
@@ -106,6 +106,18 @@ class WindowTransport : public Transport {
   virtual void on_receiver_message(ReceiverFlow& /*flow*/, const Packet& /*packet*/) {}
   // The deadline moved (the spec is already updated when this runs).
   virtual void on_deadline_changed(SenderFlow& /*flow*/) {}
+
+  // The flow's class priority: urgent_priority for urgent flows when set,
+  // else data_priority (ACKs: ack_priority).
+  std::uint8_t class_priority(const FlowSpec& spec) const {
+    return urgent_class(spec) ? config_.urgent_priority : config_.data_priority;
+  }
+  std::uint8_t ack_class_priority(const FlowSpec& spec) const {
+    return urgent_class(spec) ? config_.urgent_priority : config_.ack_priority;
+  }
+  bool urgent_class(const FlowSpec& spec) const {
+    return config_.urgent_priority > 0 && spec.flow_class == FlowClass::kUrgent;
+  }
 
   // Messages of `type` go to `side` (on_sender_message, on_receiver_message).
   void handle_at(std::uint8_t type, Side side) { side_of_type_[type] = side; }
