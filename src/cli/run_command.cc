@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include "cli/memory_estimate.h"
 #include "cli/queue_sampler.h"
 #include "cli/run_outputs.h"
 #include "cli/run_progress.h"
@@ -26,6 +27,10 @@
 namespace safs::cli {
 
 namespace {
+
+// About a second of building per million ports (bench/README.md): say so
+// beyond that, rather than sit silent.
+constexpr std::uint64_t kPortsWorthANotice = 1'000'000;
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -86,6 +91,8 @@ int run(const RunOptions& o) {
   console::check_scenario_file(o.file);
   const std::vector<std::string> overrides = all_overrides(o.overrides, o.transport, o.seed);
   ExperimentConfig config = load_scenario(o.file, overrides);
+  const MemoryEstimate memory = estimate_memory(config);
+  check_memory(memory, o.file, o.memory_limit_gb);
   const std::string scenario_text = read_file(o.file);
   const console::EffectiveScenario effective(scenario_text, overrides);
   const std::string out_dir =
@@ -95,6 +102,12 @@ int run(const RunOptions& o) {
   check_trace_path(o.trace.path);
   if (o.verbosity == console::Verbosity::kVerbose) print_configuration(config);
 
+  if (memory.network_ports >= kPortsWorthANotice && o.verbosity != console::Verbosity::kQuiet) {
+    std::fprintf(stderr,
+                 "building a network of %d hosts and %llu ports (about %s in all): seconds\n",
+                 config.topology.num_hosts(), static_cast<unsigned long long>(memory.network_ports),
+                 format_bytes(memory.total_bytes()).c_str());
+  }
   Experiment experiment(std::move(config));
   console::ProgressLine progress(o.verbosity != console::Verbosity::kQuiet);
   if (progress.active()) install_progress(experiment, progress);
