@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "console/bad_input.h"
+#include "net/hop_distances.h"
 #include "net/packet.h"
 #include "net/port.h"
 #include "net/priority_queue.h"
@@ -93,7 +94,9 @@ MemoryEstimate estimate_memory(const ExperimentConfig& c) {
     e.ports_bytes =
         saturating_add(e.ports_bytes, saturating_mul(size.switch_ports, kPfabricQueueExtraBytes));
   }
-  e.routing_bytes = saturating_mul(size.routing_tables * size.twin_classes, sizeof(std::uint16_t));
+  e.routing_bytes =
+      saturating_add(saturating_mul(size.routing_tables * size.twin_classes, sizeof(std::uint16_t)),
+                     saturating_mul(size.switch_ports, HopDistances::kBytesPerSwitchPort));
 
   std::uint64_t flows = 0;
   const std::uint64_t listed_bytes = flow_bytes_listed(c, flows);

@@ -14,7 +14,7 @@ namespace safs::cli {
 struct MemoryEstimate {
   std::uint64_t hosts_bytes = 0;    // per-host state: node, NIC bookkeeping, transport
   std::uint64_t ports_bytes = 0;    // egress ports and their queues
-  std::uint64_t routing_bytes = 0;  // distance tables
+  std::uint64_t routing_bytes = 0;  // distance tables, switch links by twin class
   std::uint64_t flows_bytes = 0;    // flows known in advance: records, routes, transport state
   std::uint64_t packets_bytes = 0;  // the packet pool, for the buffers the workload can fill
   std::uint64_t network_ports = 0;  // how big the build is (for the "building" notice)

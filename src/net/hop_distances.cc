@@ -1,6 +1,7 @@
 #include "net/hop_distances.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace safs {
 
@@ -20,6 +21,8 @@ void HopDistances::invalidate() {
   if (class_of_switch_.empty()) return;
   class_of_switch_.clear();
   class_neighbors_.clear();
+  links_begin_.clear();
+  links_of_switch_.clear();
   tables_.clear();
   table_of_sources_.clear();
   std::fill(table_of_host_.begin(), table_of_host_.end(), -1);
@@ -50,7 +53,26 @@ void HopDistances::group_twins() {
     }
     sort_unique(linked);
   }
+  links_begin_.assign(switches + 1, 0);
+  for (std::size_t s = 0; s < switches; ++s) {
+    const std::vector<int>& far_ends = adjacency_[static_cast<std::size_t>(num_hosts_) + s];
+    links_begin_[s] = links_of_switch_.size();
+    for (std::size_t link = 0; link < far_ends.size(); ++link) {
+      links_of_switch_.push_back(
+          {group_of(far_ends[link]), far_ends[link], static_cast<std::uint32_t>(link)});
+    }
+    std::sort(links_of_switch_.begin() + static_cast<std::ptrdiff_t>(links_begin_[s]),
+              links_of_switch_.end(), [](const LinkEntry& a, const LinkEntry& b) {
+                return std::tie(a.group, a.far_end, a.link) < std::tie(b.group, b.far_end, b.link);
+              });
+  }
+  links_begin_[switches] = links_of_switch_.size();
   ++stats_.twin_groupings;
+}
+
+int HopDistances::group_of(int node) const {
+  return node < num_hosts_ ? -1 - node
+                           : class_of_switch_[static_cast<std::size_t>(node - num_hosts_)];
 }
 
 HopDistances::To HopDistances::to(int dst_host) {
@@ -108,6 +130,52 @@ std::vector<std::uint16_t> HopDistances::search_from(const std::vector<int>& sou
   ++stats_.tables_built;
   stats_.classes_visited += frontier.size();
   return hops;
+}
+
+void HopDistances::To::add_links_to(const LinkEntry* first, const LinkEntry* last, int far_end,
+                                    std::vector<std::size_t>& links) const {
+  const int group = owner_.group_of(far_end);
+  const auto [begin, end] = std::equal_range(
+      first, last, LinkEntry{group, far_end, 0}, [](const LinkEntry& a, const LinkEntry& b) {
+        return std::tie(a.group, a.far_end) < std::tie(b.group, b.far_end);
+      });
+  for (const LinkEntry* e = begin; e != end; ++e) links.push_back(e->link);
+}
+
+// The switches linked to the destination are 1 hop from it, every other
+// switch of a class as far as the class says (switch_hops), and no host but
+// the destination carries a route.
+void HopDistances::To::closer_links(int switch_node, int hops,
+                                    std::vector<std::size_t>& links) const {
+  const auto s = static_cast<std::size_t>(switch_node - owner_.num_hosts_);
+  const LinkEntry* first = owner_.links_of_switch_.data() + owner_.links_begin_[s];
+  const LinkEntry* last = owner_.links_of_switch_.data() + owner_.links_begin_[s + 1];
+  links.clear();
+  const int wanted = hops - 1;
+  if (wanted == 0) {
+    add_links_to(first, last, dst_host_, links);
+  } else if (wanted == 1) {
+    for (const int node : owner_.adjacency_[static_cast<std::size_t>(dst_host_)]) {
+      if (node >= owner_.num_hosts_) add_links_to(first, last, node, links);
+    }
+  } else {
+    // Whole classes at a time. A class member linked to the destination (1
+    // hop) is never among them: this switch, linked to its whole class,
+    // would then be 2 hops away, and `wanted` at most 1.
+    const LinkEntry* e =
+        std::partition_point(first, last, [](const LinkEntry& l) { return l.group < 0; });
+    while (e != last) {
+      const int group = e->group;
+      const LinkEntry* end =
+          std::partition_point(e, last, [group](const LinkEntry& l) { return l.group == group; });
+      if (class_hops_[static_cast<std::size_t>(group)] == wanted) {
+        for (; e != end; ++e) links.push_back(e->link);
+      }
+      e = end;
+    }
+  }
+  std::sort(links.begin(), links.end());
+  links.erase(std::unique(links.begin(), links.end()), links.end());
 }
 
 }  // namespace safs

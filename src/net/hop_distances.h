@@ -31,6 +31,14 @@ struct HopDistanceStats {
 class HopDistances {
  public:
   static constexpr std::uint16_t kUnreachable = std::numeric_limits<std::uint16_t>::max();
+  // A switch's link, as closer_links() looks it up.
+  struct LinkEntry {
+    int group;  // the far end's twin class, or -1 - far end for a host
+    int far_end;
+    std::uint32_t link;  // index into the switch's adjacency
+  };
+  // Memory per switch port, besides the tables (for estimates before building).
+  static constexpr std::size_t kBytesPerSwitchPort = sizeof(LinkEntry);
   // `hops + more`, staying unreachable.
   static std::uint16_t plus(std::uint16_t hops, std::uint16_t more) {
     return hops >= kUnreachable - more ? kUnreachable : static_cast<std::uint16_t>(hops + more);
@@ -42,12 +50,18 @@ class HopDistances {
    public:
     // `node` is the destination, a switch, or a host sending to the destination.
     std::uint16_t operator()(int node) const;
+    // The links of `switch_node` (indices into its adjacency, ascending) to
+    // the nodes one hop closer than its `hops`, in time independent of the
+    // switch's radix: by twin class, not neighbour by neighbour.
+    void closer_links(int switch_node, int hops, std::vector<std::size_t>& links) const;
 
    private:
     friend class HopDistances;
     To(const HopDistances& owner, int dst_host, const std::vector<std::uint16_t>& class_hops)
         : owner_(owner), dst_host_(dst_host), class_hops_(class_hops) {}
     std::uint16_t switch_hops(int node) const;
+    void add_links_to(const LinkEntry* first, const LinkEntry* last, int far_end,
+                      std::vector<std::size_t>& links) const;
     const HopDistances& owner_;
     int dst_host_;
     const std::vector<std::uint16_t>& class_hops_;  // for switches not linked to dst_host_
@@ -66,8 +80,14 @@ class HopDistances {
   void group_twins();
   std::vector<std::uint16_t> search_from(const std::vector<int>& source_classes);
 
+  int group_of(int node) const;  // a switch's twin class; -1 - node for a host
+
   const std::vector<std::vector<int>>& adjacency_;
   int num_hosts_;
+  // Per switch, its links sorted by (group_of(far end), far end, link):
+  // links_of_switch_[links_begin_[s] .. links_begin_[s + 1]).
+  std::vector<std::size_t> links_begin_;
+  std::vector<LinkEntry> links_of_switch_;
   std::vector<int> class_of_switch_;               // by node - num_hosts; empty until needed
   std::vector<std::vector<int>> class_neighbors_;  // per class, the classes linked to it
   std::vector<int> table_of_host_;                 // index into tables_, -1 until needed

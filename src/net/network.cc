@@ -80,11 +80,15 @@ Route Network::route(int src_host, int dst_host, std::uint64_t flow_key) {
   while (node != dst_host) {
     const Node& here = nodes_[node];
     const std::vector<int>& neighbors = neighbors_[node];
-    choices.clear();
-    for (std::size_t i = 0; i < neighbors.size(); ++i) {
-      const int next = neighbors[i];
-      const bool transit_host = next < num_hosts_ && next != dst_host;
-      if (!transit_host && hops_to_dst(next) + 1 == hops_left) choices.push_back(i);
+    if (node >= num_hosts_) {
+      hops_to_dst.closer_links(node, hops_left, choices);
+    } else {
+      choices.clear();
+      for (std::size_t i = 0; i < neighbors.size(); ++i) {
+        const int next = neighbors[i];
+        const bool transit_host = next < num_hosts_ && next != dst_host;
+        if (!transit_host && hops_to_dst(next) + 1 == hops_left) choices.push_back(i);
+      }
     }
     // BFS distances guarantee at least one choice on a reachable path.
     const std::size_t count = choices.size();

@@ -129,9 +129,10 @@ TEST(RoutingCostTest, ALinkAddedLaterIsRoutedOver) {
   EXPECT_EQ(b.net->routing_stats().invalidations, 2u);
 }
 
-// The shared tables give every route the length of a plain breadth-first
-// search from its destination host (hosts carry no transit traffic), on a
-// random graph with multi-homed hosts and host-to-host links.
+// The shared tables and the links grouped by class give every route the one
+// a plain breadth-first search from its destination host would (hosts carry
+// no transit traffic), on random graphs with multi-homed hosts, host-to-host
+// and parallel links.
 std::vector<int> reference_hops_to(const std::vector<std::vector<int>>& adjacency, int num_hosts,
                                    int dst) {
   std::vector<int> hops(adjacency.size(), -1);
@@ -150,6 +151,33 @@ std::vector<int> reference_hops_to(const std::vector<std::vector<int>>& adjacenc
   return hops;
 }
 
+// The route by the definition: at every node, the links to a node one hop
+// closer (never through another host), the flow's hash choosing among them.
+std::vector<const PacketSink*> reference_route(const Network& net,
+                                               const std::vector<std::vector<int>>& adjacency,
+                                               const std::vector<std::vector<std::size_t>>& ports,
+                                               const std::vector<int>& hops, int src, int dst,
+                                               std::uint64_t key) {
+  const std::uint64_t salt = mix_keys(key, NetworkConfig{}.seed);
+  std::vector<const PacketSink*> route;
+  for (int node = src; node != dst;) {
+    const auto here = static_cast<std::size_t>(node);
+    std::vector<std::size_t> choices;
+    for (std::size_t i = 0; i < adjacency[here].size(); ++i) {
+      const int next = adjacency[here][i];
+      const bool transit_host = next < net.num_hosts() && next != dst;
+      if (!transit_host && hops[static_cast<std::size_t>(next)] + 1 == hops[here]) {
+        choices.push_back(i);
+      }
+    }
+    const std::size_t pick =
+        choices.size() == 1 ? 0 : mix_keys(salt, static_cast<std::uint64_t>(node)) % choices.size();
+    route.push_back(net.ports()[ports[here][choices[pick]]].get());
+    node = adjacency[here][choices[pick]];
+  }
+  return route;
+}
+
 // `twins` switches copy the switch links of a random other one, so that
 // destinations hang off twin classes of which they use only some members.
 void check_random_graph(std::uint64_t seed, int twins) {
@@ -162,8 +190,11 @@ void check_random_graph(std::uint64_t seed, int twins) {
   const int switches = kSwitches + twins;
   for (int s = 0; s < switches; ++s) net.add_switch("s" + std::to_string(s));
   std::vector<std::vector<int>> adjacency(static_cast<std::size_t>(kHosts + switches));
+  std::vector<std::vector<std::size_t>> ports(adjacency.size());  // per node, by link
   const auto link = [&](int a, int b) {
     if (a == b) return;
+    ports[static_cast<std::size_t>(a)].push_back(net.ports().size());  // a->b comes first
+    ports[static_cast<std::size_t>(b)].push_back(net.ports().size() + 1);
     net.connect(a, b, LinkSpec{});
     adjacency[static_cast<std::size_t>(a)].push_back(b);
     adjacency[static_cast<std::size_t>(b)].push_back(a);
@@ -174,6 +205,10 @@ void check_random_graph(std::uint64_t seed, int twins) {
   };
   for (int s = 1; s < kSwitches; ++s) link(kHosts + s, kHosts + pick(s));
   for (int i = 0; i < 6; ++i) link(kHosts + pick(kSwitches), kHosts + pick(kSwitches));
+  for (int i = 0; i < 3; ++i) {  // parallel links
+    const int a = kHosts + pick(kSwitches);
+    link(a, adjacency[static_cast<std::size_t>(a)].front());
+  }
   for (int t = 0; t < twins; ++t) {
     const std::vector<int> original = adjacency[static_cast<std::size_t>(kHosts + pick(kSwitches))];
     for (const int node : original) link(kHosts + kSwitches + t, node);
@@ -188,9 +223,12 @@ void check_random_graph(std::uint64_t seed, int twins) {
     const std::vector<int> hops = reference_hops_to(adjacency, kHosts, dst);
     for (int src = 0; src < kHosts; ++src) {
       for (std::uint64_t key = 0; key < 4; ++key) {
-        EXPECT_EQ(net.route(src, dst, key).links(),
-                  static_cast<std::size_t>(hops[static_cast<std::size_t>(src)]))
+        const Route route = net.route(src, dst, key);
+        ASSERT_EQ(route.links(), static_cast<std::size_t>(hops[static_cast<std::size_t>(src)]))
             << "seed " << seed << ": " << src << " -> " << dst;
+        EXPECT_EQ(std::vector<const PacketSink*>(route.hops.begin(), route.hops.end() - 1),
+                  reference_route(net, adjacency, ports, hops, src, dst, key))
+            << "seed " << seed << ": " << src << " -> " << dst << " key " << key;
       }
     }
   }
