@@ -103,10 +103,11 @@ int run(const RunOptions& o) {
   if (o.verbosity == console::Verbosity::kVerbose) print_configuration(config);
 
   if (memory.network_ports >= kPortsWorthANotice && o.verbosity != console::Verbosity::kQuiet) {
-    std::fprintf(stderr,
-                 "building a network of %d hosts and %llu ports (about %s in all): seconds\n",
-                 config.topology.num_hosts(), static_cast<unsigned long long>(memory.network_ports),
-                 format_bytes(memory.total_bytes()).c_str());
+    std::fprintf(
+        stderr,
+        "building a network of %d hosts and %llu ports (about %s of memory): this takes seconds\n",
+        config.topology.num_hosts(), static_cast<unsigned long long>(memory.network_ports),
+        format_bytes(memory.total_bytes()).c_str());
   }
   Experiment experiment(std::move(config));
   console::ProgressLine progress(o.verbosity != console::Verbosity::kQuiet);

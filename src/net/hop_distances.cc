@@ -18,7 +18,7 @@ HopDistances::HopDistances(const std::vector<std::vector<int>>& adjacency, int n
     : adjacency_(adjacency), num_hosts_(num_hosts), table_of_host_(num_hosts, -1) {}
 
 void HopDistances::invalidate() {
-  if (class_of_switch_.empty()) return;
+  if (class_of_switch_.empty() && tables_.empty()) return;
   class_of_switch_.clear();
   class_neighbors_.clear();
   links_begin_.clear();

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "engine/rng.h"
@@ -127,6 +128,27 @@ TEST(RoutingCostTest, ALinkAddedLaterIsRoutedOver) {
   b.net->connect(0, 1, LinkSpec{});  // nothing cached since: nothing to drop
   b.net->connect(0, 1, LinkSpec{});
   EXPECT_EQ(b.net->routing_stats().invalidations, 2u);
+}
+
+// Hosts cabled to each other only, then switches: the tables of the
+// switchless network are dropped too.
+TEST(RoutingCostTest, ASwitchAddedAfterRoutingIsRoutedOver) {
+  Simulator sim;
+  PacketPool pool;
+  NullSink sink;
+  Network net(sim, pool, 3, NetworkConfig{});
+  net.connect(0, 1, LinkSpec{});
+  net.connect(2, 1, LinkSpec{});
+  for (int h = 0; h < 3; ++h) net.attach_host(h, &sink, nullptr);
+  EXPECT_EQ(net.route(0, 1, 1).links(), 1u);
+  EXPECT_THROW(net.route(0, 2, 1), std::runtime_error);  // host 1 carries no transit
+  const int a = net.add_switch("A");
+  const int b = net.add_switch("B");
+  net.connect(0, a, LinkSpec{});
+  net.connect(a, b, LinkSpec{});
+  net.connect(2, b, LinkSpec{});
+  EXPECT_EQ(net.route(0, 2, 1).links(), 3u);
+  EXPECT_EQ(net.route(1, 0, 1).links(), 1u);
 }
 
 // The shared tables and the links grouped by class give every route the one
