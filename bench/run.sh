@@ -9,3 +9,7 @@ echo
 echo "== whole simulator =="
 ${BIN:-build/bin}/sim_bench incast
 ${BIN:-build/bin}/sim_bench fattree
+echo
+echo "== topology building and route set-up =="
+for k in 16 48 64 128; do ${BIN:-build/bin}/topology_bench fattree "$k"; done
+${BIN:-build/bin}/topology_bench leafspine 4096 16 16

@@ -7,6 +7,7 @@
 
 #include "cli/compare.h"
 #include "cli/fct_table.h"
+#include "cli/memory_estimate.h"
 #include "cli/option_suggestions.h"
 #include "cli/run_command.h"
 #include "console/bad_input.h"
@@ -54,6 +55,16 @@ CLI::Validator number_at_least(double lowest, bool inclusive) {
 const CLI::Validator kNonNegative = number_at_least(0, true);
 const CLI::Validator kPositive = number_at_least(0, false);
 
+// One knob for run and validate; the environment variable reaches the runs
+// a sweep starts.
+void add_memory_limit(CLI::App* cmd, double& limit_gb) {
+  cmd->add_option("--memory-limit-gb", limit_gb,
+                  "Refuse a scenario estimated to need more memory than this (default: 3/4 of "
+                  "this machine's)")
+      ->envname("SAFS_MEMORY_LIMIT_GB")
+      ->check(kPositive);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -75,6 +86,7 @@ int main(int argc, char** argv) {
       "--out", run_options.out_dir,
       "Output directory, empty or new (default out/STEM-TRANSPORT-HASH, HASH of the file's text "
       "and the overrides)");
+  add_memory_limit(run_cmd, run_options.memory_limit_gb);
   run_cmd->add_flag("--force", run_options.force,
                     "Reuse a non-empty --out: remove an earlier run's outputs there, nothing else");
   run_cmd
@@ -146,6 +158,8 @@ int main(int argc, char** argv) {
   validate_cmd->add_option("file", validate_file, "Scenario file (TOML)")->required();
   validate_cmd->add_option("--set", validate_overrides, "Override any key: section.key=value")
       ->allow_extra_args(false);
+  double validate_memory_limit_gb = 0;
+  add_memory_limit(validate_cmd, validate_memory_limit_gb);
 
   CLI::App* reference_cmd =
       app.add_subcommand("reference", "Print the scenario key reference (docs/scenario-format.md)");
@@ -204,10 +218,12 @@ int main(int argc, char** argv) {
       for (const std::string& w : notes.warnings) {
         std::fprintf(stderr, "warning: %s: %s\n", validate_file.c_str(), w.c_str());
       }
+      const safs::cli::MemoryEstimate memory = safs::cli::estimate_memory(config);
+      safs::cli::check_memory(memory, validate_file, validate_memory_limit_gb);
       const std::size_t points = safs::sweep::check_sweep_points(validate_file, validate_overrides);
-      std::printf("%s: ok (%d hosts; %s; transport %s", validate_file.c_str(),
+      std::printf("%s: ok (%d hosts; %s; transport %s, about %s of memory", validate_file.c_str(),
                   config.topology.num_hosts(), config.workloads.describe().c_str(),
-                  config.transport.c_str());
+                  config.transport.c_str(), safs::cli::format_bytes(memory.total_bytes()).c_str());
       if (points > 1) std::printf("; %zu sweep points ok", points);
       std::printf(")\n");
       return 0;

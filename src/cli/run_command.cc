@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include "cli/memory_estimate.h"
 #include "cli/queue_sampler.h"
 #include "cli/run_outputs.h"
 #include "cli/run_progress.h"
@@ -29,6 +30,10 @@
 namespace safs::cli {
 
 namespace {
+
+// About a second of building per million ports (bench/README.md): say so
+// beyond that, rather than sit silent.
+constexpr std::uint64_t kPortsWorthANotice = 1'000'000;
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -89,6 +94,8 @@ int run(const RunOptions& o) {
   ExperimentConfig config = load_scenario(o.file, overrides, &notes);
   for (const std::string& w : notes.warnings)
     std::fprintf(stderr, "warning: %s: %s\n", o.file.c_str(), w.c_str());
+  const MemoryEstimate memory = estimate_memory(config);
+  check_memory(memory, o.file, o.memory_limit_gb);
   const std::string scenario_text = read_file(o.file);
   const console::EffectiveScenario effective(scenario_text, overrides);
   const std::string out_dir =
@@ -97,6 +104,13 @@ int run(const RunOptions& o) {
   check_trace_path(o.trace.path);
   if (o.verbosity == console::Verbosity::kVerbose) print_configuration(config);
 
+  if (memory.network_ports >= kPortsWorthANotice && o.verbosity != console::Verbosity::kQuiet) {
+    std::fprintf(
+        stderr,
+        "building a network of %d hosts and %llu ports (about %s of memory): this takes seconds\n",
+        config.topology.num_hosts(), static_cast<unsigned long long>(memory.network_ports),
+        format_bytes(memory.total_bytes()).c_str());
+  }
   // Built before the output directory is touched: a configuration the
   // transport or the network refuses leaves nothing behind.
   std::optional<Experiment> built;

@@ -21,6 +21,7 @@ struct RunOptions {
   bool out_given = false;                 // --out "" is an error, not the default
   bool force = false;                     // replace an earlier run's files in out_dir
   std::vector<std::string> command_line;  // for summary.json's provenance
+  double memory_limit_gb = 0;             // 0: default_memory_limit_bytes (memory_estimate.h)
   double queue_sample_us = 0;             // > 0: also write queues.csv
   timeline::TraceOptions trace;           // a path: also write a timeline trace there
   console::Verbosity verbosity = console::Verbosity::kNormal;

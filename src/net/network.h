@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/simulator.h"
+#include "net/hop_distances.h"
 #include "net/packet_pool.h"
 #include "net/port.h"
 #include "net/queue_discipline.h"
@@ -62,6 +63,8 @@ class Network {
 
   // Shortest path from src to dst host; equal-cost choices by hash of flow_key.
   Route route(int src_host, int dst_host, std::uint64_t flow_key);
+  // The routing caches' work so far (tests check that set-up stays linear).
+  const HopDistanceStats& routing_stats() const { return hops_.stats(); }
 
   const std::vector<std::unique_ptr<Port>>& ports() const { return ports_; }
   bool port_at_host(std::size_t port_index) const { return port_owner_[port_index] < num_hosts_; }
@@ -75,22 +78,21 @@ class Network {
  private:
   struct Node {
     std::string name;
-    std::vector<int> ports;      // egress port indices
-    std::vector<int> neighbors;  // node at the far end of each port
+    std::vector<int> ports;  // egress port indices
     std::unique_ptr<SharedBuffer> shared;
   };
-  const std::vector<std::uint16_t>& hops_to(int dst_host);
 
   Simulator& sim_;
   PacketPool& pool_;
   int num_hosts_;
   NetworkConfig config_;
   std::vector<Node> nodes_;
+  std::vector<std::vector<int>> neighbors_;  // per node, the far end of each of its ports
   std::vector<std::unique_ptr<Port>> ports_;
   std::vector<int> port_owner_;
   std::vector<int> port_peer_;
   std::vector<PacketSink*> receivers_;
-  std::vector<std::vector<std::uint16_t>> hops_to_host_;  // lazily filled BFS distances
+  HopDistances hops_;  // filled lazily, by route()
 };
 
 }  // namespace safs

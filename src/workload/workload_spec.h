@@ -70,6 +70,17 @@ class WorkloadSpecs {
   Spec* find() {
     return const_cast<Spec*>(static_cast<const WorkloadSpecs&>(*this).find<Spec>());
   }
+  // Every spec of this type, in order.
+  template <class Spec>
+  std::vector<const Spec*> all() const {
+    std::vector<const Spec*> found;
+    for (const auto& spec : specs_) {
+      if (const auto* s = dynamic_cast<const WorkloadSpecOf<Spec>*>(spec.get())) {
+        found.push_back(&s->spec);
+      }
+    }
+    return found;
+  }
   // How many specs of this type.
   template <class Spec>
   std::size_t count() const {

@@ -1,0 +1,87 @@
+// Topology building and route set-up (Release build): wall time to build a
+// network and to route a random permutation (one flow per host, both
+// directions), and peak memory. One case per process, so that peak memory
+// belongs to that case alone:
+//   build/bin/topology_bench fattree K
+//   build/bin/topology_bench leafspine LEAVES HOSTS_PER_LEAF SPINES
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "engine/rng.h"
+#include "engine/simulator.h"
+#include "net/network.h"
+#include "net/topology.h"
+
+namespace {
+
+using namespace safs;
+using Clock = std::chrono::steady_clock;
+
+class NullSink final : public PacketSink {
+ public:
+  void receive(Packet&) override {}
+};
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string which = argc > 1 ? argv[1] : "";
+  TopologySpec spec;
+  if (which == "fattree" && argc == 3) {
+    spec.kind = TopologyKind::kFatTree;
+    spec.fat_tree_k = std::atoi(argv[2]);
+  } else if (which == "leafspine" && argc == 5) {
+    spec.kind = TopologyKind::kLeafSpine;
+    spec.leaves = std::atoi(argv[2]);
+    spec.hosts_per_leaf = std::atoi(argv[3]);
+    spec.spines = std::atoi(argv[4]);
+  } else {
+    std::fprintf(stderr, "usage: %s fattree K | leafspine LEAVES HOSTS_PER_LEAF SPINES\n", argv[0]);
+    return 2;
+  }
+  Simulator sim;
+  PacketPool pool;
+  const auto build_start = Clock::now();
+  const std::unique_ptr<Network> net = build_network(spec, sim, pool, {});
+  const double build_s = seconds_since(build_start);
+
+  NullSink sink;
+  const int hosts = net->num_hosts();
+  for (int h = 0; h < hosts; ++h) net->attach_host(h, &sink, nullptr);
+  // Sattolo's algorithm: one cycle through all hosts, no host sends to itself.
+  std::vector<int> dst(static_cast<std::size_t>(hosts));
+  std::iota(dst.begin(), dst.end(), 0);
+  Rng rng(1, "topology-bench");
+  for (int i = hosts - 1; i > 0; --i) {
+    std::swap(dst[static_cast<std::size_t>(i)], dst[rng.below(static_cast<std::uint64_t>(i))]);
+  }
+  const auto route_start = Clock::now();
+  std::size_t links = 0;
+  for (int h = 0; h < hosts; ++h) {
+    const int to = dst[static_cast<std::size_t>(h)];
+    links += net->route(h, to, static_cast<std::uint64_t>(h)).links();
+    links += net->route(to, h, static_cast<std::uint64_t>(h)).links();
+  }
+  const double route_s = seconds_since(route_start);
+
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  std::printf(
+      "%s: %d hosts, %d switches, %zu ports: build %.3f s; %d flows routed both ways (%.2f links "
+      "per route, %llu distance tables) %.3f s; peak RSS %.1f MiB\n",
+      which.c_str(), hosts, net->num_nodes() - hosts, net->ports().size(), build_s, hosts,
+      static_cast<double>(links) / (2.0 * hosts),
+      static_cast<unsigned long long>(net->routing_stats().tables_built), route_s,
+      static_cast<double>(usage.ru_maxrss) / 1024.0);
+  return 0;
+}
