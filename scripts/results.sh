@@ -106,10 +106,12 @@ $afd_table
 
 Most of the p99 TPOT is compute: requests that decode while the batch is
 full see longer steps, with or without a network. The network's share is the
-difference to the compute-only bound. D2TCP stays within a fraction of a
-percent of DCTCP: the urgent transfers (57-115 KB) mostly finish inside
-their first window, before D2TCP's deadline-aware back-off can act, and the
-background flows have no deadline.
+difference to the compute-only bound. D2TCP's median TPOT is within 1% of
+DCTCP's: the urgent transfers (57-115 KB) mostly finish inside their first
+window, before D2TCP's deadline-aware back-off can act, and the background
+flows have no deadline. Its p99 is lower (by 8% in this run): the transfers
+that outlive their first window meet D2TCP's gentler cut near their
+deadline.
 
 Where SAFS's tail comes from: the same SAFS run with every transfer of
 these sizes sent blind at the urgent priority
@@ -134,10 +136,10 @@ transport's defaults.
 
 $paper_table
 
-Training: SAFS is within a few percent of the best transport at every k (at
-k = 0 it is slowest by up to 3%: it keeps 3% of each link as headroom and
-paces to its grants, where an idle network rewards sending at line rate),
-and flat from k = 1 on. Its reductions against the fair-sharing transports
+Training: SAFS is within 0.3% of the best transport at every k (at k = 0
+it trails pFabric by 0.3%: it keeps 3% of each link as headroom and paces to
+its grants, where an idle network rewards sending at line rate), and flat
+from k = 1 on. Its reductions against the fair-sharing transports
 are larger than the paper's 38.7% because each background flow here is a
 long-lived 1 GiB bulk flow that takes a fair share of every transfer's link
 for the whole iteration; pFabric's SRPT is the strong baseline in this
@@ -148,10 +150,11 @@ just-in-time mode deliberately finishes later (21.0 ms) and gives
 background 22.7 Gbit/s instead of 1.0.
 
 The 16A2F inference claim does not reproduce with our compute-time model:
-the network adds only a few to about sixteen percent to TPOT for every
-transport but Reno, so no transport can be 38.7% or 66.2% better than
-another; the paper's setting presumably had communication further from
-hidden (its compute times are not published with the claim). SAFS's
+the network adds 3-24% to the median TPOT and up to 44% to the p99 (DCTCP)
+for every transport but Reno, so SAFS's p99 is 16.6% below D2TCP's, not
+38.7%, and 3.2% above Homa's, not 66.2% below; the paper's setting
+presumably had communication further from hidden (its compute times are not
+published with the claim). SAFS's
 default, just-in-time pacing also costs it tail latency on these short
 transfers (above).
 
