@@ -48,7 +48,7 @@ TOPOLOGY_KEYS = {"star": {"kind", "hosts", "link_gbps", "link_delay_us"},
                  "leaf_spine": {"kind", "hosts_per_leaf", "leaves", "spines", "link_gbps",
                                 "fabric_link_gbps", "link_delay_us"}}
 
-# Tolerances of issue 12: relative for FCTs, marks, queue and drops; the
+# The tolerances: relative for FCTs, marks, queue and drops; the
 # order of magnitude for timeouts.
 TOLERANCES = {"last_fct_us": 0.01, "median_fct_us": 0.03, "first_fct_us": 0.05,
               "ecn_marks": 0.10, "mean_queue_bytes": 0.10, "queue_drops": 0.15,
