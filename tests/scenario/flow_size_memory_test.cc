@@ -1,6 +1,7 @@
 // Memory follows bytes in flight, not flow sizes: the same short run with a
 // 1e12-byte and a 1e15-byte flow (the documented maximum) peaks at the same
-// resident size with every transport.
+// resident size with every transport, with and without loss (so that the
+// retransmission paths run too).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -14,13 +15,14 @@ namespace {
 namespace fs = std::filesystem;
 using namespace safs::testing;
 
-double peak_rss_mib(const std::string& transport, const std::string& size_bytes) {
-  const fs::path scenario =
-      write_temp("safs-memory-" + size_bytes + ".toml",
-                 "[topology]\nhosts = 3\n[simulation]\nstop_ms = 1\n[[flows]]\nsrc = 1\n"
-                 "dst = 0\nsize_bytes = " +
-                     size_bytes + "\n");
-  const fs::path out = fs::temp_directory_path() / ("safs-memory-" + transport + "-" + size_bytes);
+double peak_rss_mib(const std::string& transport, const std::string& size_bytes,
+                    const std::string& loss_rate) {
+  const fs::path scenario = write_temp(
+      "safs-memory-" + size_bytes + "-" + loss_rate + ".toml",
+      "[topology]\nhosts = 3\n[simulation]\nstop_ms = 1\n[network]\nlink_loss_rate = " + loss_rate +
+          "\n[[flows]]\nsrc = 1\ndst = 0\nsize_bytes = " + size_bytes + "\n");
+  const fs::path out =
+      fs::temp_directory_path() / ("safs-memory-" + transport + "-" + size_bytes + "-" + loss_rate);
   fs::remove_all(out);
   const CliResult r = run_cli("run " + scenario.string() + " --quiet --transport " + transport +
                               " --out " + out.string());
@@ -32,12 +34,15 @@ double peak_rss_mib(const std::string& transport, const std::string& size_bytes)
 class FlowSizeMemory : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(FlowSizeMemory, PeakRssDoesNotGrowWithTheFlowSize) {
-  const double small = peak_rss_mib(GetParam(), "1000000000000");
-  const double huge = peak_rss_mib(GetParam(), "1000000000000000");
-  ASSERT_GT(small, 0);
-  // One bit per 4 KiB segment of 1e15 bytes would be 30 GB; a few MiB of
-  // slack covers the allocator and the output buffers.
-  EXPECT_LT(huge, small + 4) << GetParam() << ": " << small << " MiB vs " << huge << " MiB";
+  for (const char* loss : {"0", "0.001"}) {
+    const double small = peak_rss_mib(GetParam(), "1000000000000", loss);
+    const double huge = peak_rss_mib(GetParam(), "1000000000000000", loss);
+    ASSERT_GT(small, 0);
+    // One bit per 4 KiB segment of 1e15 bytes would be 30 GB; a few MiB of
+    // slack covers the allocator and the output buffers.
+    EXPECT_LT(huge, small + 4) << GetParam() << ", loss " << loss << ": " << small << " MiB vs "
+                               << huge << " MiB";
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Transports, FlowSizeMemory,

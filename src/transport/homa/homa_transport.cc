@@ -49,7 +49,9 @@ struct HomaTransport::OutgoingMessage : MessageSide {
   bool acked = false;
   bool in_ready = false;
   ReadyKey ready_key{};
-  std::vector<std::uint64_t> retx_queued;  // one bit per segment, sized on first use
+  // Segments queued for retransmission and not yet sent: as many as the
+  // RESENDs ask for at once, never the message's size.
+  std::set<std::uint64_t> retx_queued;
   std::unique_ptr<Timer> probe_timer;
   std::uint64_t data_packets = 0;  // sent, including retransmissions
 
@@ -229,7 +231,7 @@ Packet* HomaTransport::next_packet(Host& host) {
     host.retransmits.pop_front();
     OutgoingMessage& m = *outgoing_.find(r.id);
     const std::uint64_t index = r.offset / env_.mtu_bytes;
-    m.retx_queued[index / 64] &= ~(std::uint64_t{1} << (index % 64));
+    m.retx_queued.erase(index);
     if (m.acked) continue;
     ++stats_.retransmissions;
     return build_data(m, r.offset);
@@ -261,14 +263,10 @@ void HomaTransport::queue_retransmit(OutgoingMessage& m, std::uint64_t begin, st
   if (begin >= end || m.acked) return;
   const std::uint64_t mtu = env_.mtu_bytes;
   const std::uint64_t segments = (m.spec.size_bytes + mtu - 1) / mtu;
-  if (m.retx_queued.empty()) m.retx_queued.assign((segments + 63) / 64, 0);
   Host& host = *hosts_[static_cast<std::size_t>(m.spec.src)];
   bool queued = false;
   for (std::uint64_t i = begin / mtu; i < segments && i * mtu < end; ++i) {
-    std::uint64_t& word = m.retx_queued[i / 64];
-    const std::uint64_t bit = std::uint64_t{1} << (i % 64);
-    if ((word & bit) != 0) continue;
-    word |= bit;
+    if (!m.retx_queued.insert(i).second) continue;  // already queued
     host.retransmits.push_back({m.spec.id, i * mtu});
     queued = true;
   }
