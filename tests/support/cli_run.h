@@ -12,6 +12,7 @@
 #include <string>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace safs::testing {
 
@@ -23,6 +24,19 @@ struct CliResult {
   int exit_code;
   std::string output;
 };
+
+// ctest runs tests in parallel processes, and parameterised tests share
+// file names: each process writes its temporary files in a directory of its
+// own, so that one test never reads a file another is rewriting.
+inline const std::filesystem::path& process_temp_dir() {
+  static const std::filesystem::path dir = [] {
+    std::filesystem::path path =
+        std::filesystem::temp_directory_path() / ("safs-test-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(path);
+    return path;
+  }();
+  return dir;
+}
 
 inline std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -40,8 +54,7 @@ inline CliResult run_tool(const std::string& binary, const std::string& args) {
   // ctest runs tests in parallel: one log per test.
   std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
   std::replace(test.begin(), test.end(), '/', '_');  // a parameterised test's name
-  const std::filesystem::path log =
-      std::filesystem::temp_directory_path() / ("safs-cli-" + test + ".log");
+  const std::filesystem::path log = process_temp_dir() / ("safs-cli-" + test + ".log");
   const std::string command = binary + " " + args + " >" + log.string() + " 2>&1";
   const int status = std::system(command.c_str());
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, read_text(log)};
@@ -52,7 +65,7 @@ inline CliResult run_cli(const std::string& args) { return run_tool(SAFS_SIM_PAT
 #endif
 
 inline std::filesystem::path write_temp(const std::string& name, const std::string& text) {
-  const std::filesystem::path path = std::filesystem::temp_directory_path() / name;
+  const std::filesystem::path path = process_temp_dir() / name;
   std::ofstream(path) << text;
   return path;
 }
