@@ -105,6 +105,28 @@ TEST(CliBadInput, TwoStagesOnOneHost) {
                    "pipeline.stage_hosts: host 2 is given to stages 2 and 3");
 }
 
+// A training job and an AFD job share a run only on different hosts.
+TEST(CliBadInput, PipelineOnTheInferenceHosts) {
+  const std::string jobs =
+      "[topology]\nhosts = 12\n[inference]\nattention_instances = 2\nffn_instances = 1\n"
+      "prefill_hosts = 0\nbulk_hosts = 0\nlayers = 2\nwarmup_requests = 0\n"
+      "measured_requests = 4\noutput_tokens_min = 2\noutput_tokens_max = 3\n"
+      "[pipeline]\nstages = 2\nmicrobatches = 2\nforward_ms = 1\nbackward_ms = 1\n"
+      "weight_ms = 1\nhidden = 256\n";
+  const fs::path overlap = write_temp("safs-bad-input-jobs.toml", jobs + "stage_hosts = [2, 5]\n");
+  expect_bad_input(run_cli("validate " + overlap.string()),
+                   "inference: uses hosts 0..2, and [pipeline] runs on host 2; give the pipeline "
+                   "stage_hosts from 3 on");
+  const fs::path apart = write_temp("safs-jobs-apart.toml", jobs + "stage_hosts = [4, 5]\n");
+  const fs::path out = fs::temp_directory_path() / "safs-jobs-apart";
+  fs::remove_all(out);
+  const CliResult r = run_cli("run " + apart.string() + " --quiet --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string summary = read_text(out / "summary.json");
+  EXPECT_TRUE(contains(summary, "\"inference\"")) << summary;
+  EXPECT_TRUE(contains(summary, "\"iteration_time_s\"")) << summary;
+}
+
 TEST(CliBadInput, BuffersSmallerThanOnePacket) {
   const fs::path scenario = write_temp("safs-bad-input-buffer.toml", kSmall);
   expect_bad_input(

@@ -120,6 +120,19 @@ fi
 expect_png iteration-x-transport iteration "$work/zb/sweep.csv" --x transport.name \
   --by pipeline.background_flows_per_stage --log-y
 
+# The evaluation matrix's figure, from a matrix.csv as tools/evaluate writes it.
+cat >"$work/matrix.csv" <<'CSV'
+family,scenario,variant,transport,metric,label,scale,compare,seeds,mean,ci95
+training,zb,light,dctcp,compute.iteration_time_s,iteration (ms),1000.0,ratio,2,0.25,0.01
+training,zb,light,safs,compute.iteration_time_s,iteration (ms),1000.0,ratio,2,0.24,
+incast,inc,as given,dctcp,urgent.max_lateness_s,lateness (ms),1000.0,difference,1,0.02,
+incast,inc,as given,safs,urgent.max_lateness_s,lateness (ms),1000.0,difference,1,-0.00001,
+CSV
+expect_png matrix-relative matrix "$work/matrix.csv" --family training
+expect_png matrix-difference matrix "$work/matrix.csv" --family incast
+expect_bad "matrix family absent" "no rows of family 'fabric'" matrix "$work/matrix.csv" \
+  --family fabric -o "$work/x.png"
+
 # --version names the source commit, as the compiled tools do.
 if [[ $("$plot" --version) =~ ^tools/plot\ [0-9.]+\ \(source\ [^\ ]+\)$ ]]; then
   echo "ok: --version"

@@ -141,9 +141,6 @@ void check_background(const SectionReader& section, const FileResolver& resolve,
 
 void read_inference(const SectionReader& section, const FileResolver& resolve,
                     ExperimentConfig& config) {
-  if (config.workloads.find<ComputeGraph>() != nullptr) {
-    section.fail("", "cannot share a run with [pipeline] (both place GPUs on hosts 0..)");
-  }
   const InferenceOptions o = inference_knobs().read(section);
   InferenceWorkload w = o.workload;
   int host = 0;
@@ -155,6 +152,17 @@ void read_inference(const SectionReader& section, const FileResolver& resolve,
     section.fail("", "needs " + std::to_string(host) +
                          " hosts (attention, FFN, prefill and bulk hosts); the topology has " +
                          std::to_string(config.topology.num_hosts()));
+  }
+  // A training job may share the run on other hosts (its stage_hosts).
+  if (const ComputeGraph* graph = config.workloads.find<ComputeGraph>()) {
+    for (const ComputeOp& op : graph->ops) {
+      if (op.gpu < host) {
+        section.fail("", "uses hosts 0.." + std::to_string(host - 1) +
+                             ", and [pipeline] runs on host " + std::to_string(op.gpu) +
+                             "; give the pipeline stage_hosts from " + std::to_string(host) +
+                             " on");
+      }
+    }
   }
   const RequestMix& mix = w.requests;
   for (const auto& [low_key, low, high_key, high] :

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# tools/evaluate: bad input ends with exit 2 and a message naming it; a tiny
+# matrix runs, reports means with confidence intervals and a verdict, and a
+# second run reuses every finished point; every cell of the repository's
+# matrix is valid at every level. Usage: evaluate_test.sh SAFS_SIM SOURCE_DIR
+set -euo pipefail
+sim=$1 source_dir=$2
+evaluate=$source_dir/tools/evaluate
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+check() {  # description, then a command that must succeed
+  local what=$1
+  shift
+  if "$@"; then echo "ok: $what"; else echo "FAILED: $what"; failures=$((failures + 1)); fi
+}
+expect_bad() {  # description, expected text, then evaluate's arguments
+  local what=$1 text=$2
+  shift 2
+  local code=0
+  "$evaluate" --sim "$sim" "$@" >"$work/out.log" 2>&1 || code=$?
+  check "$what: exit 2" test "$code" -eq 2
+  check "$what: names it" grep -q -- "$text" "$work/out.log"
+}
+
+# A matrix of two transports on a short incast, two seeds (the incast has no
+# randomness, so the interval is zero), and one with a deliberately bad cell.
+cp "$source_dir/scenarios/examples/incast.toml" "$work/incast.toml"
+cat >"$work/matrix.toml" <<'TOML'
+transports = ["dctcp", "safs"]
+[level.full]
+seeds = 2
+[[scenario]]
+name = "incast"
+file = "incast.toml"
+metric = "flows.last_finish_s"
+label = "last completion (ms)"
+scale = 1000
+extra = ["flows.fct_mean_s:mean FCT (ms):1000"]
+[[scenario.variant]]
+name = "4 MiB"
+[[scenario.variant]]
+name = "1 MiB"
+set = ["flows[0].size_bytes=1048576"]
+TOML
+check "tiny matrix runs" "$evaluate" --sim "$sim" --matrix "$work/matrix.toml" --out "$work/out" --jobs 2
+check "matrix.csv has a row per cell" test "$(wc -l <"$work/out/matrix.csv")" -eq 5
+check "report has a verdict per variant" test "$(grep -c '^| incast |' "$work/out/matrix.md")" -eq 2
+check "report shows the interval" grep -q ' ± 0.000 | 2 |' "$work/out/matrix.md"
+before=$(stat -c %Y "$work/out/incast/4-MiB/safs/seed=1/summary.json")
+sleep 1
+check "rerun succeeds" "$evaluate" --sim "$sim" --matrix "$work/matrix.toml" --out "$work/out" --jobs 2
+check "rerun reuses finished points" \
+  test "$(stat -c %Y "$work/out/incast/4-MiB/safs/seed=1/summary.json")" -eq "$before"
+
+echo "my notes" >"$work/notes.md"
+expect_bad "report over a file without markers" "refusing to overwrite" \
+  --matrix "$work/matrix.toml" --out "$work/out" --report "$work/notes.md"
+check "the user's file is untouched" grep -qx "my notes" "$work/notes.md"
+printf 'intro\n<!-- matrix:begin -->\nold\n<!-- matrix:end -->\nafter\n' >"$work/doc.md"
+check "report spliced between markers" "$evaluate" --sim "$sim" --matrix "$work/matrix.toml" \
+  --out "$work/out" --report "$work/doc.md"
+check "text around the markers kept" \
+  test "$(head -1 "$work/doc.md")$(tail -1 "$work/doc.md")" = "introafter"
+check "old matrix replaced" bash -c "! grep -qx old '$work/doc.md' && grep -q '^| incast |' '$work/doc.md'"
+expect_bad "unknown level" "no level 'fast'" --matrix "$work/matrix.toml" --level fast
+expect_bad "unknown scenario" "no scenario 'nope'" --matrix "$work/matrix.toml" --only nope
+expect_bad "missing matrix" "cannot read" --matrix "$work/none.toml"
+sed 's/^metric = .*//' "$work/matrix.toml" >"$work/no-metric.toml"
+expect_bad "missing key" "missing key 'metric'" --matrix "$work/no-metric.toml"
+sed 's/incast.toml/gone.toml/' "$work/matrix.toml" >"$work/no-file.toml"
+expect_bad "missing scenario file" "file 'gone.toml' does not exist" --matrix "$work/no-file.toml"
+sed 's/flows\[0\].size_bytes=1048576/flows[0].size_byte=1/' "$work/matrix.toml" >"$work/bad-key.toml"
+expect_bad "bad key in a cell" "did you mean" --matrix "$work/bad-key.toml" --validate
+
+# A failing cell is named, the others finish, the exit code is 1.
+sed 's/flows\[0\].size_bytes=1048576/flows[0].size_bytes=0/' "$work/matrix.toml" >"$work/fails.toml"
+code=0
+"$evaluate" --sim "$sim" --matrix "$work/fails.toml" --out "$work/fails" >"$work/fails.log" 2>&1 || code=$?
+check "a failing cell: exit 1" test "$code" -eq 1
+check "a failing cell is named" grep -q 'FAILED incast / 1 MiB / safs' "$work/fails.log"
+check "the report lists it" grep -q '^- incast / 1 MiB / safs' "$work/fails/matrix.md"
+check "the other variant is reported" grep -q '^| incast | 4 MiB |' "$work/fails/matrix.md"
+
+for level in full quick ci; do
+  check "repository matrix valid at level $level" \
+    "$evaluate" --sim "$sim" --validate --level "$level"
+done
+
+if ((failures > 0)); then
+  echo "$failures check(s) failed"
+  exit 1
+fi
