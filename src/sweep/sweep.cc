@@ -28,6 +28,27 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// One task's part of the grid: the points i with i % count == index.
+struct Shard {
+  std::size_t index = 0;
+  std::size_t count = 1;
+};
+
+Shard parse_shard(const std::string& text) {
+  if (text.empty()) return {};
+  const std::string expected =
+      "--shard " + text + ": expected I/N, shard I of N counted from 0 (0/4 .. 3/4)";
+  const std::size_t slash = text.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == text.size() ||
+      text.find_first_not_of("0123456789/") != std::string::npos ||
+      text.find('/', slash + 1) != std::string::npos || slash > 9 || text.size() - slash > 10) {
+    throw console::BadInput(expected);
+  }
+  const Shard shard{std::stoul(text.substr(0, slash)), std::stoul(text.substr(slash + 1))};
+  if (shard.count == 0 || shard.index >= shard.count) throw console::BadInput(expected);
+  return shard;
+}
+
 struct Plan {
   std::vector<GridAxis> axes;
   std::vector<SweepPoint> points;
@@ -173,13 +194,25 @@ void add_decoded(const std::string& text, RankResult& total) {
   }
 }
 
+// This rank's points: those of the shard, dealt out among the ranks.
+std::vector<std::size_t> share_of(std::size_t points, const Shard& shard, const RankInfo& ranks) {
+  std::vector<std::size_t> share;
+  std::size_t nth = 0;
+  for (std::size_t i = shard.index; i < points; i += shard.count, ++nth) {
+    if (nth % static_cast<std::size_t>(ranks.size) == static_cast<std::size_t>(ranks.rank)) {
+      share.push_back(i);
+    }
+  }
+  return share;
+}
+
 // Runs this rank's share of the points that have no summary.json yet.
-RankResult run_share(const SweepOptions& o, const Plan& plan, const RankInfo& ranks) {
+RankResult run_share(const SweepOptions& o, const Plan& plan, const std::vector<std::size_t>& share,
+                     const RankInfo& ranks) {
   RankResult result;
   const std::string scenario_text = read_text(o.file);
   std::vector<std::size_t> to_run;
-  for (std::size_t i = static_cast<std::size_t>(ranks.rank); i < plan.points.size();
-       i += static_cast<std::size_t>(ranks.size)) {
+  for (const std::size_t i : share) {
     const fs::path dir = fs::path(plan.out_dir) / plan.points[i].name;
     if (reusable(dir / "summary.json", plan.points[i],
                  console::EffectiveScenario(scenario_text,
@@ -241,8 +274,7 @@ RankResult run_share(const SweepOptions& o, const Plan& plan, const RankInfo& ra
   progress.clear();
   if (result.stop_signal != 0) return result;
 
-  for (std::size_t i = static_cast<std::size_t>(ranks.rank); i < plan.points.size();
-       i += static_cast<std::size_t>(ranks.size)) {
+  for (const std::size_t i : share) {
     const fs::path summary = fs::path(plan.out_dir) / plan.points[i].name / "summary.json";
     if (fs::exists(summary))
       result.rows.push_back(read_point_row(i, summary.string(), plan.metrics));
@@ -250,17 +282,62 @@ RankResult run_share(const SweepOptions& o, const Plan& plan, const RankInfo& ra
   return result;
 }
 
+void write_csv(const Plan& plan, const std::vector<PointRow>& rows, const std::string& csv_path) {
+  if (!rows.empty()) {
+    check_metrics(
+        plan.metrics, rows,
+        (fs::path(plan.out_dir) / plan.points[rows.front().point].name / "summary.json").string());
+  }
+  write_file_atomically(csv_path, combined_csv(plan.axes, plan.points, rows));
+}
+
+// --collect: every point must have finished with the scenario this sweep
+// would run (the shards ran the same command); then the CSV one sweep writes.
+int collect(const SweepOptions& o, const Plan& plan) {
+  const std::string scenario_text = read_text(o.file);
+  std::vector<PointRow> rows;
+  std::vector<std::string> missing;
+  for (std::size_t i = 0; i < plan.points.size(); ++i) {
+    const fs::path summary = fs::path(plan.out_dir) / plan.points[i].name / "summary.json";
+    if (!reusable(summary, plan.points[i],
+                  console::EffectiveScenario(scenario_text,
+                                             point_overrides(o.overrides, plan.points[i])))) {
+      missing.push_back(plan.points[i].name);
+      continue;
+    }
+    rows.push_back(read_point_row(i, summary.string(), plan.metrics));
+  }
+  if (!missing.empty()) {
+    std::string names;
+    for (std::size_t i = 0; i < missing.size() && i < 5; ++i) names += "\n  " + missing[i];
+    if (missing.size() > 5) names += "\n  ...";
+    std::fprintf(stderr,
+                 "sweep --collect: %zu of %zu points have not finished in %s (run their shards "
+                 "again); no sweep.csv written:%s\n",
+                 missing.size(), plan.points.size(), plan.out_dir.c_str(), names.c_str());
+    return 1;
+  }
+  const std::string csv_path = (fs::path(plan.out_dir) / "sweep.csv").string();
+  write_csv(plan, rows, csv_path);
+  if (o.verbosity != console::Verbosity::kQuiet) {
+    std::printf("sweep: %zu points collected -> %s\n", plan.points.size(), csv_path.c_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int run_sweep(const SweepOptions& o) {
   const auto start = std::chrono::steady_clock::now();
+  const Shard shard = parse_shard(o.shard);
   const Plan plan = make_plan(o);  // before joining MPI: a bad file ends every rank alike
+  if (o.collect) return collect(o, plan);
   const RankInfo ranks = join_ranks();
   struct Leave {
     ~Leave() { leave_ranks(); }
   } leave;
 
-  const RankResult mine = run_share(o, plan, ranks);
+  const RankResult mine = run_share(o, plan, share_of(plan.points.size(), shard, ranks), ranks);
   const std::vector<std::string> gathered = gather_at_rank0(encode(mine).dump());
   if (ranks.rank != 0) return mine.failed.empty() ? 0 : 1;
 
@@ -273,14 +350,23 @@ int run_sweep(const SweepOptions& o) {
                  total.stop_signal, total.skipped + total.ran);
     return 128 + total.stop_signal;
   }
-  if (!total.rows.empty()) {
-    const PointRow& first = total.rows.front();
-    check_metrics(
-        plan.metrics, total.rows,
-        (fs::path(plan.out_dir) / plan.points[first.point].name / "summary.json").string());
+  if (shard.count > 1) {
+    if (o.verbosity != console::Verbosity::kQuiet) {
+      std::printf(
+          "sweep: shard %zu/%zu: %zu points (%zu run, %zu done before, %zu failed) in %s; "
+          "when every shard is done, the same command with --collect instead of --shard "
+          "writes %s/sweep.csv\n",
+          shard.index, shard.count, total.ran + total.skipped + total.failed.size(), total.ran,
+          total.skipped, total.failed.size(),
+          console::duration_text(
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count())
+              .c_str(),
+          plan.out_dir.c_str());
+    }
+    return total.failed.empty() ? 0 : 1;
   }
   const std::string csv_path = (fs::path(plan.out_dir) / "sweep.csv").string();
-  write_file_atomically(csv_path, combined_csv(plan.axes, plan.points, total.rows));
+  write_csv(plan, total.rows, csv_path);
   if (o.verbosity != console::Verbosity::kQuiet) {
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -2,7 +2,9 @@
 // table and --grid) in parallel worker processes, skips points finished by an
 // earlier sweep, and writes OUT/<point>/ for each point plus OUT/sweep.csv.
 // Under mpirun, rank r runs the points i with i % ranks == r and rank 0
-// writes the CSV.
+// writes the CSV. With --shard I/N (one task of a scheduler's array job) it
+// runs only the points i with i % N == I and writes no CSV; --collect then
+// runs nothing and writes the CSV of every point, as one sweep would.
 #pragma once
 
 #include <cstddef>
@@ -20,6 +22,8 @@ struct SweepOptions {
   std::vector<std::string> metrics;    // --metric (replaces sweep.metrics)
   std::string out_dir;                 // default out/sweep-STEM
   int jobs = 0;                        // parallel points per rank; 0 = its share of the cores
+  std::string shard;                   // --shard I/N: only points i % N == I; empty = all
+  bool collect = false;                // --collect: run nothing, write sweep.csv of every point
   console::Verbosity verbosity = console::Verbosity::kNormal;
 };
 

@@ -174,6 +174,41 @@ TEST(Cli, SweepRunsEveryPointAndResumes) {
   EXPECT_EQ(read_text(out / "sweep.csv"), csv);  // deterministic
 }
 
+// An array job: each task runs one shard into a shared --out; --collect then
+// writes the CSV one sweep would have written, byte for byte.
+TEST(Cli, SweepShardsCollectToTheCsvOfOneSweep) {
+  const fs::path scenario = write_temp("safs-cli-shards.toml", kSweep);
+  const fs::path whole = fs::temp_directory_path() / "safs-cli-shards-whole";
+  const fs::path parts = fs::temp_directory_path() / "safs-cli-shards-parts";
+  fs::remove_all(whole);
+  fs::remove_all(parts);
+  const std::string grid = " --grid topology.link_delay_us=1,2,3 --quiet";
+  ASSERT_EQ(run_cli("sweep " + scenario.string() + grid + " --out " + whole.string()).exit_code, 0);
+  const std::string sweep = "sweep " + scenario.string() + grid + " --out " + parts.string();
+  for (const char* shard : {"0/4", "1/4", "2/4"}) {
+    const Result r = run_cli(sweep + " --shard " + shard);
+    ASSERT_EQ(r.exit_code, 0) << shard << ": " << r.output;
+  }
+  EXPECT_FALSE(fs::exists(parts / "sweep.csv"));  // shards write no CSV
+  // Shard 3/4 has not run: its points are named and nothing is written.
+  Result r = run_cli(sweep + " --collect");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_TRUE(contains(r.output, "1 of 6 points have not finished")) << r.output;
+  EXPECT_TRUE(contains(r.output, "transport=reno,link_delay_us=1")) << r.output;
+  EXPECT_FALSE(fs::exists(parts / "sweep.csv"));
+  ASSERT_EQ(run_cli(sweep + " --shard 3/4").exit_code, 0);
+  r = run_cli(sweep + " --collect");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(read_text(parts / "sweep.csv"), read_text(whole / "sweep.csv"));
+
+  for (const char* bad : {"4/4", "1/0", "x/2", "/2", "1/", "1/2/3", "-1/2"}) {
+    r = run_cli(sweep + " --shard " + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.output;
+    EXPECT_TRUE(contains(r.output, std::string("--shard ") + bad + ": expected I/N")) << r.output;
+  }
+  EXPECT_EQ(run_cli(sweep + " --shard 0/2 --collect").exit_code, 2);
+}
+
 TEST(Cli, SweepRejectsAnUnknownGridKeyBeforeRunning) {
   const fs::path scenario = write_temp("safs-cli-sweep-bad.toml", kSmall);
   const fs::path out = fs::temp_directory_path() / "safs-cli-sweep-bad";
