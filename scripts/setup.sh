@@ -18,6 +18,7 @@ packages=(
 # suite skips with a message where they are missing.
 optional_packages=(
   libns3-dev libgsl-dev libsqlite3-dev libxml2-dev libpython3.11-dev
+  tshark   # reads run --pcap captures back in a test (tools/safs-sim.lua)
 )
 
 # Installs whichever of the given packages are not installed yet.
@@ -37,7 +38,7 @@ install_missing() {
 
 install_missing "${packages[@]}"
 install_missing "${optional_packages[@]}" ||
-  echo "setup: optional ns-3 packages unavailable; validation/run.sh will skip" >&2
+  echo "setup: optional packages (ns-3, tshark) unavailable; validation/run.sh and the pcap_tshark test will skip" >&2
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_type=${SAFS_BUILD_TYPE:-Release}

@@ -105,6 +105,12 @@ int main(int argc, char** argv) {
       ->add_option("--trace-to-ms", run_options.trace.to_ms, "Trace only up to this simulated time")
       ->check(kNonNegative);
   run_cmd
+      ->add_option("--pcap", run_options.pcap,
+                   "PORTS FILE: also write the packets these ports transmit as a pcap file (ports "
+                   "as --trace-ports names them; never over an existing file)")
+      ->expected(2)
+      ->allow_extra_args(false);
+  run_cmd
       ->add_option("--trace-max-events", run_options.trace.max_events,
                    "At most this many trace events; the trace then ends early, marked truncated")
       ->capture_default_str();

@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include "capture/pcap_writer.h"
 #include "cli/memory_estimate.h"
 #include "cli/queue_sampler.h"
 #include "cli/run_outputs.h"
@@ -24,6 +25,7 @@
 #include "scenario/scenario.h"
 #include "timeline/sampler_fanout.h"
 #include "timeline/timeline_trace.h"
+#include "timeline/trace_ports.h"
 #include "version/version.h"
 #include "workload/inference/inference_report.h"
 
@@ -76,6 +78,33 @@ void print_class_summaries(Experiment& experiment) {
   }
 }
 
+// --pcap PORTS FILE: a tap on each chosen port, before the run starts.
+std::unique_ptr<capture::PcapWriter> start_capture(Experiment& experiment,
+                                                   const std::vector<std::string>& pcap) {
+  if (pcap.empty()) return nullptr;
+  Network& net = experiment.network();
+  const timeline::TracePortSelection ports = timeline::select_trace_ports(net, pcap[0], "--pcap");
+  if (ports.ports.empty()) throw console::BadInput("--pcap " + pcap[0] + ": no port to capture");
+  // Homa runs over IP directly in its module; UDP stands in for its header.
+  const capture::Layer4 layer4 =
+      experiment.config().transport == "homa" ? capture::Layer4::kUdp : capture::Layer4::kTcp;
+  std::unique_ptr<capture::PcapWriter> writer;
+  try {
+    writer = std::make_unique<capture::PcapWriter>(pcap[1], layer4);
+  } catch (const std::runtime_error& e) {
+    throw console::BadInput("--pcap " + pcap[1] + ": " + e.what());
+  }
+  for (const std::size_t i : ports.ports) net.ports()[i]->set_tap(writer.get());
+  return writer;
+}
+
+void finish_capture(capture::PcapWriter& pcap, const std::string& path, bool quiet) {
+  pcap.finish();
+  if (quiet) return;
+  std::fprintf(stderr, "pcap: %llu packets -> %s\n",
+               static_cast<unsigned long long>(pcap.packets()), path.c_str());
+}
+
 }  // namespace
 
 std::vector<std::string> all_overrides(const std::vector<std::string>& overrides,
@@ -102,6 +131,7 @@ int run(const RunOptions& o) {
       o.out_given ? o.out_dir
                   : default_output_dir(o.file, config.transport, effective.fingerprint());
   check_trace_path(o.trace.path);
+  if (!o.pcap.empty()) check_new_output_file("--pcap", o.pcap[1]);
   if (o.verbosity == console::Verbosity::kVerbose) print_configuration(config);
 
   if (memory.network_ports >= kPortsWorthANotice && o.verbosity != console::Verbosity::kQuiet) {
@@ -120,6 +150,7 @@ int run(const RunOptions& o) {
     throw console::BadInput(o.file + ": " + e.what());
   }
   Experiment& experiment = *built;
+  std::unique_ptr<capture::PcapWriter> pcap = start_capture(experiment, o.pcap);
   prepare_output_dir(out_dir, o.force);
   console::ProgressLine progress(o.verbosity != console::Verbosity::kQuiet);
   if (progress.active()) install_progress(experiment, progress);
@@ -146,6 +177,7 @@ int run(const RunOptions& o) {
                provenance_of(o, overrides, effective, notes)};
   write_summary_json(experiment, report, info, out_dir + "/summary.json");
   if (trace) trace->finish();
+  if (pcap) finish_capture(*pcap, o.pcap[1], o.verbosity == console::Verbosity::kQuiet);
 
   const FlowSummary s = summarize(experiment.recorder().records(), experiment.sim().now());
   const InferenceDriver* inference = experiment.find_workload<InferenceDriver>();

@@ -24,6 +24,7 @@ struct RunOptions {
   double memory_limit_gb = 0;             // 0: default_memory_limit_bytes (memory_estimate.h)
   double queue_sample_us = 0;             // > 0: also write queues.csv
   timeline::TraceOptions trace;           // a path: also write a timeline trace there
+  std::vector<std::string> pcap;          // --pcap PORTS FILE: a packet capture of those ports
   console::Verbosity verbosity = console::Verbosity::kNormal;
 };
 

@@ -66,9 +66,10 @@ std::string default_output_dir(const std::string& scenario_path, const std::stri
          fingerprint.substr(0, kShortHashDigits);
 }
 
-void check_trace_path(const std::string& path) {
-  if (path.empty()) return;
-  const std::string option = "--trace " + path + ": ";
+namespace {
+
+void check_output_file(const std::string& option_name, const std::string& path) {
+  const std::string option = option_name + " " + path + ": ";
   if (fs::is_directory(path)) throw console::BadInput(option + "a directory; expected a file name");
   const fs::path parent = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : ".";
   std::error_code error;
@@ -79,6 +80,20 @@ void check_trace_path(const std::string& path) {
   const bool writable =
       fs::exists(path) ? access(path.c_str(), W_OK) == 0 : access(parent.c_str(), W_OK) == 0;
   if (!writable) throw console::BadInput(option + "not writable");
+}
+
+}  // namespace
+
+void check_trace_path(const std::string& path) {
+  if (!path.empty()) check_output_file("--trace", path);
+}
+
+void check_new_output_file(const std::string& option, const std::string& path) {
+  check_output_file(option, path);
+  if (fs::exists(path)) {
+    throw console::BadInput(option + " " + path +
+                            ": exists; choose another name or remove it (it is never overwritten)");
+  }
 }
 
 }  // namespace safs::cli

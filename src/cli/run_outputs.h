@@ -23,5 +23,7 @@ std::string default_output_dir(const std::string& scenario_path, const std::stri
 // Creates the directory `path` is in; throws BadInput if `path` is a
 // directory or cannot be written.
 void check_trace_path(const std::string& path);
+// The same for `option` (e.g. "--pcap"), which also refuses an existing file.
+void check_new_output_file(const std::string& option, const std::string& path);
 
 }  // namespace safs::cli

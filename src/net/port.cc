@@ -93,6 +93,7 @@ void Port::start_next() {
   ++stats_.packets_sent;
   stats_.bytes_sent += packet->wire_bytes;
   stats_.busy_ps += tx_ps;
+  if (tap_ != nullptr) tap_->on_transmit(*this, *packet, sim_.now());
   wire_.launch(*packet, busy_until_ps_ + link_.delay_ps);
   // An idle switch port needs no completion event: the next arrival sees
   // busy_until_ps_ and waits for it. A host port polls its source each time.

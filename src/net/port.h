@@ -15,6 +15,7 @@
 #include "engine/rng.h"
 #include "engine/simulator.h"
 #include "net/packet_pool.h"
+#include "net/packet_tap.h"
 #include "net/queue_discipline.h"
 #include "net/route.h"
 
@@ -76,6 +77,8 @@ class Port final : public PacketSink, public EventHandler {
   void handle_event(EventId id) override;  // transmission finished
 
   void set_source(PacketSource* source) { source_ = source; }
+  // Told of every packet this port transmits (null: none).
+  void set_tap(PacketTap* tap) { tap_ = tap; }
   // The source has a packet ready: pull it now if the port is idle.
   void wake();
 
@@ -100,6 +103,7 @@ class Port final : public PacketSink, public EventHandler {
   std::unique_ptr<QueueDiscipline> queue_;
   Wire wire_;
   PacketSource* source_ = nullptr;
+  PacketTap* tap_ = nullptr;
   TimePs busy_until_ps_ = 0;       // the wire is free from this time on
   bool tx_event_pending_ = false;  // a completion event is queued
   bool pulling_ = false;           // inside source_->pull_packet()

@@ -8,7 +8,8 @@ namespace safs::timeline {
 
 namespace {
 
-std::vector<std::size_t> named_ports(const Network& net, const std::string& list) {
+std::vector<std::size_t> named_ports(const Network& net, const std::string& list,
+                                     const std::string& option) {
   std::vector<std::size_t> ports;
   std::istringstream names(list);
   std::string name;
@@ -21,7 +22,7 @@ std::vector<std::size_t> named_ports(const Network& net, const std::string& list
     }
     if (!found) {
       throw console::BadInput(
-          "--trace-ports: no port named '" + name +
+          option + ": no port named '" + name +
           "' (use receivers, hosts, switches, none or names like switch->host0)");
     }
   }
@@ -30,10 +31,11 @@ std::vector<std::size_t> named_ports(const Network& net, const std::string& list
 
 }  // namespace
 
-TracePortSelection select_trace_ports(const Network& net, const std::string& choice) {
+TracePortSelection select_trace_ports(const Network& net, const std::string& choice,
+                                      const std::string& option) {
   if (choice == "none") return {};
   const bool to_hosts = choice == "receivers" || choice == "hosts";
-  if (!to_hosts && choice != "switches") return {named_ports(net, choice), false};
+  if (!to_hosts && choice != "switches") return {named_ports(net, choice, option), false};
   TracePortSelection selection;
   selection.only_receivers = choice == "receivers";
   for (std::size_t i = 0; i < net.ports().size(); ++i) {

@@ -19,7 +19,9 @@ struct TracePortSelection {
   bool only_receivers = false;     // show a port only once its host receives a flow
 };
 
-// Throws BadInput for an unknown port name.
-TracePortSelection select_trace_ports(const Network& net, const std::string& choice);
+// Throws BadInput for an unknown port name, naming `option` (the command-line
+// option the choice came from).
+TracePortSelection select_trace_ports(const Network& net, const std::string& choice,
+                                      const std::string& option = "--trace-ports");
 
 }  // namespace safs::timeline
