@@ -6,8 +6,9 @@ const std::vector<WorkloadKind>& workload_kinds() {
   // Listed flows first: they take ids 0..n-1. Generated traffic that the
   // pipeline and inference kinds add follows the file's own chains and
   // generators.
-  static const std::vector<WorkloadKind> kinds = {flows_kind(), bulk_kind(), poisson_kind(),
-                                                  pipeline_kind(), inference_kind()};
+  static const std::vector<WorkloadKind> kinds = {flows_kind(),     bulk_kind(),
+                                                  poisson_kind(),   pipeline_kind(),
+                                                  inference_kind(), connection_matrix_kind()};
   return kinds;
 }
 

@@ -35,6 +35,7 @@ WorkloadKind bulk_kind();
 WorkloadKind poisson_kind();
 WorkloadKind pipeline_kind();
 WorkloadKind inference_kind();
+WorkloadKind connection_matrix_kind();
 
 // Both ends of a flow (keys src and dst) exist and differ.
 void check_flow_ends(const SectionReader& section, int src, int dst, int hosts);
