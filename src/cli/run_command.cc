@@ -55,14 +55,21 @@ Provenance provenance_of(const RunOptions& o, const std::vector<std::string>& ov
           source_commit(), host_name(), notes.effective_toml};
 }
 
+void print_transport_params(const std::string& name, const Settings& params) {
+  for (const auto& [key, value] : params) {
+    std::fprintf(stderr, "  transport.%s.%s = %s\n", name.c_str(), key.c_str(),
+                 value_text(value).c_str());
+  }
+}
+
 void print_configuration(const ExperimentConfig& c) {
   std::fprintf(stderr, "transport %s, seed %llu, %d hosts, %s, stop at %.3f ms\n",
                c.transport.c_str(), static_cast<unsigned long long>(c.seed), c.topology.num_hosts(),
                c.workloads.describe().c_str(), ps_to_sec(c.stop_ps) * 1e3);
-  for (const auto& [key, value] : c.transport_params) {
-    std::fprintf(stderr, "  transport.%s.%s = %s\n", c.transport.c_str(), key.c_str(),
-                 value_text(value).c_str());
-  }
+  print_transport_params(c.transport, c.transport_params);
+  if (!c.mixed_tenants()) return;
+  std::fprintf(stderr, "background flows on transport %s\n", c.background_transport.c_str());
+  print_transport_params(c.background_transport, c.background_transport_params);
 }
 
 void print_class_summaries(Experiment& experiment) {

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "transport/common/tenant_mux.h"
 #include "transport/registry.h"
 
 namespace safs {
@@ -78,11 +79,43 @@ class Experiment::Host final : public WorkloadHost {
   std::uint64_t random_streams_ = 0;
 };
 
+namespace {
+
+// The transport `name` (given at `key`) with its [transport.NAME] keys read.
+std::unique_ptr<TransportSetup> configure_transport(const char* key, const std::string& name,
+                                                    const Settings& params) {
+  const TransportInfo* info = find_transport(name);
+  if (info == nullptr) {
+    throw std::invalid_argument(std::string(key) + ": unknown transport '" + name + "'");
+  }
+  return info->configure(MapReader("transport." + name, params));
+}
+
+// Every switch port has one queue discipline, so two tenants can share the
+// switches only if both use the default one.
+void check_shared_queues(const ExperimentConfig& c, const TransportSetup& main,
+                         const TransportSetup& background) {
+  const bool main_own = main.queue_factory() != nullptr;
+  if (!main_own && background.queue_factory() == nullptr) return;
+  throw std::invalid_argument(
+      "transport.background: " + (main_own ? c.transport : c.background_transport) +
+      " needs its own switch queue discipline, which the other tenant's packets would share; "
+      "transport.name = \"" +
+      c.transport + "\" and transport.background = \"" + c.background_transport +
+      "\" cannot run side by side (mixed tenants need two transports "
+      "that both use the default queue)");
+}
+
+}  // namespace
+
 Experiment::Experiment(ExperimentConfig config) : config_(std::move(config)) {
-  const TransportInfo* info = find_transport(config_.transport);
-  if (info == nullptr) throw std::invalid_argument("unknown transport '" + config_.transport + "'");
   transport_setup_ =
-      info->configure(MapReader("transport." + config_.transport, config_.transport_params));
+      configure_transport("transport.name", config_.transport, config_.transport_params);
+  if (config_.mixed_tenants()) {
+    background_setup_ = configure_transport("transport.background", config_.background_transport,
+                                            config_.background_transport_params);
+    check_shared_queues(config_, *transport_setup_, *background_setup_);
+  }
 
   config_.network.seed = config_.seed;
   if (QueueFactory queues = transport_setup_->queue_factory()) {
@@ -96,7 +129,13 @@ Experiment::Experiment(ExperimentConfig config) : config_(std::move(config)) {
   env_ = std::make_unique<TransportEnv>(TransportEnv{sim_, *network_, pool_, *watcher_,
                                                      config_.mtu_bytes, config_.header_bytes,
                                                      config_.seed, &grant_observer_});
-  transport_ = transport_setup_->make(*env_);
+  if (background_setup_ == nullptr) {
+    transport_ = transport_setup_->make(*env_);
+  } else {
+    transport_ = std::make_unique<TenantMux>(
+        *env_, [this](TransportEnv& env) { return transport_setup_->make(env); },
+        [this](TransportEnv& env) { return background_setup_->make(env); });
+  }
 
   // Built after the transport: ideal FCTs need routes, and routes need the
   // receivers the transport attached.

@@ -36,6 +36,14 @@ struct ExperimentConfig {
   // [transport.NAME] keys given (the rest keep the transport's defaults),
   // read through its knob table when the run is built.
   Settings transport_params;
+  // Mixed tenants: the transport of background flows (FlowClass::kBackground)
+  // and its own [transport.NAME] keys; urgent flows keep `transport`. Empty,
+  // or equal to `transport`: every flow runs on `transport`.
+  std::string background_transport;
+  Settings background_transport_params;
+  bool mixed_tenants() const {
+    return !background_transport.empty() && background_transport != transport;
+  }
   // Built and armed in this order. Listed flows take their ids when the run
   // is built; generated flows get the next ids in the order they start.
   WorkloadSpecs workloads;
@@ -98,7 +106,8 @@ class Experiment {
   std::unique_ptr<CompletionWatcher> watcher_;
   std::unique_ptr<FlowRecorder> recorder_;
   std::unique_ptr<TransportSetup> transport_setup_;
-  GrantObserver grant_observer_;  // the transport's environment points here
+  std::unique_ptr<TransportSetup> background_setup_;  // mixed tenants only
+  GrantObserver grant_observer_;                      // the transport's environment points here
   std::unique_ptr<TransportEnv> env_;
   std::unique_ptr<Transport> transport_;
   class Host;  // what the workloads see of the run

@@ -130,6 +130,7 @@ void write_summary_json(Experiment& experiment, const RunReport& report, const R
   nlohmann::ordered_json j;
   j["scenario"] = {{"path", info.scenario_path}, {"text", info.scenario_text}};
   j["transport"] = config.transport;
+  if (config.mixed_tenants()) j["background_transport"] = config.background_transport;
   j["seed"] = config.seed;
   j["simulated_s"] = ps_to_sec(now);
   j["wall_s"] = info.setup_wall_seconds + info.wall_seconds;
@@ -142,7 +143,12 @@ void write_summary_json(Experiment& experiment, const RunReport& report, const R
   for (const FlowClass c : {FlowClass::kUrgent, FlowClass::kBackground}) {
     const FlowSummary s = summarize(records, now, &c);
     if (s.flows == 0) continue;
-    nlohmann::ordered_json cj = flow_json(s);
+    nlohmann::ordered_json cj = nlohmann::ordered_json::object();
+    if (config.mixed_tenants()) {
+      cj["transport"] =
+          c == FlowClass::kBackground ? config.background_transport : config.transport;
+    }
+    cj.update(flow_json(s));
     std::uint64_t control = 0, data = 0;
     for (const FlowRecord& r : records) {
       if (r.spec.flow_class != c) continue;
@@ -180,6 +186,9 @@ void write_summary_json(Experiment& experiment, const RunReport& report, const R
                       {{"transport", config.transport},
                        {"seed", config.seed},
                        {"scenario_toml", p.effective_scenario_toml}}}};
+  if (config.mixed_tenants()) {
+    j["provenance"]["effective"]["background_transport"] = config.background_transport;
+  }
   write_file_atomically(path, j.dump(2) + "\n");
 }
 

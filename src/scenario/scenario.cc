@@ -46,6 +46,7 @@ class Loader {
   // `table` (may be null) as a SectionReader whose messages name keys `shown`.key.
   TomlSection section_reader(const toml::table* table, const std::string& shown) const;
 
+  Settings transport_params(const toml::table& transport, const std::string& name) const;
   void build_topology(ExperimentConfig& config) const;
   void build_workloads(ExperimentConfig& config) const;
   std::string resolve_path(const std::string& path) const;
@@ -220,7 +221,9 @@ void Loader::validate_leaf(const toml::node& node, const KeySpec& spec, const st
     case ValueType::kString: {
       if (!node.is_string()) fail(&node, shown, expected);
       const std::string& s = node.as_string()->get();
-      if (!spec.choices.empty() &&
+      // The default is allowed even when it is no choice (an empty "same as").
+      const auto* default_text = std::get_if<std::string>(&spec.default_value);
+      if (!spec.choices.empty() && (default_text == nullptr || s != *default_text) &&
           std::find(spec.choices.begin(), spec.choices.end(), s) == spec.choices.end()) {
         std::string list;
         for (const std::string& c : spec.choices) list += (list.empty() ? "" : ", ") + c;
@@ -286,6 +289,20 @@ const toml::table& section(const toml::table& root, const char* name) {
 
 std::uint64_t gbps_to_bps(double gbps) {
   return static_cast<std::uint64_t>(std::llround(gbps * 1e9));
+}
+
+// The keys given in [transport.NAME]. Tables of other transports are
+// validated but unused, so one file can be run with every transport
+// (--transport) and keep each one's tuning.
+Settings Loader::transport_params(const toml::table& transport, const std::string& name) const {
+  Settings params;
+  if (const toml::table* table = transport[name].as_table()) {
+    for (const auto& [key_node, node] : *table) {
+      const std::string key(key_node.str());
+      params[key] = value(*table, key, "transport." + name + "." + key);
+    }
+  }
+  return params;
 }
 
 void Loader::build_topology(ExperimentConfig& config) const {
@@ -386,14 +403,11 @@ ExperimentConfig Loader::build() {
 
   const toml::table& transport = section(root_, "transport");
   config.transport = text(transport, "name", "transport.name");
-  // [transport.OTHER] tables are validated but unused, so one file can be run
-  // with every transport (--transport) and keep each one's tuning.
-  if (const toml::table* params = transport[config.transport].as_table()) {
-    for (const auto& [key_node, node] : *params) {
-      const std::string key(key_node.str());
-      config.transport_params[key] =
-          value(*params, key, "transport." + config.transport + "." + key);
-    }
+  config.transport_params = transport_params(transport, config.transport);
+  config.background_transport = text(transport, "background", "transport.background");
+  if (config.background_transport == config.transport) config.background_transport.clear();
+  if (config.mixed_tenants()) {
+    config.background_transport_params = transport_params(transport, config.background_transport);
   }
   // A file may keep every transport's tuning, but a key set on the command
   // line for a transport the run does not use is most likely a mistake.
@@ -401,8 +415,10 @@ ExperimentConfig Loader::build() {
   for (const std::string& key : overridden_) {
     const std::size_t dot = key.find('.', prefix.size());
     if (key.rfind(prefix, 0) != 0 || dot == std::string::npos) continue;  // not transport.X.key
-    if (key.substr(prefix.size(), dot - prefix.size()) == config.transport) continue;
+    const std::string name = key.substr(prefix.size(), dot - prefix.size());
+    if (name == config.transport || name == config.background_transport) continue;
     warnings_.push_back("--set " + key + ": the run uses transport " + config.transport +
+                        (config.mixed_tenants() ? " and " + config.background_transport : "") +
                         ", so this key is ignored");
   }
 

@@ -26,11 +26,19 @@ std::vector<KeySpec> build_keys() {
   add(simulation_knobs().describe("simulation."));
   add(topology_knobs().describe("topology."));
   add(network_knobs().describe("network."));
-  KeySpec transport_name{"transport.name", VT::kString, "",
-                         std::string(ExperimentConfig{}.transport),
-                         "The transport every flow uses."};
+  KeySpec transport_name{
+      "transport.name", VT::kString, "", std::string(ExperimentConfig{}.transport),
+      "The transport of the workload's flows: every flow, or with `background` set, the "
+      "urgent ones."};
   for (const TransportInfo& t : all_transports()) transport_name.choices.emplace_back(t.name);
   k.push_back(transport_name);
+  KeySpec background{"transport.background", VT::kString, "",
+                     ExperimentConfig{}.background_transport,
+                     "The transport of the background flows (mixed tenants), with its keys "
+                     "read from its own [transport.NAME] table; urgent flows run on `name`. "
+                     "Empty: every flow runs on `name`. `--transport` sets `name` only."};
+  background.choices = transport_name.choices;
+  k.push_back(background);
   for (const WorkloadKind& kind : workload_kinds()) {
     add(with_prefix(kind.keys, std::string(kind.section) + (kind.repeated ? "[]." : ".")));
   }

@@ -11,14 +11,16 @@
 #include <functional>
 #include <memory>
 
-#include "base/time.h"
 #include "base/flow.h"
+#include "base/time.h"
 
 namespace safs {
 
 // Only referenced here; a transport includes what it uses.
 class Network;
 class PacketPool;
+class PacketSink;
+class PacketSource;
 class Simulator;
 
 class FlowObserver {
@@ -49,6 +51,15 @@ struct FlowCounters {
 using GrantObserver =
     std::function<void(TimePs at, std::uint32_t flow_id, double rate_bps, int receiver_host)>;
 
+// Takes a transport's endpoints of one host: where packets for the host are
+// delivered and what its NIC pulls from. A transport that shares the hosts
+// with another (TenantMux) collects them here instead of the network.
+class HostAttacher {
+ public:
+  virtual ~HostAttacher() = default;
+  virtual void attach_host(int host, PacketSink* receiver, PacketSource* source) = 0;
+};
+
 struct TransportEnv {
   Simulator& sim;
   Network& net;
@@ -60,6 +71,8 @@ struct TransportEnv {
   // Transports copy their environment, so this points to the owner's observer
   // (empty unless tracing). SAFS calls it per grant sent.
   const GrantObserver* on_grant_sent = nullptr;
+  // Where attach_host_endpoints puts the endpoints; null: Network::attach_host.
+  HostAttacher* attach = nullptr;
 };
 
 class Transport {

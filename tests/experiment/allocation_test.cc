@@ -43,13 +43,20 @@ struct SteadyState {
 };
 
 // Eight long flows into one receiver: after the start-up, nothing but packets.
-SteadyState measure(const char* transport, std::uint32_t mtu_bytes = 4096) {
+// With a `background` transport (mixed tenants), every other flow is urgent
+// and runs on `transport`, the rest on `background`.
+SteadyState measure(const char* transport, std::uint32_t mtu_bytes = 4096,
+                    const char* background = "") {
   ExperimentConfig config;
   config.topology.hosts = 9;
   config.transport = transport;
+  config.background_transport = background;
   config.mtu_bytes = mtu_bytes;
-  for (std::uint32_t s = 1; s <= 8; ++s)
-    testing::listed_flows(config).push_back({s - 1, static_cast<int>(s), 0, 500'000'000});
+  for (std::uint32_t s = 1; s <= 8; ++s) {
+    FlowSpec flow{s - 1, static_cast<int>(s), 0, 500'000'000};
+    if (config.mixed_tenants() && s % 2 == 0) flow.flow_class = FlowClass::kUrgent;
+    testing::listed_flows(config).push_back(flow);
+  }
   Experiment e(config);
   e.run_until(2 * kPsPerMs);
   const std::uint64_t hops_before = e.network_totals().packet_hops;
@@ -64,6 +71,12 @@ TEST(Allocation, WindowTransportsAllocateNothingPerPacket) {
     EXPECT_GT(s.packet_hops, 100'000u) << transport;
     EXPECT_EQ(s.allocations, 0u) << transport << ": " << s.packet_hops << " packet-hops";
   }
+}
+
+TEST(Allocation, MixedTenantsAllocateNothingPerPacket) {
+  const SteadyState s = measure("dctcp", 4096, "reno");
+  EXPECT_GT(s.packet_hops, 100'000u);
+  EXPECT_EQ(s.allocations, 0u) << s.packet_hops << " packet-hops";
 }
 
 TEST(Allocation, SafsAllocatesPerReallocationNotPerPacket) {

@@ -190,6 +190,52 @@ TEST(Scenario, ParametersForAnotherTransportAreCheckedButUnused) {
                {"bad.toml:4", "transport.dctcp.shift_g", "expected a value in"});
 }
 
+TEST(Scenario, BackgroundTransportReadsItsOwnTable) {
+  const ExperimentConfig c = parse_scenario(
+      "[transport]\nname = \"safs\"\nbackground = \"reno\"\n[transport.safs]\n"
+      "urgent_first = true\n[transport.reno]\ninitial_cwnd_packets = 4\n",
+      "mixed.toml");
+  EXPECT_TRUE(c.mixed_tenants());
+  EXPECT_EQ(c.background_transport, "reno");
+  EXPECT_EQ(c.transport_params.count("urgent_first"), 1u);
+  EXPECT_EQ(c.transport_params.count("initial_cwnd_packets"), 0u);
+  EXPECT_EQ(c.background_transport_params.count("initial_cwnd_packets"), 1u);
+  EXPECT_EQ(c.background_transport_params.count("urgent_first"), 0u);
+  expect_error("[transport]\nbackground = \"reno\"\n[transport.reno]\nrto_min_us = 0\n",
+               {"bad.toml:4", "transport.reno.rto_min_us", "expected a value in"});
+}
+
+TEST(Scenario, BackgroundEqualToNameOrEmptyIsOneTransport) {
+  for (const char* background : {"\"dctcp\"", "\"\""}) {
+    const ExperimentConfig c = parse_scenario(
+        std::string("[transport]\nname = \"dctcp\"\nbackground = ") + background + "\n",
+        "one.toml");
+    EXPECT_FALSE(c.mixed_tenants()) << background;
+    EXPECT_TRUE(c.background_transport.empty()) << background;
+    EXPECT_TRUE(c.background_transport_params.empty()) << background;
+  }
+}
+
+TEST(Scenario, TransportOverrideSetsNameOnly) {
+  const ExperimentConfig c = parse_scenario("[transport]\nname = \"safs\"\nbackground = \"reno\"\n",
+                                            "cli.toml", {"transport.name=\"dctcp\""});
+  EXPECT_EQ(c.transport, "dctcp");
+  EXPECT_EQ(c.background_transport, "reno");
+}
+
+TEST(Scenario, UnknownBackgroundTransportSuggests) {
+  expect_error("[transport]\nname = \"safs\"\nbackground = \"rneo\"\n",
+               {"bad.toml:3", "transport.background", "did you mean 'reno'?"});
+}
+
+TEST(Scenario, OverrideForTheBackgroundTransportIsUsed) {
+  ScenarioNotes notes;
+  const ExperimentConfig c = parse_scenario("[transport]\nbackground = \"reno\"\n", "bg.toml",
+                                            {"transport.reno.initial_cwnd_packets=4"}, &notes);
+  EXPECT_EQ(c.background_transport_params.count("initial_cwnd_packets"), 1u);
+  EXPECT_TRUE(notes.warnings.empty());
+}
+
 TEST(Scenario, OverridesReachArrayEntries) {
   const ExperimentConfig c = parse_scenario(kValid, "valid.toml", {"flows[1].size_bytes=777"});
   EXPECT_EQ(testing::listed_flows(c)[1].size_bytes, 777u);

@@ -112,7 +112,7 @@ HomaTransport::HomaTransport(TransportEnv& env, const HomaConfig& config)
   if (config_.unsched_levels < 1 || config_.unsched_levels > 4) {
     throw std::invalid_argument("homa: unsched_levels must be 1..4");
   }
-  hosts_ = attach_host_endpoints<Host>(env_.net, *this);
+  hosts_ = attach_host_endpoints<Host>(env_, *this);
 
   // RTTbytes: what the sender can transmit while a full data packet crosses
   // the longest path and a grant returns (module: "the time it takes to send a

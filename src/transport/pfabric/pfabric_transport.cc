@@ -90,7 +90,7 @@ std::uint32_t& PFabricTransport::ReadyPosition::operator()(std::uint32_t id) con
 
 PFabricTransport::PFabricTransport(TransportEnv& env, const PFabricConfig& config)
     : env_(env), config_(config) {
-  hosts_ = attach_host_endpoints<Host>(env_.net, *this);
+  hosts_ = attach_host_endpoints<Host>(env_, *this);
 }
 
 PFabricTransport::~PFabricTransport() = default;

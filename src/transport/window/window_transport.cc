@@ -27,7 +27,7 @@ class WindowTransport::Host final : public PacketSink, public PacketSource {
 WindowTransport::WindowTransport(TransportEnv& env, const WindowConfig& config,
                                  std::unique_ptr<CongestionControl> control)
     : env_(env), config_(config), control_(std::move(control)) {
-  hosts_ = attach_host_endpoints<Host>(env_.net, *this);
+  hosts_ = attach_host_endpoints<Host>(env_, *this);
   handle_at(window_header::kData, Side::kReceiver);
   handle_at(window_header::kAck, Side::kSender);
 }
