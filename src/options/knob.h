@@ -185,7 +185,6 @@ class KnobTable {
   }
 
   const std::vector<Knob<Config>>& knobs() const { return knobs_; }
-  const Config& defaults() const { return defaults_; }
 
   // The key descriptions, `prefix` + key, with this table's defaults.
   std::vector<KeySpec> describe(const std::string& prefix) const {
