@@ -249,7 +249,7 @@ int main(int argc, char** argv) {
     if (*fct_cmd) return safs::cli::fct_table(fct_dirs, fct_edges);
     if (*transports_cmd) {
       for (const safs::TransportInfo& t : safs::all_transports()) {
-        std::printf("%-8s %s\n", std::string(t.name).c_str(), std::string(t.summary).c_str());
+        std::printf("%-12s %s\n", std::string(t.name).c_str(), std::string(t.summary).c_str());
       }
       return 0;
     }

@@ -1,8 +1,10 @@
 // Knobs: each configuration key declared once, bound to the struct member it
 // sets. A table of knobs yields the key descriptions (validation, reference
-// docs) with defaults read from a default-constructed struct, so member
-// initializers are the only place a default is written, and it fills a
-// struct from any SectionReader.
+// docs) with defaults read from its default struct, and it fills a struct
+// from any SectionReader, starting from that default. The default struct is
+// a default-constructed one, so member initializers are where a default is
+// written; a variant of a table that differs only in some defaults (a
+// transport with another default class) derives it with with_defaults().
 //
 //   KnobTable<WindowConfig> t;
 //   t.time("rto_min_us", kPsPerUs, SAFS_FIELD(rto_min_ps), 1, 1e7, "Minimum RTO ...");
@@ -155,7 +157,8 @@ class KnobTable {
     knobs_.back().spec.required = true;
     return *this;
   }
-  // Every knob of `inner`, reaching its struct through `field`.
+  // Every knob of `inner`, reaching its struct through `field`. The defaults
+  // stay this table's (Config's initializers), not `inner`'s.
   template <class Inner, class Field>
   KnobTable& include(const KnobTable<Inner>& inner, Field field) {
     for (const Knob<Inner>& k : inner.knobs()) {
@@ -172,15 +175,24 @@ class KnobTable {
     return *this;
   }
 
+  // The same knobs with other defaults: `change` edits a copy of this
+  // table's default struct, so each knob stays declared once.
+  template <class Change>
+  KnobTable with_defaults(Change change) const {
+    KnobTable derived = *this;
+    change(derived.defaults_);
+    return derived;
+  }
+
   const std::vector<Knob<Config>>& knobs() const { return knobs_; }
 
-  // The key descriptions, `prefix` + key, defaults read from `defaults`.
-  std::vector<KeySpec> describe(const std::string& prefix, const Config& defaults = {}) const {
+  // The key descriptions, `prefix` + key, with this table's defaults.
+  std::vector<KeySpec> describe(const std::string& prefix) const {
     std::vector<KeySpec> specs;
     for (const Knob<Config>& k : knobs_) {
       KeySpec spec = k.spec;
       spec.path = prefix + spec.path;
-      if (!spec.required) spec.default_value = k.read(defaults);
+      if (!spec.required) spec.default_value = k.read(defaults_);
       specs.push_back(std::move(spec));
     }
     return specs;
@@ -192,7 +204,7 @@ class KnobTable {
     }
   }
   Config read(const SectionReader& section) const {
-    Config config;
+    Config config = defaults_;
     apply(section, config);
     return config;
   }
@@ -218,6 +230,7 @@ class KnobTable {
   }
 
   std::vector<Knob<Config>> knobs_;
+  Config defaults_{};
 };
 
 }  // namespace safs

@@ -60,7 +60,7 @@ TransportInfo transport_entry(std::string_view name, std::string_view summary,
     MakeTransport<Options> make_;
     MakeQueue<Options> queue_;
   };
-  std::vector<KeySpec> keys = knobs.describe("");
+  std::vector<KeySpec> keys = knobs.describe("");  // with the table's defaults
   return {name, summary, std::move(keys),
           [knobs = std::move(knobs), make,
            queue](const SectionReader& section) -> std::unique_ptr<TransportSetup> {

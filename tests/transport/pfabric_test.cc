@@ -519,5 +519,80 @@ TEST(PFabric, SameSeedGivesIdenticalFinishTimes) {
   EXPECT_NE(first, finish_times(4)) << "the loss draws must depend on the seed";
 }
 
+// ---------------------------------------------------------------------------
+// pfabric-edf: rank = "deadline"
+
+void add_deadline_flow(ExperimentConfig& config, int src, int dst, std::uint64_t size_bytes,
+                       TimePs deadline_ps) {
+  add_flow(config, src, dst, size_bytes);
+  testing::listed_flows(config).back().deadline_ps = deadline_ps;
+}
+
+// A large flow with the earlier deadline and a small one with a later one,
+// started together, into one receiver or out of one sender's NIC.
+std::vector<FlowRecord> large_early_small_late(const char* transport, bool same_sender) {
+  ExperimentConfig config = pfabric_star(4);
+  config.transport = transport;
+  add_deadline_flow(config, 1, 0, 4'000'000, 600 * kPsPerUs);
+  add_deadline_flow(config, same_sender ? 1 : 2, same_sender ? 3 : 0, 400'000, 2 * kPsPerMs);
+  Experiment e(config);
+  e.run();
+  EXPECT_TRUE(e.recorder().all_complete());
+  return e.recorder().records();
+}
+
+TEST(PFabricEdf, ServesTheEarlierDeadlineFirstEvenWhenItIsTheLargerFlow) {
+  for (const bool same_sender : {false, true}) {
+    SCOPED_TRACE(same_sender ? "one sender's NIC" : "one receiver's switch port");
+    const auto edf = large_early_small_late("pfabric-edf", same_sender);
+    EXPECT_LT(edf[0].finish_ps, edf[1].finish_ps);
+    EXPECT_LT(edf[0].slowdown(), 1.1) << "the early deadline goes first, as if alone";
+    EXPECT_LE(edf[0].finish_ps, edf[0].spec.deadline_ps);
+    EXPECT_LE(edf[1].finish_ps, edf[1].spec.deadline_ps);
+    const auto srpt = large_early_small_late("pfabric", same_sender);
+    EXPECT_LT(srpt[1].finish_ps, srpt[0].finish_ps) << "pFabric serves the small flow first";
+  }
+}
+
+// Flows without a deadline wait for every deadline flow, however far its
+// deadline, and go shortest first among themselves.
+TEST(PFabricEdf, FlowsWithoutADeadlineGoAfterDeadlineFlowsShortestFirst) {
+  ExperimentConfig config = pfabric_star(4);
+  config.transport = "pfabric-edf";
+  add_flow(config, 1, 0, 200'000);
+  add_flow(config, 2, 0, 100'000);
+  add_deadline_flow(config, 3, 0, 2'000'000, 50 * kPsPerMs);
+  Experiment e(config);
+  e.run();
+  ASSERT_TRUE(e.recorder().all_complete());
+  const auto& r = e.recorder().records();
+  EXPECT_LT(r[2].finish_ps, r[1].finish_ps);
+  EXPECT_LT(r[1].finish_ps, r[0].finish_ps);
+  EXPECT_LT(r[2].slowdown(), 1.1);
+}
+
+// A deadline moved earlier moves the flow ahead at once.
+TEST(PFabricEdf, ADeadlineUpdateReordersTheFlows) {
+  auto finish = [](bool update) {
+    ExperimentConfig config = pfabric_star(3);
+    config.transport = "pfabric-edf";
+    add_deadline_flow(config, 1, 0, 2'000'000, 5 * kPsPerMs);
+    add_deadline_flow(config, 2, 0, 2'000'000, 6 * kPsPerMs);
+    Experiment e(config);
+    e.run_until(50 * kPsPerUs);
+    EXPECT_LT(e.transport().delivered_bytes(1), 100'000u) << "the later deadline waits";
+    if (update) e.mutable_transport().update_deadline(1, 1 * kPsPerMs);
+    e.run_until(config.stop_ps);
+    EXPECT_TRUE(e.recorder().all_complete());
+    return std::pair{e.recorder().records()[0].finish_ps, e.recorder().records()[1].finish_ps};
+  };
+  const auto [a_kept, b_kept] = finish(false);
+  EXPECT_LT(a_kept, b_kept);
+  const auto [a_moved, b_moved] = finish(true);
+  EXPECT_LT(b_moved, a_moved);
+  EXPECT_LT(b_moved, b_kept);
+  EXPECT_LE(b_moved, 1 * kPsPerMs);
+}
+
 }  // namespace
 }  // namespace safs

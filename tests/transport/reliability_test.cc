@@ -1,12 +1,22 @@
 // Reliable delivery: every byte exactly once, whatever the network loses.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "support/experiments.h"
+#include "transport/registry.h"
 
 namespace safs {
 namespace {
 
-class LossyDelivery : public ::testing::TestWithParam<const char*> {};
+class LossyDelivery : public ::testing::TestWithParam<std::string> {};
+
+std::vector<std::string> every_transport() {
+  std::vector<std::string> names;
+  for (const TransportInfo& t : all_transports()) names.emplace_back(t.name);
+  return names;
+}
 
 TEST_P(LossyDelivery, EveryByteArrivesExactlyOnceUnderOnePercentLoss) {
   ExperimentConfig config = testing::star(5, 1500);
@@ -18,6 +28,11 @@ TEST_P(LossyDelivery, EveryByteArrivesExactlyOnceUnderOnePercentLoss) {
   for (const std::uint64_t size : sizes) {
     const int src = 1 + i % 4;
     testing::add_flow(config, src, 0, size, i * 10 * kPsPerUs);
+    if (i % 2 == 1) {  // urgent with a deadline: the priority and deadline paths too
+      FlowSpec& flow = testing::listed_flows(config).back();
+      flow.flow_class = FlowClass::kUrgent;
+      flow.deadline_ps = flow.start_ps + 2 * kPsPerMs;
+    }
     ++i;
   }
   Experiment e(config);
@@ -33,8 +48,7 @@ TEST_P(LossyDelivery, EveryByteArrivesExactlyOnceUnderOnePercentLoss) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllWindowTransports, LossyDelivery,
-                         ::testing::Values("dctcp", "d2tcp", "homa", "pfabric", "reno", "safs"));
+INSTANTIATE_TEST_SUITE_P(AllTransports, LossyDelivery, ::testing::ValuesIn(every_transport()));
 
 }  // namespace
 }  // namespace safs

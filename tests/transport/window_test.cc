@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "support/experiments.h"
+#include "transport/registry.h"
 #include "transport/window/prr.h"
 #include "transport/window/sack_scoreboard.h"
 
@@ -193,25 +194,66 @@ TEST(WindowSack, EveryByteArrivesUnderOnePercentLoss) {
 
 // The static-priority baseline: an urgent flow in a class above background
 // crosses an incast of background flows almost as if alone; in one class it
-// waits its turn in the shared queue.
+// waits its turn in the shared queue. `transport` with `params`.
+double urgent_slowdown_in_incast(const char* transport, const Settings& params) {
+  ExperimentConfig config = testing::star(6);
+  config.transport = transport;
+  for (const auto& [key, value] : params) config.transport_params[key] = value;
+  for (int s = 1; s <= 4; ++s) testing::add_flow(config, s, 0, 20'000'000);  // background
+  testing::add_flow(config, 5, 0, 4'000'000, 200 * kPsPerUs);
+  testing::listed_flows(config).back().flow_class = FlowClass::kUrgent;
+  Experiment e(config);
+  e.run();
+  EXPECT_TRUE(e.recorder().all_complete()) << transport;
+  return e.recorder().records().back().slowdown();
+}
+
 TEST(WindowUrgentPriority, UrgentClassCrossesBackgroundAtItsOwnPace) {
-  auto urgent_slowdown = [](std::int64_t urgent_priority) {
-    ExperimentConfig config = testing::star(6);
-    config.transport = "dctcp";
-    config.transport_params["urgent_priority"] = urgent_priority;
-    for (int s = 1; s <= 4; ++s) testing::add_flow(config, s, 0, 20'000'000);  // background
-    testing::add_flow(config, 5, 0, 4'000'000, 200 * kPsPerUs);
-    testing::listed_flows(config).back().flow_class = FlowClass::kUrgent;
-    Experiment e(config);
-    e.run();
-    EXPECT_TRUE(e.recorder().all_complete());
-    return e.recorder().records().back().slowdown();
-  };
-  const double one_class = urgent_slowdown(0);
-  const double own_class = urgent_slowdown(6);
+  const double one_class = urgent_slowdown_in_incast("dctcp", {{"urgent_priority", 0}});
+  const double own_class = urgent_slowdown_in_incast("dctcp", {{"urgent_priority", 6}});
   EXPECT_LT(own_class, 1.3) << "above the background the urgent flow sees an empty queue";
   EXPECT_GT(one_class, 2.5) << "in one class it shares the receiver's link with four others";
 }
 
+// dctcp-prio and d2tcp-prio are their base transport with the urgent class
+// on by default: the same run as setting the knob, and with the knob set
+// back to 0 the same run as the base transport.
+TEST(WindowUrgentPriority, PrioBaselinesAreTheBaseTransportWithTheClassOn) {
+  for (const std::string base : {"dctcp", "d2tcp"}) {
+    const std::string prio = base + "-prio";
+    SCOPED_TRACE(prio);
+    const double with_class = urgent_slowdown_in_incast(prio.c_str(), {});
+    EXPECT_LT(with_class, 1.3);
+    EXPECT_EQ(with_class, urgent_slowdown_in_incast(base.c_str(), {{"urgent_priority", 6}}));
+    const double without = urgent_slowdown_in_incast(base.c_str(), {});
+    EXPECT_GT(without, 2.5);
+    EXPECT_EQ(urgent_slowdown_in_incast(prio.c_str(), {{"urgent_priority", 0}}), without);
+  }
+}
+
+// The class's level is the highest one below control's, listed as the
+// default of the one urgent_priority key; every other key and default is
+// the base transport's.
+TEST(WindowUrgentPriority, PrioEntriesShareTheBaseKeysWithOneDefaultChanged) {
+  for (const std::string base : {"dctcp", "d2tcp"}) {
+    const TransportInfo* plain = find_transport(base);
+    const TransportInfo* prio = find_transport(base + "-prio");
+    ASSERT_NE(plain, nullptr);
+    ASSERT_NE(prio, nullptr);
+    ASSERT_EQ(prio->keys.size(), plain->keys.size());
+    for (std::size_t i = 0; i < plain->keys.size(); ++i) {
+      const KeySpec& a = plain->keys[i];
+      const KeySpec& b = prio->keys[i];
+      EXPECT_EQ(a.path, b.path);
+      EXPECT_EQ(a.doc, b.doc);
+      if (a.path == "urgent_priority") {
+        EXPECT_EQ(a.default_value, Value{std::int64_t{0}});
+        EXPECT_EQ(b.default_value, Value{std::int64_t{kTopPriority - 1}});
+      } else {
+        EXPECT_EQ(a.default_value, b.default_value) << a.path;
+      }
+    }
+  }
+}
 }  // namespace
 }  // namespace safs

@@ -25,7 +25,19 @@ KnobTable<PFabricConfig> pfabric_knobs() {
   t.integer("probe_after_timeouts", "timeouts", SAFS_FIELD(probe_after_timeouts), 1, 1000,
             "Consecutive timeouts after which a flow enters probe mode: one minimum-size probe "
             "per RTT until an ACK arrives (paper; ns-2 prob_cap_ = 5).");
+  t.choice("rank", SAFS_FIELD(rank),
+           std::vector<std::pair<std::string, PFabricRank>>{
+               {"remaining", PFabricRank::kRemainingSize}, {"deadline", PFabricRank::kDeadline}},
+           "What every packet carries as its priority, smaller served first and dropped last, "
+           "and what orders a sender's flows: \"remaining\", the flow's unacknowledged bytes "
+           "(SRPT, the paper's choice); \"deadline\", its deadline, earliest first (EDF, which "
+           "the paper names for deadline traffic), flows without one after every deadline "
+           "flow by remaining bytes.");
   return t;
+}
+
+KnobTable<PFabricConfig> pfabric_edf_knobs() {
+  return pfabric_knobs().with_defaults([](PFabricConfig& c) { c.rank = PFabricRank::kDeadline; });
 }
 
 }  // namespace safs

@@ -9,6 +9,14 @@
 
 namespace safs {
 
+// What a flow's packets carry as their pFabric priority (Packet::rank,
+// smaller first), and what orders a host's flows at its NIC.
+enum class PFabricRank : std::uint8_t {
+  kRemainingSize,  // bytes not yet acknowledged: SRPT (the paper's default)
+  kDeadline,       // the flow's deadline, earliest first (EDF); flows without one
+                   // after every deadline flow, by remaining size
+};
+
 struct PFabricConfig {
   std::uint32_t initial_window_packets = 0;  // 0: one BDP of the flow's path
   std::uint32_t max_window_packets = 0;      // 0: two path BDPs less one packet
@@ -18,8 +26,11 @@ struct PFabricConfig {
   // also sets the derived RTO. 0: ports keep network.port_buffer_bytes and
   // the RTO is 3 x RTT.
   std::uint64_t switch_buffer_bytes = 234'000;
+  PFabricRank rank = PFabricRank::kRemainingSize;
 };
 
 KnobTable<PFabricConfig> pfabric_knobs();
+// The same keys, rank defaulting to the deadline: pFabric as EDF.
+KnobTable<PFabricConfig> pfabric_edf_knobs();
 
 }  // namespace safs

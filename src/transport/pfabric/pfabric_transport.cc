@@ -14,6 +14,9 @@ namespace safs {
 namespace {
 
 constexpr std::uint32_t kAbsent = std::numeric_limits<std::uint32_t>::max();
+// With rank = "deadline", flows without a deadline rank above this, by their
+// remaining bytes: after every deadline (a deadline is below 2^63 ps).
+constexpr std::uint64_t kNoDeadlineRank = std::uint64_t{1} << 63;
 
 }  // namespace
 
@@ -79,8 +82,8 @@ class PFabricTransport::Host final : public PacketSink, public PacketSource {
 };
 
 bool PFabricTransport::ReadyBefore::operator()(std::uint32_t a, std::uint32_t b) const {
-  const std::uint64_t ra = t->senders_.find(a)->remaining();
-  const std::uint64_t rb = t->senders_.find(b)->remaining();
+  const std::uint64_t ra = t->rank(*t->senders_.find(a));
+  const std::uint64_t rb = t->rank(*t->senders_.find(b));
   return ra != rb ? ra < rb : a < b;
 }
 
@@ -152,6 +155,16 @@ std::uint64_t PFabricTransport::delivered_bytes(std::uint32_t flow_id) const {
 FlowCounters PFabricTransport::flow_counters(std::uint32_t flow_id) const {
   const SenderFlow* flow = senders_.find(flow_id);
   return flow != nullptr ? FlowCounters{flow->data_packets, 0} : FlowCounters{};
+}
+
+// The deadline is the rank under rank = "deadline": the flow moves in its
+// sender's order at once, and its next packets carry the new rank.
+void PFabricTransport::update_deadline(std::uint32_t flow_id, TimePs deadline_ps) {
+  SenderFlow* flow = senders_.find(flow_id);
+  if (flow == nullptr) return;
+  flow->spec.deadline_ps = deadline_ps;
+  if (ReceiverFlow* receiver = receivers_.find(flow_id)) receiver->spec.deadline_ps = deadline_ps;
+  if (config_.rank == PFabricRank::kDeadline) refresh(*flow);
 }
 
 PFabricTransport::PathInfo PFabricTransport::path_info(std::uint32_t flow_id) const {
@@ -328,6 +341,12 @@ void PFabricTransport::finish_sender(SenderFlow& flow) {
   refresh(flow);  // leaves the ready heap
 }
 
+std::uint64_t PFabricTransport::rank(const SenderFlow& flow) const {
+  if (config_.rank == PFabricRank::kRemainingSize) return flow.remaining();
+  if (!flow.spec.has_deadline()) return kNoDeadlineRank + flow.remaining();
+  return static_cast<std::uint64_t>(std::max<TimePs>(0, flow.spec.deadline_ps));
+}
+
 bool PFabricTransport::sendable(SenderFlow& flow) {
   if (flow.sender_finished) return false;
   if (flow.probe_mode) return flow.probe_due;
@@ -349,11 +368,11 @@ void PFabricTransport::refresh(SenderFlow& flow) {
   } else if (!ready) {
     host.ready.erase(flow.spec.id);
   } else {
-    host.ready.update(flow.spec.id);  // remaining size may have shrunk
+    host.ready.update(flow.spec.id);  // its rank may have changed
   }
 }
 
-// The NIC is free: the ready flow with the least remaining sends one packet.
+// The NIC is free: the ready flow with the smallest rank sends one packet.
 Packet* PFabricTransport::next_packet(Host& host) {
   while (!host.ready.empty()) {
     SenderFlow& flow = *senders_.find(host.ready.top());
@@ -379,7 +398,7 @@ Packet* PFabricTransport::build_segment(SenderFlow& flow) {
 
   Packet& p =
       new_pulled_packet(env_, flow.spec, flow.data_route, PacketKind::kData, pfabric_header::kData);
-  p.rank = flow.remaining();
+  p.rank = rank(flow);
   p.seq = seq;
   p.payload_bytes = length;
   p.wire_bytes = length + env_.header_bytes;
@@ -395,7 +414,7 @@ Packet* PFabricTransport::build_probe(SenderFlow& flow) {
   flow.probe_due = false;
   Packet& p = new_pulled_packet(env_, flow.spec, flow.data_route, PacketKind::kControl,
                                 pfabric_header::kProbe);
-  p.rank = flow.remaining();
+  p.rank = rank(flow);
   p.seq = flow.acked.cumulative_bytes();
   p.payload_bytes = 0;  // the byte is padding: delivery counts whole segments only
   p.wire_bytes = env_.header_bytes + 1;

@@ -3,8 +3,9 @@
 // switch discipline. See docs/transports.md ("pfabric").
 //
 // Every packet carries its flow's remaining size (bytes not yet acknowledged,
-// cumulatively or selectively) as Packet::rank; ACKs carry rank 0 and leave
-// the host NIC at the top priority. A flow starts at line rate with a window
+// cumulatively or selectively) as Packet::rank, or with rank = "deadline" its
+// deadline (pfabric-edf); ACKs carry rank 0 and leave the host NIC at the top
+// priority. A flow starts at line rate with a window
 // of one bandwidth-delay product of its path, grows it like TCP (slow start,
 // then one MTU per window) up to a cap, and recovers from loss by timeouts
 // only: no fast retransmit, a small fixed RTO, and after a run of consecutive
@@ -12,7 +13,8 @@
 // arrives. The receiver acknowledges every packet with the cumulative point,
 // the segment it answers and a selective-ACK bitmap of the segments above the
 // cumulative point, so a retransmission never repeats a segment the sender
-// knows has arrived. Each host NIC serves its flows shortest remaining first.
+// knows has arrived. Each host NIC serves its flows by the same rank: shortest
+// remaining (or earliest deadline) first.
 // The sender's and the receiver's state of a flow are separate entries, each
 // in its own table; the messages and their fields are in pfabric_header.h.
 #pragma once
@@ -46,7 +48,7 @@ class PFabricTransport final : public Transport {
   TransportStats stats() const override { return stats_; }
   std::uint64_t delivered_bytes(std::uint32_t flow_id) const override;
   FlowCounters flow_counters(std::uint32_t flow_id) const override;
-  void update_deadline(std::uint32_t /*flow_id*/, TimePs /*deadline_ps*/) override {}
+  void update_deadline(std::uint32_t flow_id, TimePs deadline_ps) override;
 
   const PFabricStats& pfabric_stats() const { return pfabric_stats_; }
 
@@ -85,6 +87,7 @@ class PFabricTransport final : public Transport {
   void on_timeout(SenderFlow& flow);
   void on_probe_timer(SenderFlow& flow);
   void finish_sender(SenderFlow& flow);
+  std::uint64_t rank(const SenderFlow& flow) const;
   bool sendable(SenderFlow& flow);
   void refresh(SenderFlow& flow);  // the flow's place in its host's ready heap
   Packet* next_packet(Host& host);

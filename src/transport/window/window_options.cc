@@ -59,4 +59,14 @@ KnobTable<D2tcpOptions> d2tcp_knobs() {
   return t;
 }
 
+KnobTable<DctcpOptions> dctcp_prio_knobs() {
+  return dctcp_knobs().with_defaults(
+      [](DctcpOptions& o) { o.window.urgent_priority = kUrgentClassPriority; });
+}
+
+KnobTable<D2tcpOptions> d2tcp_prio_knobs() {
+  return d2tcp_knobs().with_defaults(
+      [](D2tcpOptions& o) { o.dctcp.window.urgent_priority = kUrgentClassPriority; });
+}
+
 }  // namespace safs

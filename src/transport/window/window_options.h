@@ -5,10 +5,19 @@
 #include <cstdint>
 
 #include "base/time.h"
+#include "net/packet.h"
 #include "options/knob.h"
 #include "transport/window/congestion_control.h"
 
 namespace safs {
+
+// The level of the `-prio` baselines' urgent class: one below kTopPriority.
+// The strict-priority queue serves 7 first, then 6; the top level stays for
+// control (SAFS's GRANT, META and REPORT and Homa's GRANTs travel there), as
+// an operator keeps the top queue for RFC 4594's Network Control class (DSCP
+// CS6) above the latency-critical class. DCTCP and D2TCP send nothing at 7,
+// so their urgent class is the first thing every queue serves.
+inline constexpr std::uint8_t kUrgentClassPriority = kTopPriority - 1;
 
 struct WindowConfig {
   std::uint32_t initial_cwnd_packets = 10;  // RFC 6928
@@ -42,5 +51,9 @@ struct D2tcpOptions {
 KnobTable<WindowConfig> reno_knobs();
 KnobTable<DctcpOptions> dctcp_knobs();
 KnobTable<D2tcpOptions> d2tcp_knobs();
+// The same keys, urgent_priority defaulting to kUrgentClassPriority: DCTCP
+// and D2TCP with urgent flows in a strict-priority class above background.
+KnobTable<DctcpOptions> dctcp_prio_knobs();
+KnobTable<D2tcpOptions> d2tcp_prio_knobs();
 
 }  // namespace safs
