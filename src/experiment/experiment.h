@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/simulator.h"
+#include "experiment/timestamp_errors.h"
 #include "metrics/flow_recorder.h"
 #include "net/packet_pool.h"
 #include "net/topology.h"
@@ -39,6 +40,8 @@ struct ExperimentConfig {
   // Built and armed in this order. Listed flows take their ids when the run
   // is built; generated flows get the next ids in the order they start.
   WorkloadSpecs workloads;
+  // How wrong the no-bubble timestamps the transport sees are ([timestamps]).
+  TimestampErrorModel timestamps;
 };
 
 struct NetworkTotals {

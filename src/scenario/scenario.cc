@@ -407,6 +407,7 @@ ExperimentConfig Loader::build() {
   }
 
   build_workloads(config);
+  timestamp_knobs().apply(section_reader(root_["timestamps"].as_table(), "timestamps"), config);
   return config;
 }
 
