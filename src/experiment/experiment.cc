@@ -66,6 +66,7 @@ class Experiment::Host final : public WorkloadHost {
   Simulator& sim() override { return run_.sim_; }
   Transport& transport() override { return *run_.transport_; }
   const RunShape& shape() const override { return shape_; }
+  const OpJitter& op_jitter() const override { return run_.config_.op_jitter; }
   // The records keep the true deadline; the transport gets the spec returned.
   FlowSpec register_flow(FlowSpec flow, FlowTerms terms) override {
     const FlowSpec registered = run_.register_flow(flow, terms);

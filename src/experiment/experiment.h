@@ -19,6 +19,7 @@
 #include "net/topology.h"
 #include "options/section_reader.h"
 #include "transport/transport.h"
+#include "workload/compute/op_jitter.h"
 #include "workload/workload.h"
 #include "workload/workload_spec.h"
 
@@ -42,6 +43,8 @@ struct ExperimentConfig {
   WorkloadSpecs workloads;
   // How wrong the no-bubble timestamps the transport sees are ([timestamps]).
   TimestampErrorModel timestamps;
+  // How far compute ops stray from their planned durations ([jitter]).
+  OpJitter op_jitter;
 };
 
 struct NetworkTotals {

@@ -65,7 +65,7 @@ KnobTable<ExperimentConfig> network_knobs() {
   return t;
 }
 
-// docs/imperfect-semantics.md describes the model.
+// docs/imperfect-semantics.md describes both models.
 KnobTable<ExperimentConfig> timestamp_knobs() {
   KnobTable<ExperimentConfig> t;
   t.number("bias_of_slack", "slacks", SAFS_FIELD(timestamps.bias_of_slack), -1, 10,
@@ -84,6 +84,19 @@ KnobTable<ExperimentConfig> timestamp_knobs() {
   t.number("missing_fraction", "fraction", SAFS_FIELD(timestamps.missing_fraction), 0, 1,
            "Share of the flows with a deadline that reach the transport without one, and get no "
            "updates; they keep their class (urgent stays urgent).");
+  return t;
+}
+
+KnobTable<ExperimentConfig> jitter_knobs() {
+  KnobTable<ExperimentConfig> t;
+  t.number("sigma", "", SAFS_FIELD(op_jitter.sigma), 0, 3,
+           "Every compute op (pipeline, inference) really takes its planned duration x "
+           "exp(mu + sigma Z), Z standard normal, mu = -sigma^2/2 so the mean is the plan. "
+           "No-bubble timestamps use the planned durations until ops end.");
+  t.integer("straggler_every", "ops", SAFS_FIELD(op_jitter.straggler_every), 0, 1e9,
+            "Each op is a straggler with probability 1/this; 0 = none.");
+  t.number("straggler_factor", "x", SAFS_FIELD(op_jitter.straggler_factor), 1, 1000,
+           "A straggler's duration over its jittered one.");
   return t;
 }
 

@@ -1,7 +1,7 @@
 // The knobs of the scenario sections that configure the run itself:
-// [simulation], [topology], [network], and the run's imperfect timestamps:
-// [timestamps]. Defaults are the member initializers of ExperimentConfig,
-// TopologySpec, NetworkConfig and TimestampErrorModel.
+// [simulation], [topology], [network], and the run's imperfections:
+// [timestamps] and [jitter]. Defaults are the member initializers of
+// ExperimentConfig, TopologySpec, NetworkConfig, TimestampErrorModel and OpJitter.
 #pragma once
 
 #include <optional>
@@ -23,5 +23,6 @@ KnobTable<ExperimentConfig> simulation_knobs();
 KnobTable<TopologyOptions> topology_knobs();
 KnobTable<ExperimentConfig> network_knobs();
 KnobTable<ExperimentConfig> timestamp_knobs();
+KnobTable<ExperimentConfig> jitter_knobs();
 
 }  // namespace safs

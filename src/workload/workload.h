@@ -21,6 +21,7 @@ namespace safs {
 
 class Simulator;
 class Transport;
+struct OpJitter;  // workload/compute/op_jitter.h
 
 // The facts of the run a workload may need to shape its traffic.
 struct RunShape {
@@ -44,6 +45,8 @@ class WorkloadHost {
   virtual Simulator& sim() = 0;
   virtual Transport& transport() = 0;
   virtual const RunShape& shape() const = 0;
+  // How the run's GPUs stray from the planned durations of compute ops.
+  virtual const OpJitter& op_jitter() const = 0;
   // Records a flow under the next free id (ids are dense, in the order flows
   // are registered) and returns the spec the transport is to see: its
   // deadline may differ from the recorded one when the run models imperfect
