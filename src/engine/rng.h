@@ -59,8 +59,15 @@ class Rng {
   }
   bool bernoulli(double p) { return uniform() < p; }
   double exponential(double mean) { return -mean * std::log1p(-uniform()); }
+  // Standard normal (Box and Muller 1958): two uniforms per draw, the second
+  // variate discarded, so every draw consumes the same amount of the stream.
+  double normal() {
+    const double radius = std::sqrt(-2.0 * std::log1p(-uniform()));
+    return radius * std::cos(2.0 * kPi * uniform());
+  }
 
  private:
+  static constexpr double kPi = 3.14159265358979323846;
   static constexpr std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   std::uint64_t s_[4];
 };

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "experiment/timestamp_errors.h"
 #include "transport/common/tenant_mux.h"
 #include "transport/registry.h"
 
@@ -54,28 +55,44 @@ class Experiment::CompletionWatcher final : public FlowObserver {
 
 class Experiment::Host final : public WorkloadHost {
  public:
-  Host(Experiment& run, RunShape shape) : run_(run), shape_(shape) {}
+  Host(Experiment& run, RunShape shape)
+      : run_(run),
+        shape_(shape),
+        timestamp_errors_(run.sim_, run.config_.timestamps, shape.seed,
+                          [this](std::uint32_t id, TimePs deadline_ps) {
+                            // A delayed update may fall due after the flow completed.
+                            if (run_.recorder_->records()[id].complete()) return;
+                            run_.transport_->update_deadline(id, deadline_ps);
+                          }) {}
   Simulator& sim() override { return run_.sim_; }
   Transport& transport() override { return *run_.transport_; }
   const RunShape& shape() const override { return shape_; }
+  const OpJitter& op_jitter() const override { return run_.config_.op_jitter; }
+  // The records keep the true deadline; the transport gets the spec returned.
   FlowSpec register_flow(FlowSpec flow, FlowTerms terms) override {
-    return run_.register_flow(flow, terms);
+    const FlowSpec registered = run_.register_flow(flow, terms);
+    return timestamp_errors_.as_started(registered,
+                                        run_.recorder_->records()[registered.id].ideal_fct_ps);
   }
   std::uint32_t launch(FlowSpec flow, FlowTerms terms) override {
-    const FlowSpec registered = run_.register_flow(flow, terms);
-    run_.transport_->start_flow(registered);
-    return registered.id;
+    const FlowSpec seen = register_flow(flow, terms);
+    run_.transport_->start_flow(seen);
+    return seen.id;
   }
   void update_deadline(std::uint32_t flow_id, TimePs deadline_ps) override {
-    run_.recorder_->record(flow_id).spec.deadline_ps = deadline_ps;
-    run_.transport_->update_deadline(flow_id, deadline_ps);
+    FlowRecord& record = run_.recorder_->record(flow_id);
+    record.spec.deadline_ps = deadline_ps;
+    timestamp_errors_.on_update(flow_id, deadline_ps, record.ideal_fct_ps);
   }
   std::uint64_t next_random_stream() override { return random_streams_++; }
   void workload_finished() override { run_.watcher_->stop_if_done(); }
 
+  const TimestampErrors& timestamp_errors() const { return timestamp_errors_; }
+
  private:
   Experiment& run_;
   RunShape shape_;
+  TimestampErrors timestamp_errors_;
   std::uint64_t random_streams_ = 0;
 };
 
@@ -192,6 +209,16 @@ void Experiment::run_until(TimePs t) {
 RunReport Experiment::report() const {
   RunReport report;
   for (const auto& workload : workloads_) workload->report(report);
+  const TimestampErrors& errors = host_->timestamp_errors();
+  if (errors.active()) {  // absent with exact timestamps, as before the model existed
+    const TimestampErrorCounts& n = errors.counts();
+    report.summary_sections["timestamp_errors"] = {
+        {"flows_with_deadline", n.flows_with_deadline},
+        {"flows_without_timestamp", n.flows_without_timestamp},
+        {"updates", n.updates},
+        {"updates_dropped", n.updates_dropped},
+        {"updates_delayed", n.updates_delayed}};
+  }
   return report;
 }
 

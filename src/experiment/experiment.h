@@ -13,11 +13,13 @@
 #include <vector>
 
 #include "engine/simulator.h"
+#include "experiment/timestamp_errors.h"
 #include "metrics/flow_recorder.h"
 #include "net/packet_pool.h"
 #include "net/topology.h"
 #include "options/section_reader.h"
 #include "transport/transport.h"
+#include "workload/compute/op_jitter.h"
 #include "workload/workload.h"
 #include "workload/workload_spec.h"
 
@@ -47,6 +49,10 @@ struct ExperimentConfig {
   // Built and armed in this order. Listed flows take their ids when the run
   // is built; generated flows get the next ids in the order they start.
   WorkloadSpecs workloads;
+  // How wrong the no-bubble timestamps the transport sees are ([timestamps]).
+  TimestampErrorModel timestamps;
+  // How far compute ops stray from their planned durations ([jitter]).
+  OpJitter op_jitter;
 };
 
 struct NetworkTotals {

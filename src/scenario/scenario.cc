@@ -423,6 +423,8 @@ ExperimentConfig Loader::build() {
   }
 
   build_workloads(config);
+  timestamp_knobs().apply(section_reader(root_["timestamps"].as_table(), "timestamps"), config);
+  jitter_knobs().apply(section_reader(root_["jitter"].as_table(), "jitter"), config);
   return config;
 }
 

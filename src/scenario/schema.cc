@@ -42,6 +42,8 @@ std::vector<KeySpec> build_keys() {
   for (const WorkloadKind& kind : workload_kinds()) {
     add(with_prefix(kind.keys, std::string(kind.section) + (kind.repeated ? "[]." : ".")));
   }
+  add(timestamp_knobs().describe("timestamps."));
+  add(jitter_knobs().describe("jitter."));
   for (const TransportInfo& t : all_transports()) {
     add(with_prefix(t.keys, "transport." + std::string(t.name) + "."));
   }

@@ -65,4 +65,39 @@ KnobTable<ExperimentConfig> network_knobs() {
   return t;
 }
 
+// docs/imperfect-semantics.md describes both models.
+KnobTable<ExperimentConfig> timestamp_knobs() {
+  KnobTable<ExperimentConfig> t;
+  t.number("bias_of_slack", "slacks", SAFS_FIELD(timestamps.bias_of_slack), -1, 10,
+           "Systematic error of every no-bubble timestamp the transport sees, in units of the "
+           "flow's slack (true deadline - now - ideal FCT, at least 0): +1 tells it one slack "
+           "later than the truth, -0.5 half a slack earlier. Never earlier than now. Flows' "
+           "records (misses, lateness) keep the true deadline.");
+  t.number("noise_of_slack", "slacks", SAFS_FIELD(timestamps.noise_of_slack), 0, 10,
+           "Standard deviation of a normal error added to each timestamp, in slacks; drawn "
+           "afresh for every timestamp.");
+  t.time("update_delay_us", "us", kPsPerUs, SAFS_FIELD(timestamps.update_delay_ps), 0, 1e9,
+         "Delay before a timestamp update reaches the transport (a flow's first timestamp "
+         "travels with it).");
+  t.number("update_drop_probability", "probability", SAFS_FIELD(timestamps.update_drop_probability),
+           0, 1, "Probability that a timestamp update never reaches the transport.");
+  t.number("missing_fraction", "fraction", SAFS_FIELD(timestamps.missing_fraction), 0, 1,
+           "Share of the flows with a deadline that reach the transport without one, and get no "
+           "updates; they keep their class (urgent stays urgent).");
+  return t;
+}
+
+KnobTable<ExperimentConfig> jitter_knobs() {
+  KnobTable<ExperimentConfig> t;
+  t.number("sigma", "", SAFS_FIELD(op_jitter.sigma), 0, 3,
+           "Every compute op (pipeline, inference) really takes its planned duration x "
+           "exp(mu + sigma Z), Z standard normal, mu = -sigma^2/2 so the mean is the plan. "
+           "No-bubble timestamps use the planned durations until ops end.");
+  t.integer("straggler_every", "ops", SAFS_FIELD(op_jitter.straggler_every), 0, 1e9,
+            "Each op is a straggler with probability 1/this; 0 = none.");
+  t.number("straggler_factor", "x", SAFS_FIELD(op_jitter.straggler_factor), 1, 1000,
+           "A straggler's duration over its jittered one.");
+  return t;
+}
+
 }  // namespace safs

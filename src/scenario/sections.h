@@ -1,6 +1,7 @@
 // The knobs of the scenario sections that configure the run itself:
-// [simulation], [topology], [network]. Defaults are the member initializers
-// of ExperimentConfig, TopologySpec and NetworkConfig.
+// [simulation], [topology], [network], and the run's imperfections:
+// [timestamps] and [jitter]. Defaults are the member initializers of
+// ExperimentConfig, TopologySpec, NetworkConfig, TimestampErrorModel and OpJitter.
 #pragma once
 
 #include <optional>
@@ -21,5 +22,7 @@ struct TopologyOptions {
 KnobTable<ExperimentConfig> simulation_knobs();
 KnobTable<TopologyOptions> topology_knobs();
 KnobTable<ExperimentConfig> network_knobs();
+KnobTable<ExperimentConfig> timestamp_knobs();
+KnobTable<ExperimentConfig> jitter_knobs();
 
 }  // namespace safs

@@ -21,6 +21,7 @@ namespace safs {
 
 class Simulator;
 class Transport;
+struct OpJitter;  // workload/compute/op_jitter.h
 
 // The facts of the run a workload may need to shape its traffic.
 struct RunShape {
@@ -44,12 +45,17 @@ class WorkloadHost {
   virtual Simulator& sim() = 0;
   virtual Transport& transport() = 0;
   virtual const RunShape& shape() const = 0;
+  // How the run's GPUs stray from the planned durations of compute ops.
+  virtual const OpJitter& op_jitter() const = 0;
   // Records a flow under the next free id (ids are dense, in the order flows
-  // are registered) and returns the spec as recorded; the caller starts it.
+  // are registered) and returns the spec the transport is to see: its
+  // deadline may differ from the recorded one when the run models imperfect
+  // timestamps (the records keep the true deadline). The caller starts it.
   virtual FlowSpec register_flow(FlowSpec flow, FlowTerms terms) = 0;
   // Registers a flow and starts it now; returns its id.
   virtual std::uint32_t launch(FlowSpec flow, FlowTerms terms) = 0;
-  // The flow's no-bubble timestamp moved: the records and the transport learn it.
+  // The flow's no-bubble timestamp moved: the records learn it, and the
+  // transport too (perturbed, late or not at all under imperfect timestamps).
   virtual void update_deadline(std::uint32_t flow_id, TimePs deadline_ps) = 0;
   // A stream index for the workload's own random numbers: one per caller, in
   // build order, so that adding a workload never shifts another's draws.

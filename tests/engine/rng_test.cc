@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -158,26 +159,56 @@ TEST(RngTest, UniformInUnitIntervalWithMeanHalf) {
   EXPECT_GT(hi, 0.999);
 }
 
+struct Moments {
+  double mean = 0;
+  double variance = 0;
+};
+
+// The sample mean and variance of `n` draws, each checked finite.
+template <class Draw>
+Moments moments(int n, Draw draw) {
+  double sum = 0;
+  double sum_sq = 0;
+  for (int i = 0; i < n; ++i) {
+    const double x = draw();
+    EXPECT_TRUE(std::isfinite(x));
+    sum += x;
+    sum_sq += x * x;
+  }
+  const double mean = sum / n;
+  return {mean, sum_sq / n - mean * mean};
+}
+
 TEST(RngTest, ExponentialMean) {
   for (const double mean : {1.0, 250.0, 1e6}) {
     Rng rng(4, "exponential", static_cast<std::uint64_t>(mean));
-    constexpr int kDraws = 100000;
-    double sum = 0;
-    double sum_sq = 0;
-    for (int i = 0; i < kDraws; ++i) {
+    double lowest = 0;
+    const Moments m = moments(100000, [&] {
       const double x = rng.exponential(mean);
-      ASSERT_GE(x, 0.0);
-      ASSERT_TRUE(std::isfinite(x));
-      sum += x;
-      sum_sq += x * x;
-    }
-    const double m = sum / kDraws;
+      lowest = std::min(lowest, x);
+      return x;
+    });
+    EXPECT_GE(lowest, 0.0);
     // sd of the sample mean is mean / sqrt(1e5) ~ 0.32%; allow 2%.
-    EXPECT_NEAR(m / mean, 1.0, 0.02) << mean;
+    EXPECT_NEAR(m.mean / mean, 1.0, 0.02) << mean;
     // The variance of an exponential is mean^2.
-    const double var = sum_sq / kDraws - m * m;
-    EXPECT_NEAR(var / (mean * mean), 1.0, 0.06) << mean;
+    EXPECT_NEAR(m.variance / (mean * mean), 1.0, 0.06) << mean;
   }
+}
+
+TEST(RngTest, NormalMeanVarianceAndTails) {
+  Rng rng(10, "normal");
+  constexpr int kDraws = 100000;
+  int beyond_two = 0;
+  const Moments m = moments(kDraws, [&] {
+    const double z = rng.normal();
+    beyond_two += std::abs(z) > 2 ? 1 : 0;
+    return z;
+  });
+  EXPECT_NEAR(m.mean, 0.0, 0.015);     // sd of the mean ~0.0032
+  EXPECT_NEAR(m.variance, 1.0, 0.02);  // sd of the variance ~0.0045
+  // P(|Z| > 2) = 0.0455; sd of the share ~0.00066.
+  EXPECT_NEAR(beyond_two / static_cast<double>(kDraws), 0.0455, 0.004);
 }
 
 TEST(RngTest, BernoulliFrequency) {

@@ -1,18 +1,26 @@
 #include "workload/compute/compute_engine.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "workload/compute/bubble_account.h"
 
 namespace safs {
 
 ComputeEngine::ComputeEngine(Simulator& sim, ComputeGraph graph, ComputeHooks hooks,
-                             TimePs update_threshold_ps)
+                             std::vector<TimePs> real_duration_ps, TimePs update_threshold_ps)
     : sim_(sim),
       graph_(std::move(graph)),
       hooks_(std::move(hooks)),
+      real_duration_ps_(std::move(real_duration_ps)),
       update_threshold_ps_(update_threshold_ps) {
   graph_.validate();
+  if (real_duration_ps_.empty()) {
+    for (const ComputeOp& op : graph_.ops) real_duration_ps_.push_back(op.duration_ps);
+  }
+  if (real_duration_ps_.size() != graph_.ops.size()) {
+    throw std::invalid_argument("compute engine: one real duration per op expected");
+  }
   const std::vector<TimePs> plan = planned_starts(graph_);
   planned_makespan_ps_ = safs::makespan_ps(graph_, plan);
   ops_.resize(graph_.ops.size());
@@ -58,7 +66,7 @@ void ComputeEngine::try_start(int gpu) {
   record.wait_ps = now - g.free_since_ps;
   g.busy = true;
   ++g.next;
-  g.op_end->arm_at(now + graph_.ops[op].duration_ps);
+  g.op_end->arm_at(now + real_duration_ps_[op]);
   refresh_deadlines(gpu);
 }
 
@@ -123,11 +131,16 @@ void ComputeEngine::on_flow_complete(std::uint32_t flow_id) {
 TimePs ComputeEngine::no_bubble_ps(int op) const { return projected_start_ps_[op]; }
 
 // Where would each pending op of this GPU start if its inputs arrived in
-// time? Queue the remaining ops behind the current one, none before its plan.
+// time? Queue the remaining ops behind the current one, none before its plan,
+// each taking its planned duration: the real ones are not known in advance.
 void ComputeEngine::refresh_deadlines(int gpu) {
   const Gpu& g = gpus_[gpu];
   const std::vector<int>& order = graph_.gpu_order[gpu];
-  TimePs cursor = g.busy ? g.op_end->deadline() : sim_.now();
+  TimePs cursor = sim_.now();
+  if (g.busy) {  // expected to end as planned (it is known to run until now at least)
+    const int running = order[g.next - 1];
+    cursor = std::max(cursor, ops_[running].start_ps + graph_.ops[running].duration_ps);
+  }
   for (std::size_t k = g.next; k < order.size(); ++k) {
     const int op = order[k];
     const TimePs start = std::max(ops_[op].planned_start_ps, cursor);

@@ -5,6 +5,12 @@
 // waiting (never earlier than the plan with free communication). When a GPU
 // falls behind, the timestamps of its pending inputs move later and the
 // transport is told (the runtime updates SAFS relies on).
+//
+// Ops may really take longer or shorter than planned (op_jitter.h). The
+// timestamps see only what a runtime would know: the planned durations, and
+// the real end of each op once it has ended. A running op is expected to end
+// at its start plus its planned duration; when it overruns, its GPU's
+// timestamps move at its real end.
 #pragma once
 
 #include <cstdint>
@@ -44,9 +50,11 @@ struct TransferRecord {
 
 class ComputeEngine {
  public:
-  // `update_threshold_ps`: a timestamp moves only when it changes by more.
+  // `real_duration_ps`: how long each op really takes (empty: as planned,
+  // graph.ops[i].duration_ps). `update_threshold_ps`: a timestamp moves only
+  // when it changes by more.
   ComputeEngine(Simulator& sim, ComputeGraph graph, ComputeHooks hooks,
-                TimePs update_threshold_ps = kPsPerUs);
+                std::vector<TimePs> real_duration_ps = {}, TimePs update_threshold_ps = kPsPerUs);
   ComputeEngine(const ComputeEngine&) = delete;
   ComputeEngine& operator=(const ComputeEngine&) = delete;
 
@@ -81,6 +89,7 @@ class ComputeEngine {
   Simulator& sim_;
   ComputeGraph graph_;
   ComputeHooks hooks_;
+  std::vector<TimePs> real_duration_ps_;  // per op; only the op-end timer reads it
   TimePs update_threshold_ps_;
   std::vector<Gpu> gpus_;
   std::vector<OpRecord> ops_;

@@ -27,6 +27,18 @@ std::string ops_csv(const ComputeEngine& c) {
   return csv.str();
 }
 
+// Jittered ops only: how far the real durations strayed from the plan.
+nlohmann::ordered_json jitter_json(const ComputeGraph& graph, const RealDurations& real) {
+  TimePs planned_ps = 0, real_ps = 0;
+  for (std::size_t i = 0; i < graph.ops.size(); ++i) {
+    planned_ps += graph.ops[i].duration_ps;
+    real_ps += real.duration_ps[i];
+  }
+  return {{"stragglers", real.stragglers},
+          {"planned_compute_s", ps_to_sec(planned_ps)},
+          {"real_compute_s", ps_to_sec(real_ps)}};
+}
+
 nlohmann::ordered_json compute_json(const ComputeEngine& c) {
   nlohmann::ordered_json j;
   j["finished"] = c.finished();
@@ -85,8 +97,15 @@ std::string describe_workload(const ComputeGraph& graph) {
          std::to_string(graph.gpu_order.size()) + " GPUs";
 }
 
+RealDurations real_durations(const ComputeGraph& graph, WorkloadHost& host) {
+  const OpJitter& jitter = host.op_jitter();
+  if (!jitter.active()) return {};  // as planned, and no random stream taken
+  return draw_real_durations(graph, jitter, host.shape().seed, host.next_random_stream());
+}
+
 ComputeWorkload::ComputeWorkload(WorkloadHost& host, ComputeGraph graph)
-    : engine_(host.sim(), std::move(graph), compute_hooks(host)) {}
+    : real_(safs::real_durations(graph, host)),
+      engine_(host.sim(), std::move(graph), compute_hooks(host), real_.duration_ps) {}
 
 std::optional<WorkloadProgress> ComputeWorkload::progress() const {
   double done = 0;
@@ -100,7 +119,9 @@ std::string ComputeWorkload::unfinished_note() const {
 
 void ComputeWorkload::report(RunReport& report) const {
   report.files.emplace_back("ops.csv", ops_csv(engine_));
-  report.summary_sections["compute"] = compute_json(engine_);
+  nlohmann::ordered_json compute = compute_json(engine_);
+  if (!real_.duration_ps.empty()) compute["op_jitter"] = jitter_json(engine_.graph(), real_);
+  report.summary_sections["compute"] = std::move(compute);
 }
 
 }  // namespace safs

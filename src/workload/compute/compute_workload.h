@@ -1,12 +1,14 @@
 // A computation as a workload: GPUs running a ComputeGraph (a training
 // pipeline, a collective), whose transfers are measured flows. The run waits
 // for its last op. Outputs: ops.csv and the "compute" section of summary.json.
+// Its ops take the durations the run's op jitter gives them (op_jitter.h).
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "workload/compute/compute_engine.h"
+#include "workload/compute/op_jitter.h"
 #include "workload/workload.h"
 
 namespace safs {
@@ -18,6 +20,9 @@ std::string describe_workload(const ComputeGraph& graph);
 // The hooks a computation's engine gets from the run: transfers launched as
 // measured flows, timestamp updates passed on, the end reported.
 ComputeHooks compute_hooks(WorkloadHost& host);
+// The real durations of `graph`'s ops under the run's op jitter, on a random
+// stream of their own; empty (as planned) without jitter.
+RealDurations real_durations(const ComputeGraph& graph, WorkloadHost& host);
 
 class ComputeWorkload final : public Workload {
  public:
@@ -34,8 +39,11 @@ class ComputeWorkload final : public Workload {
   void report(RunReport& report) const override;
 
   const ComputeEngine& engine() const { return engine_; }
+  // The ops' real durations, empty when they run as planned (no jitter).
+  const RealDurations& real_durations() const { return real_; }
 
  private:
+  RealDurations real_;  // before the engine, which runs them
   ComputeEngine engine_;
 };
 

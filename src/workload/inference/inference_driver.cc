@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/rng.h"
 #include "workload/compute/compute_workload.h"
 #include "workload/inference/inference_report.h"
 
@@ -10,7 +11,11 @@ namespace safs {
 std::unique_ptr<Workload> make_workload(const InferenceWorkload& spec, WorkloadHost& host) {
   ComputeHooks hooks = compute_hooks(host);
   if (spec.free_communication) hooks.launch = nullptr;
-  return std::make_unique<InferenceDriver>(host.sim(), spec, host.shape().seed, std::move(hooks));
+  const OpJitter& jitter = host.op_jitter();
+  // No random stream taken without jitter: the other workloads' draws stay put.
+  const std::uint64_t jitter_stream = jitter.active() ? host.next_random_stream() : 0;
+  return std::make_unique<InferenceDriver>(host.sim(), spec, host.shape().seed, std::move(hooks),
+                                           jitter, jitter_stream);
 }
 
 std::string describe_workload(const InferenceWorkload& spec) {
@@ -28,7 +33,7 @@ InferenceWorkload with_arrival_rate(InferenceWorkload w, TimePs full_batch_step_
 }  // namespace
 
 InferenceDriver::InferenceDriver(Simulator& sim, InferenceWorkload workload, std::uint64_t seed,
-                                 ComputeHooks hooks)
+                                 ComputeHooks hooks, OpJitter jitter, std::uint64_t jitter_stream)
     : sim_(sim),
       full_batch_step_ps_(safs::full_batch_step_ps(workload)),
       workload_(with_arrival_rate(std::move(workload), full_batch_step_ps_)),
@@ -37,7 +42,10 @@ InferenceDriver::InferenceDriver(Simulator& sim, InferenceWorkload workload, std
       batcher_(workload_.afd.attention_instances(), workload_.afd.microbatches,
                workload_.afd.max_tokens_per_microbatch),
       step_timer_(sim, [this] { begin_step(); }),
-      measured_left_(workload_.measured_requests) {
+      measured_left_(workload_.measured_requests),
+      seed_(seed),
+      jitter_(jitter),
+      jitter_stream_(jitter_stream) {
   next_arrival_ = stream_.next();
 }
 
@@ -142,7 +150,13 @@ void InferenceDriver::begin_step() {
   // The engine reports its end from inside its own event; the next step
   // starts in a fresh event at the same time, after the engine has returned.
   hooks.on_finished = [this] { step_timer_.arm_at(sim_.now()); };
-  engine_ = std::make_unique<ComputeEngine>(sim_, std::move(step.graph), std::move(hooks));
+  RealDurations real;  // empty: as planned
+  if (jitter_.active()) {
+    real = draw_real_durations(step.graph, jitter_, seed_, mix_keys(jitter_stream_, steps_.size()));
+    stragglers_ += real.stragglers;
+  }
+  engine_ = std::make_unique<ComputeEngine>(sim_, std::move(step.graph), std::move(hooks),
+                                            std::move(real.duration_ps));
   engine_->start();
 }
 

@@ -3,7 +3,8 @@
 // batching), and the step's ComputeGraph is built from the batch and run by a
 // ComputeEngine, whose transfers carry their consumers' no-bubble timestamps
 // like any other computation's. A step ends when its last op does; the next
-// one starts at once (or at the next arrival if no request is left).
+// one starts at once (or at the next arrival if no request is left). Each
+// step's ops take the durations the run's op jitter gives them (op_jitter.h).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +15,7 @@
 
 #include "engine/timer.h"
 #include "workload/compute/compute_engine.h"
+#include "workload/compute/op_jitter.h"
 #include "workload/inference/continuous_batcher.h"
 #include "workload/inference/inference_workload.h"
 #include "workload/workload.h"
@@ -40,9 +42,10 @@ std::string describe_workload(const InferenceWorkload& spec);
 class InferenceDriver final : public Workload {
  public:
   // `hooks.on_finished` fires once every measured request has finished. An
-  // empty `hooks.launch` means free communication.
+  // empty `hooks.launch` means free communication. `jitter_stream` keys the
+  // op jitter's draws (with the step number).
   InferenceDriver(Simulator& sim, InferenceWorkload workload, std::uint64_t seed,
-                  ComputeHooks hooks);
+                  ComputeHooks hooks, OpJitter jitter = {}, std::uint64_t jitter_stream = 0);
   InferenceDriver(const InferenceDriver&) = delete;
   InferenceDriver& operator=(const InferenceDriver&) = delete;
 
@@ -69,6 +72,8 @@ class InferenceDriver final : public Workload {
   const std::deque<Request>& requests() const { return requests_; }  // arrived so far
   const std::vector<StepRecord>& steps() const { return steps_; }
   bool measured(const Request& r) const;
+  const OpJitter& op_jitter() const { return jitter_; }
+  std::uint64_t stragglers() const { return stragglers_; }  // ops so far, every step
 
  private:
   void begin_step();
@@ -90,6 +95,10 @@ class InferenceDriver final : public Workload {
   Timer step_timer_;
   std::uint32_t measured_left_;
   std::function<void(const ComputeEngine&)> step_observer_;
+  std::uint64_t seed_;
+  OpJitter jitter_;
+  std::uint64_t jitter_stream_;
+  std::uint64_t stragglers_ = 0;
 };
 
 }  // namespace safs

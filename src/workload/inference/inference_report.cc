@@ -75,6 +75,7 @@ nlohmann::ordered_json inference_json(const InferenceDriver& driver) {
       {"attention",
        step_sum_s > 0 ? attention_wait_s / (step_sum_s * afd.attention_instances()) : 0.0},
       {"ffn", step_sum_s > 0 ? ffn_wait_s / (step_sum_s * afd.ffn_instances()) : 0.0}};
+  if (driver.op_jitter().active()) j["op_jitter"] = {{"stragglers", driver.stragglers()}};
   return j;
 }
 
