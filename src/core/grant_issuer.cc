@@ -10,6 +10,8 @@ Grant GrantIssuer::issue(FlowState& state, const GrantTarget& target, TimePs now
   state.sent_priority = target.priority;
   state.lease_end_ps = now + config_.validity_ps;
   state.pending = false;
+  state.heard = false;
+  state.lapsed = false;
   ++grants_issued_;
   Grant g;
   g.flow = target.flow;
@@ -50,6 +52,7 @@ std::vector<Grant> GrantIssuer::update(const std::vector<GrantTarget>& targets, 
   double eventual_bps = 0;  // in effect once this update's grants have all landed
   for (const GrantTarget& t : targets) {
     const FlowState& state = flows_[t.flow];
+    if (state.lapsed) continue;  // its sender is on its window, not on a rate
     any_increase = any_increase || is_increase(t);
     eventual_bps += differs(state, t) ? t.rate_bps : std::max(0.0, state.sent_rate_bps);
   }
@@ -61,6 +64,7 @@ std::vector<Grant> GrantIssuer::update(const std::vector<GrantTarget>& targets, 
   std::vector<const GrantTarget*> increases;
   for (const GrantTarget& target : targets) {
     FlowState& state = flows_[target.flow];
+    if (state.lapsed) continue;  // granted again once it is heard from
     if (is_increase(target)) {
       increases.push_back(&target);
       continue;
@@ -98,10 +102,30 @@ std::vector<Grant> GrantIssuer::due(TimePs now) {
       out.push_back(issue(state, state.pending_target, now));
     } else if (!state.pending && state.sent_rate_bps >= 0 &&
                now >= state.lease_end_ps - config_.refresh_margin_ps) {
-      out.push_back(issue(state, {id, state.sent_rate_bps, state.sent_priority}, now));
+      if (refreshes(state)) {
+        out.push_back(issue(state, {id, state.sent_rate_bps, state.sent_priority}, now));
+      } else if (now >= state.lease_end_ps) {  // unused and over: its rate is no longer in effect
+        state.lapsed = true;
+        state.sent_rate_bps = -1;
+      }
     }
   }
   return out;
+}
+
+bool GrantIssuer::note_data(FlowId flow) {
+  const auto it = flows_.find(flow);
+  if (it == flows_.end()) return false;
+  FlowState& state = it->second;
+  state.heard = true;
+  const bool resumed = state.lapsed;
+  state.lapsed = false;
+  return resumed;
+}
+
+bool GrantIssuer::all_lapsed() const {
+  return !flows_.empty() && std::all_of(flows_.begin(), flows_.end(),
+                                        [](const auto& entry) { return entry.second.lapsed; });
 }
 
 TimePs GrantIssuer::next_due_ps() const {
@@ -110,7 +134,8 @@ TimePs GrantIssuer::next_due_ps() const {
     if (state.pending) {
       next = std::min(next, state.release_ps);
     } else if (state.sent_rate_bps >= 0) {
-      next = std::min(next, state.lease_end_ps - config_.refresh_margin_ps);
+      next = std::min(next, refreshes(state) ? state.lease_end_ps - config_.refresh_margin_ps
+                                             : state.lease_end_ps);
     }
   }
   return next;

@@ -5,6 +5,14 @@
 // control delay after the last decrease, so the senders' rates in effect never
 // sum to more than either allocation. An increase with no decrease in flight
 // goes out at once.
+//
+// Leases are refreshed only while they are used: a flow granted a rate that
+// delivered nothing since its last grant (its sender is in a retransmission
+// timeout, or gone) gets no refresh, so control stays bounded by data however
+// long a flow stalls under loss. Its lease lapses: the sender falls back to
+// its window, and the flow's next data makes it a new flow to grant (until the
+// lease's end its rate still counts as in effect, and decreases still go). A paused
+// flow (rate 0) is silent by the receiver's choice and is refreshed anyway.
 #pragma once
 
 #include <algorithm>
@@ -48,6 +56,11 @@ class GrantIssuer {
                             double capacity_bps = std::numeric_limits<double>::infinity());
   // Held-back increases and lease refreshes whose time has come.
   std::vector<Grant> due(TimePs now);
+  // Data of `flow` arrived. True if its lease had lapsed unused: it wants a
+  // grant again, at the next update().
+  bool note_data(FlowId flow);
+  // Every flow's lease lapsed: nothing to refresh, nothing to reallocate for.
+  bool all_lapsed() const;
   // When due() will next have something (kTimeNever if nothing is pending).
   TimePs next_due_ps() const;
 
@@ -60,12 +73,16 @@ class GrantIssuer {
     TimePs lease_end_ps = 0;  // as the receiver estimates it
     bool pending = false;     // an increase is held back
     bool listed = false;      // in the current allocation
+    bool heard = false;       // data arrived since the last grant
+    bool lapsed = false;      // its lease ran out unused: no grant until data
     GrantTarget pending_target;
     TimePs release_ps = 0;  // when the held-back increase may go
   };
 
   Grant issue(FlowState& state, const GrantTarget& target, TimePs now);
   bool differs(const FlowState& state, const GrantTarget& target) const;
+  // Its lease is worth renewing: used since the last grant, or a pause.
+  static bool refreshes(const FlowState& state) { return state.heard || state.sent_rate_bps == 0; }
 
   GrantConfig config_;
   std::map<FlowId, FlowState> flows_;  // ordered: deterministic output

@@ -40,6 +40,8 @@ bool ReceiverScheduler::update_no_bubble(FlowId id, TimePs no_bubble_ps) {
 
 void ReceiverScheduler::update_remaining(FlowId id, std::uint64_t remaining_bytes) {
   if (SemanticFlow* f = find(id)) f->remaining_bytes = remaining_bytes;
+  // A flow whose lease lapsed unused is back: grant it as soon as possible.
+  if (issuer_.note_data(id)) dirty_ = true;
 }
 
 void ReceiverScheduler::set_sender_cap(FlowId id, double cap_bps) {
@@ -74,7 +76,8 @@ void ReceiverScheduler::note_unscheduled(std::uint64_t bytes, TimePs now) {
 }
 
 std::vector<Grant> ReceiverScheduler::poll(TimePs now) {
-  const bool stale = !flows_.empty() && now >= last_allocation_ps_ + config_.reallocate_every_ps;
+  const bool stale =
+      reallocates_periodically() && now >= last_allocation_ps_ + config_.reallocate_every_ps;
   if (!dirty_ && !stale) return issuer_.due(now);
 
   // Fold the allocation that was in force since the last one into background's
@@ -110,7 +113,9 @@ std::vector<Grant> ReceiverScheduler::poll(TimePs now) {
 TimePs ReceiverScheduler::next_poll_ps() const {
   TimePs next = issuer_.next_due_ps();
   if (dirty_) return 0;
-  if (!flows_.empty()) next = std::min(next, last_allocation_ps_ + config_.reallocate_every_ps);
+  if (reallocates_periodically()) {
+    next = std::min(next, last_allocation_ps_ + config_.reallocate_every_ps);
+  }
   return next;
 }
 

@@ -51,7 +51,8 @@ class ReceiverScheduler {
   void add_flow(const SemanticFlow& flow);
   // The producer moved the flow's no-bubble timestamp. False if unknown.
   bool update_no_bubble(FlowId id, TimePs no_bubble_ps);
-  // Bytes still to arrive, as the receiver sees them (cheap; no reallocation).
+  // Data arrived: bytes still to arrive, as the receiver sees them (cheap; a
+  // reallocation only if the flow's lease had lapsed unused).
   void update_remaining(FlowId id, std::uint64_t remaining_bytes);
   // The sender reported what it can achieve for this flow.
   void set_sender_cap(FlowId id, double cap_bps);
@@ -78,6 +79,9 @@ class ReceiverScheduler {
 
  private:
   SemanticFlow* find(FlowId id);
+  // Demands drift only while some flow is served: not when every lease lapsed
+  // (all senders stalled), so a receiver of stalled flows is quiet until data.
+  bool reallocates_periodically() const { return !flows_.empty() && !issuer_.all_lapsed(); }
   const SemanticFlow* find(FlowId id) const;
 
   ReceiverConfig config_;

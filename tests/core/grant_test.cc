@@ -224,6 +224,7 @@ TEST(GrantIssuerTest, LeaseRefreshExactlyOnceAtMargin) {
   EXPECT_TRUE(issuer.due(t0 + 100 * kUs).empty());
   EXPECT_TRUE(issuer.due(refresh_at - 1).empty());
   EXPECT_TRUE(issuer.update({{1, 10 * kGbps, 5}, {2, 0.0, 1}}, refresh_at - 1).empty());
+  EXPECT_FALSE(issuer.note_data(1));  // flow 1 uses its lease
   // Both leases are refreshed (a zero-rate grant too: it holds the sender
   // at zero rather than letting it fall back to background).
   const std::vector<Grant> refresh = issuer.due(refresh_at);
@@ -238,6 +239,7 @@ TEST(GrantIssuerTest, LeaseRefreshExactlyOnceAtMargin) {
   EXPECT_TRUE(issuer.due(refresh_at).empty());
   EXPECT_TRUE(issuer.due(refresh_at + 100 * kUs).empty());
   EXPECT_EQ(issuer.next_due_ps(), refresh_at + 480 * kUs);
+  issuer.note_data(1);
   // update() carries refreshes that fall due too.
   const std::vector<Grant> via_update =
       issuer.update({{1, 10 * kGbps, 5}, {2, 0.0, 1}}, refresh_at + 480 * kUs);
@@ -245,6 +247,53 @@ TEST(GrantIssuerTest, LeaseRefreshExactlyOnceAtMargin) {
   EXPECT_GT(via_update[0].epoch,
             std::max(find_grant(refresh, 1)->epoch, find_grant(refresh, 2)->epoch));
   EXPECT_EQ(issuer.grants_issued(), 6u);
+}
+
+// A lease that carried no data is not refreshed: it lapses, the flow gets no
+// grant from later updates, and its next data makes it want one again.
+TEST(GrantIssuerTest, UnusedLeaseLapsesUntilDataArrives) {
+  const GrantConfig c;  // validity 500 us, refresh margin 20 us
+  GrantIssuer issuer(c);
+  ASSERT_EQ(issuer.update({{1, 10 * kGbps, 5}, {2, 20 * kGbps, 5}}, 0).size(), 2u);
+  issuer.note_data(2);
+  const std::vector<Grant> refresh = issuer.due(480 * kUs);
+  ASSERT_EQ(refresh.size(), 1u);
+  EXPECT_EQ(refresh[0].flow, 2u);
+  EXPECT_EQ(issuer.next_due_ps(), 500 * kUs);  // flow 1's lease ends: it lapses then
+  EXPECT_TRUE(issuer.due(500 * kUs).empty());
+  EXPECT_FALSE(issuer.all_lapsed());
+  EXPECT_TRUE(issuer.due(960 * kUs).empty());  // flow 2 went silent too
+  EXPECT_FALSE(issuer.all_lapsed());           // its lease runs until 980 us
+  EXPECT_TRUE(issuer.due(980 * kUs).empty());
+  EXPECT_TRUE(issuer.all_lapsed());
+  EXPECT_EQ(issuer.next_due_ps(), kTimeNever);
+  // New targets, even changed ones, grant nothing to a lapsed flow.
+  EXPECT_TRUE(issuer.update({{1, 30 * kGbps, 5}, {2, 20 * kGbps, 4}}, 2000 * kUs).empty());
+  EXPECT_TRUE(issuer.note_data(1));
+  EXPECT_FALSE(issuer.note_data(1));  // once back, later data changes nothing
+  const std::vector<Grant> back =
+      issuer.update({{1, 30 * kGbps, 5}, {2, 20 * kGbps, 4}}, 2100 * kUs);
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].flow, 1u);
+  EXPECT_EQ(back[0].rate_bps, 30 * kGbps);
+  EXPECT_FALSE(issuer.all_lapsed());
+}
+
+// However often the issuer is polled and data arrives, a flow gets at most
+// one refresh per lease: over 10 ms of 500 us leases refreshed 20 us early,
+// 20 refreshes (10 ms / 480 us) after the first grant.
+TEST(GrantIssuerTest, AtMostOneRefreshPerLease) {
+  const GrantConfig c;
+  GrantIssuer issuer(c);
+  ASSERT_EQ(issuer.update({{1, 10 * kGbps, 5}}, 0).size(), 1u);
+  std::uint64_t refreshes = 0;
+  for (TimePs t = kUs; t <= 10'000 * kUs; t += kUs) {
+    issuer.note_data(1);
+    refreshes += issuer.due(t).size();
+    refreshes += issuer.update({{1, 10 * kGbps, 5}}, t).size();
+  }
+  EXPECT_EQ(refreshes, 10'000u / 480u);
+  EXPECT_EQ(issuer.grants_issued(), 1 + refreshes);
 }
 
 TEST(GrantIssuerTest, NothingDueWithoutFlows) {

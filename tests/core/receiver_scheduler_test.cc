@@ -231,6 +231,7 @@ TEST(ReceiverSchedulerTest, UnscheduledBytesReduceBudgetAndDecay) {
   // And gives it back as the estimate decays.
   double last_budget = rs.allocation().budget_bps;
   for (TimePs at = t1 + 20 * kUs; at <= t1 + 2 * kMs; at += 20 * kUs) {
+    rs.update_remaining(1, 500'000'000);  // the flow is served: its lease stays alive
     rs.poll(at);
     EXPECT_GT(rs.allocation().budget_bps, last_budget) << at;
     EXPECT_NEAR(rs.allocation().budget_bps, 97 * kGbps - rs.unscheduled_bps(at), 1e-3);
@@ -249,14 +250,16 @@ TEST(ReceiverSchedulerTest, NextPollIsEarliestOfRefreshReallocationAndRelease) {
   const TimePs t0 = 3 * kUs;
   ASSERT_EQ(rs.poll(t0).size(), 1u);
   const TimePs refresh = t0 + config.grants.validity_ps - config.grants.refresh_margin_ps;
+  // Unused, the lease would lapse at its end; used, it is refreshed early.
+  EXPECT_EQ(rs.next_poll_ps(), t0 + config.grants.validity_ps);
+  rs.update_remaining(1, 400'000'000);
   EXPECT_EQ(rs.next_poll_ps(), refresh);
   EXPECT_TRUE(rs.poll(refresh - 1).empty());
   const std::vector<Grant> r = rs.poll(refresh);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0].epoch, 2u);
   EXPECT_EQ(rs.reallocations(), 1u);  // a refresh, not a reallocation
-  EXPECT_EQ(rs.next_poll_ps(),
-            refresh + config.grants.validity_ps - config.grants.refresh_margin_ps);
+  EXPECT_EQ(rs.next_poll_ps(), refresh + config.grants.validity_ps);  // unused so far
 
   // A held-back increase comes first of all.
   rs.add_flow(background(2, 500'000'000));
@@ -279,6 +282,34 @@ TEST(ReceiverSchedulerTest, NextPollIsEarliestOfRefreshReallocationAndRelease) {
   EXPECT_EQ(other.next_poll_ps(), 0);
   EXPECT_TRUE(other.poll(t0 + kUs).empty());
   EXPECT_EQ(other.next_poll_ps(), kTimeNever);
+}
+
+// A receiver whose every sender stalled (a timeout under loss) neither
+// refreshes their leases nor reallocates, so it sends nothing and needs no
+// poll; the first data back gets its flow a grant at the next poll.
+TEST(ReceiverSchedulerTest, StalledFlowsLeaveTheReceiverQuiet) {
+  const ReceiverConfig config;
+  ReceiverScheduler rs(config);
+  for (const FlowId id : {1u, 2u}) rs.add_flow(background(id, 500'000'000));
+  ASSERT_EQ(rs.poll(0).size(), 2u);
+  const TimePs lease_end = config.grants.validity_ps;
+  std::uint64_t grants = 0;
+  for (TimePs t = config.reallocate_every_ps; t <= lease_end; t += config.reallocate_every_ps) {
+    grants += rs.poll(t).size();
+  }
+  EXPECT_EQ(grants, 0u);
+  EXPECT_EQ(rs.next_poll_ps(), kTimeNever);
+  const std::uint64_t reallocations = rs.reallocations();
+  EXPECT_TRUE(rs.poll(10 * lease_end).empty());
+  EXPECT_EQ(rs.reallocations(), reallocations);
+
+  rs.update_remaining(2, 400'000'000);  // flow 2's sender is back
+  EXPECT_TRUE(rs.has_changes());
+  const std::vector<Grant> back = rs.poll(10 * lease_end + kUs);
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].flow, 2u);
+  EXPECT_GT(back[0].rate_bps, 0.0);
+  EXPECT_NE(rs.next_poll_ps(), kTimeNever);  // served again: periodic reallocation resumes
 }
 
 TEST(ReceiverSchedulerTest, RemoveFlowFreesCapacity) {
@@ -379,7 +410,7 @@ TEST(ReceiverSchedulerTest, RandomRuntimeChangesKeepTotalWithinBudget) {
     for (const Grant& g : rs.poll(t)) senders[g.flow].accept(g, t);
     double in_effect = 0;
     for (const auto& [id, holder] : senders) {
-      if (holder.held()) in_effect += holder.grant().rate_bps;
+      if (holder.active(t)) in_effect += holder.grant().rate_bps;  // an unused lease lapses
     }
     // At most the larger of the two budgets (normal 97, overload 100).
     ASSERT_LE(in_effect, 100 * kGbps * (1 + 1e-9)) << "step " << step;

@@ -30,8 +30,11 @@ SafsTransport::SenderAgent::FlowState& SafsTransport::SenderAgent::state(const S
 safs_header::Semantics SafsTransport::SenderAgent::semantics(const SenderFlow& flow,
                                                              bool unscheduled) const {
   const FlowSpec& spec = flow.spec;
-  return {spec.deadline_ps, spec.size_bytes, spec.dependency, spec.flow_class == FlowClass::kUrgent,
-          unscheduled,      spec.criticality};
+  // The timestamp's version travels with it, so the receiver holds (and its
+  // grants echo) the version this sender last sent.
+  return {
+      spec.deadline_ps, spec.size_bytes,  spec.dependency,    spec.flow_class == FlowClass::kUrgent,
+      unscheduled,      spec.criticality, state(flow).version};
 }
 
 void SafsTransport::SenderAgent::on_start(SenderFlow& flow) {
