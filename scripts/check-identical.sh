@@ -57,7 +57,8 @@ with open("scenarios/eval/matrix.toml", "rb") as f:
 for s in matrix["scenario"]:
     sets = " ".join("--set " + a for a in s.get("set", []) + s.get("ci", []))
     for t in sys.argv[1].split():
-        print(f"eval-{s['name']}-{t} scenarios/eval/{s['file']} --transport {t} {sets}")
+        # No trailing blank: xargs -L would join the next line to this one.
+        print(f"eval-{s['name']}-{t} scenarios/eval/{s['file']} --transport {t} {sets}".rstrip())
 PY
   # Variants the paper scripts use, which reach other code paths.
   echo "zb-k2-safs scenarios/paper/zb-training.toml --transport safs --set pipeline.background_flows_per_stage=2"

@@ -53,6 +53,15 @@ check "rerun succeeds" "$evaluate" --sim "$sim" --matrix "$work/matrix.toml" --o
 check "rerun reuses finished points" \
   test "$(stat -c %Y "$work/out/incast/4-MiB/safs/seed=1/summary.json")" -eq "$before"
 
+cp "$work/out/matrix.csv" "$work/ran.csv"
+check "--no-run reports the finished cells" \
+  "$evaluate" --sim "$sim" --matrix "$work/matrix.toml" --out "$work/out" --no-run
+check "--no-run gives the same matrix.csv" cmp -s "$work/out/matrix.csv" "$work/ran.csv"
+code=0
+"$evaluate" --sim "$sim" --matrix "$work/matrix.toml" --out "$work/empty" --no-run \
+  >"$work/empty.log" 2>&1 || code=$?
+check "--no-run with nothing run: exit 1" test "$code" -eq 1
+check "--no-run lists what was not run" grep -q '^- incast / 4 MiB / dctcp (not run)' "$work/empty/matrix.md"
 echo "my notes" >"$work/notes.md"
 expect_bad "report over a file without markers" "refusing to overwrite" \
   --matrix "$work/matrix.toml" --out "$work/out" --report "$work/notes.md"

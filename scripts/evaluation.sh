@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Regenerates docs/evaluation.md's matrix and its figures from a run of the
+# evaluation matrix at one level (default quick; full for the published one):
+#   scripts/evaluation.sh [quick|full]
+# Runs go to out/eval/LEVEL (finished points are reused: the sweeps'
+# resume); the report is spliced between the markers of docs/evaluation.md;
+# one figure per scenario family goes to docs/figures/eval-FAMILY.png.
+# Environment: SAFS_SIM (default build/bin/safs-sim), SAFS_JOBS (cells at
+# once, default: the cores).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+level=${1:-quick}
+sim=${SAFS_SIM:-build/bin/safs-sim}
+out=out/eval/$level
+start=$(date +%s)
+status=0
+SAFS_SIM=$sim tools/evaluate --level "$level" --out "$out" --jobs "${SAFS_JOBS:-$(nproc)}" \
+  --report docs/evaluation.md || status=$?
+echo "evaluation: level $level in $(($(date +%s) - start)) s" >&2
+for family in training inference fabric incast; do
+  tools/plot matrix "$out/matrix.csv" --family "$family" -o "docs/figures/eval-$family.png"
+done
+exit "$status"
