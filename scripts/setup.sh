@@ -20,6 +20,11 @@ optional_packages=(
   libns3-dev libgsl-dev libsqlite3-dev libxml2-dev libpython3.11-dev
   tshark   # reads run --pcap captures back in a test (tools/safs-sim.lua)
 )
+# Optional: the Python module, `import safs` (python/, docs/python.md), built
+# when pybind11 and Python's headers are found; pandas gives its DataFrames
+# (lists of dicts without it). Apart from the ns-3 list, so that an archive
+# without ns-3 still gets these.
+python_packages=(pybind11-dev python3-dev python3-pandas)
 
 # Installs whichever of the given packages are not installed yet.
 install_missing() {
@@ -39,6 +44,8 @@ install_missing() {
 install_missing "${packages[@]}"
 install_missing "${optional_packages[@]}" ||
   echo "setup: optional packages (ns-3, tshark) unavailable; validation/run.sh and the pcap_tshark test will skip" >&2
+install_missing "${python_packages[@]}" ||
+  echo "setup: pybind11, python3-dev or pandas unavailable; the Python module (or its DataFrames) and its tests will skip" >&2
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_type=${SAFS_BUILD_TYPE:-Release}

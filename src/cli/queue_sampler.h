@@ -18,6 +18,7 @@ class QueueSampler {
  public:
   QueueSampler(Experiment& experiment, timeline::SamplerFanout& samplers, TimePs period);
   void write_csv(const std::string& path) const;
+  const std::string& csv_text() const { return csv_; }  // what write_csv writes
 
  private:
   void sample(TimePs at);

@@ -9,8 +9,6 @@
 #include <sstream>
 #include <stdexcept>
 
-#include <unistd.h>
-
 #include "capture/pcap_writer.h"
 #include "cli/memory_estimate.h"
 #include "cli/queue_sampler.h"
@@ -42,11 +40,6 @@ std::string read_file(const std::string& path) {
   std::ostringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
-}
-
-std::string host_name() {
-  char name[256] = {};
-  return gethostname(name, sizeof name - 1) == 0 ? name : "unknown";
 }
 
 Provenance provenance_of(const RunOptions& o, const std::vector<std::string>& overrides,

@@ -42,7 +42,7 @@ void write_report_files(const RunReport& report, const std::string& dir) {
     write_file_atomically(dir + "/" + name, contents);
 }
 
-void write_flows_csv(const Experiment& experiment, const std::string& path) {
+std::string flows_csv_text(const Experiment& experiment) {
   std::ostringstream csv;
   csv << "id,src,dst,size_bytes,start_s,finish_s,fct_s,ideal_fct_s,slowdown,deadline_s,"
          "met_deadline,class,delivered_bytes,data_packets,control_packets\n";
@@ -66,7 +66,11 @@ void write_flows_csv(const Experiment& experiment, const std::string& path) {
     csv << ',' << to_string(f.flow_class) << ',' << r.delivered_bytes << ',' << r.data_packets
         << ',' << r.control_packets << '\n';
   }
-  write_file_atomically(path, csv.str());
+  return csv.str();
+}
+
+void write_flows_csv(const Experiment& experiment, const std::string& path) {
+  write_file_atomically(path, flows_csv_text(experiment));
 }
 
 namespace {
@@ -118,8 +122,8 @@ double busiest_downlink_utilisation(Experiment& experiment) {
   return best;
 }
 
-void write_summary_json(Experiment& experiment, const RunReport& report, const RunInfo& info,
-                        const std::string& path) {
+std::string summary_json_text(Experiment& experiment, const RunReport& report,
+                              const RunInfo& info) {
   const ExperimentConfig& config = experiment.config();
   const TimePs now = experiment.sim().now();
   const auto& records = experiment.recorder().records();
@@ -189,7 +193,12 @@ void write_summary_json(Experiment& experiment, const RunReport& report, const R
   if (config.mixed_tenants()) {
     j["provenance"]["effective"]["background_transport"] = config.background_transport;
   }
-  write_file_atomically(path, j.dump(2) + "\n");
+  return j.dump(2) + "\n";
+}
+
+void write_summary_json(Experiment& experiment, const RunReport& report, const RunInfo& info,
+                        const std::string& path) {
+  write_file_atomically(path, summary_json_text(experiment, report, info));
 }
 
 }  // namespace safs

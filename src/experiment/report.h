@@ -32,6 +32,11 @@ struct RunInfo {
   Provenance provenance;
 };
 
+// flows.csv's and summary.json's text, for callers that keep a run's
+// outputs in memory (the Python module); the writers below write exactly these.
+std::string flows_csv_text(const Experiment& experiment);
+std::string summary_json_text(Experiment& experiment, const RunReport& report, const RunInfo& info);
+
 void write_flows_csv(const Experiment& experiment, const std::string& path);
 // Each of the report's files, into `dir`.
 void write_report_files(const RunReport& report, const std::string& dir);

@@ -228,7 +228,7 @@ RankResult run_share(const SweepOptions& o, const Plan& plan, const std::vector<
     to_run.push_back(i);
   }
 
-  const std::string self = own_executable();
+  const std::string self = o.executable.empty() ? own_executable() : o.executable;
   std::vector<PointJob> jobs;
   for (const std::size_t i : to_run) {
     const std::string dir = (fs::path(plan.out_dir) / plan.points[i].name).string();

@@ -24,6 +24,7 @@ struct SweepOptions {
   int jobs = 0;                        // parallel points per rank; 0 = its share of the cores
   std::string shard;                   // --shard I/N: only points i % N == I; empty = all
   bool collect = false;                // --collect: run nothing, write sweep.csv of every point
+  std::string executable;              // the safs-sim each point runs; empty = this one
   console::Verbosity verbosity = console::Verbosity::kNormal;
 };
 

@@ -14,5 +14,7 @@ std::string version();        // "0.1.0"
 std::string source_commit();  // "bb3c278", "bb3c278-dirty", or "unknown"
 // "safs-rt 0.1.0 (source bb3c278)"
 std::string version_line(std::string_view tool);
+// The machine a result was produced on, for provenance; "unknown" if unnamed.
+std::string host_name();
 
 }  // namespace safs

@@ -1,0 +1,32 @@
+"""safs: Slack-Aware Flow Scheduling, from Python.
+
+The packet-level simulator's API is the module ``safs.sim``; its names are
+also the package's top-level names (``safs.Scenario`` is
+``safs.sim.Scenario``). The package leaves room for a ``safs.runtime``
+module (SAFS on real hosts) beside ``safs.sim``; nothing here imports it.
+
+    import safs
+    run = safs.Scenario("scenarios/examples/incast.toml").set("transport.name", "safs").run()
+    run.flows["fct_s"].describe()
+"""
+
+from safs.sim import (
+    Run,
+    Scenario,
+    ScenarioError,
+    SimulationWarning,
+    source_commit,
+    sweep,
+    version,
+)
+
+__all__ = [
+    "Run",
+    "Scenario",
+    "ScenarioError",
+    "SimulationWarning",
+    "source_commit",
+    "sweep",
+    "version",
+]
+__version__ = version()

@@ -1,0 +1,107 @@
+#include "scenario_value.h"
+
+#include <cstdint>
+#include <sstream>
+#include <utility>
+
+#include <toml++/toml.h>
+
+#include "scenario/scenario.h"
+
+namespace py = pybind11;
+
+namespace safs::python {
+
+namespace {
+
+toml::table table_of(const py::dict& dict, const std::string& path);
+
+std::string joined(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+// Where a converted value goes: appended to an array, or under a key of a
+// table. (Named types, so that converting nested lists instantiates
+// convert() once per destination, not once per depth.)
+struct AppendTo {
+  toml::array& array;
+  template <class V>
+  void operator()(V&& value) const {
+    array.push_back(std::forward<V>(value));
+  }
+};
+struct AssignTo {
+  toml::table& table;
+  const std::string& key;
+  template <class V>
+  void operator()(V&& value) const {
+    table.insert_or_assign(key, std::forward<V>(value));
+  }
+};
+
+// Calls put(value) with `value` as the TOML type it maps to.
+template <class Put>
+void convert(const py::handle& value, const std::string& path, const Put& put) {
+  if (py::isinstance<py::bool_>(value)) {
+    put(value.cast<bool>());
+  } else if (py::isinstance<py::int_>(value) || PyIndex_Check(value.ptr())) {  // numpy integers too
+    put(py::int_(py::reinterpret_borrow<py::object>(value)).cast<std::int64_t>());
+  } else if (py::isinstance<py::float_>(value)) {
+    put(value.cast<double>());
+  } else if (py::isinstance<py::str>(value)) {
+    put(value.cast<std::string>());
+  } else if (py::isinstance<py::dict>(value)) {
+    put(table_of(py::reinterpret_borrow<py::dict>(value), path));
+  } else if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
+    toml::array array;
+    for (const py::handle item : value) convert(item, path, AppendTo{array});
+    put(std::move(array));
+  } else {
+    throw ScenarioError(path + ": a Python " +
+                        py::str(py::type::of(value).attr("__name__")).cast<std::string>() +
+                        " is not a scenario value (expected bool, int, float, str, list or dict)");
+  }
+}
+
+toml::table table_of(const py::dict& dict, const std::string& path) {
+  toml::table table;
+  for (const auto& [key, value] : dict) {
+    if (!py::isinstance<py::str>(key)) {
+      throw ScenarioError(joined(path, py::repr(key).cast<std::string>()) +
+                          ": keys must be strings");
+    }
+    const std::string name = key.cast<std::string>();
+    convert(value, joined(path, name), AssignTo{table, name});
+  }
+  return table;
+}
+
+std::string formatted(const toml::table& table) {
+  std::ostringstream out;
+  // Basic "..." strings, as the CLI's --transport shorthand writes them, so
+  // set("transport.name", "safs") is the same override as --transport safs.
+  constexpr auto flags =
+      toml::toml_formatter::default_flags &
+      ~(toml::format_flags::allow_literal_strings | toml::format_flags::allow_multi_line_strings);
+  out << toml::toml_formatter(table, flags);
+  return out.str();
+}
+
+}  // namespace
+
+std::string toml_document(const py::dict& scenario) {
+  return formatted(table_of(scenario, "")) + "\n";
+}
+
+std::string toml_value(const std::string& key, const py::handle& value) {
+  if (py::isinstance<py::dict>(value)) {
+    throw ScenarioError(key + ": set a table's keys one by one (set(\"" + key + ".KEY\", value))");
+  }
+  toml::table holder;
+  const std::string v = "v";
+  convert(value, key, AssignTo{holder, v});
+  const std::string text = formatted(holder);  // "v = VALUE"
+  return text.substr(text.find('=') + 2);
+}
+
+}  // namespace safs::python

@@ -1,0 +1,42 @@
+"""Runs every ```python block of docs/python.md in order, in one namespace,
+as a notebook would, so the page cannot go stale; then checks what the
+cells computed."""
+
+import os
+import re
+import sys
+
+from safs_test_support import SOURCE_DIR, import_safs_or_skip, scratch_dir
+
+safs = import_safs_or_skip()
+try:
+    import pandas  # noqa: F401  (the page's cells use it)
+except ImportError:
+    print("skipped: docs/python.md's example needs pandas (python3-pandas)", file=sys.stderr)
+    sys.exit(77)
+
+page = (SOURCE_DIR / "docs" / "python.md").read_text()
+cells = re.findall(r"^```python\n(.*?)^```", page, flags=re.DOTALL | re.MULTILINE)
+assert len(cells) >= 4, f"docs/python.md: expected the example's cells, found {len(cells)}"
+
+scratch = scratch_dir()
+os.chdir(scratch.name)
+namespace = {"__name__": "__doc_example__"}
+for number, cell in enumerate(cells, 1):
+    try:
+        exec(compile(cell, f"docs/python.md cell {number}", "exec"), namespace)
+    except Exception:
+        print(f"docs/python.md: cell {number} failed:\n{cell}", file=sys.stderr)
+        raise
+
+runs = namespace["runs"]
+for transport, run in runs.items():
+    assert run.summary["transport"] == transport
+    assert run.summary["flows"]["completed"] == 16, run.summary["flows"]
+fct_ms = namespace["fct_ms"]
+assert list(fct_ms.columns) == ["dctcp", "safs"] and len(fct_ms) == 16
+table = namespace["table"]
+assert len(table) == 4, table
+assert set(table["transport.name"]) == {"dctcp", "safs"}
+assert table["flows.fct_p99_s"].notna().all()
+print(f"docs/python.md: {len(cells)} cells ran")
