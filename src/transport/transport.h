@@ -38,6 +38,17 @@ struct TransportStats {
   std::uint64_t control_bytes = 0;       // wire bytes of control packets
   std::uint64_t scheduling_packets = 0;  // of which not ACKs: grants, metadata, reports
   std::uint64_t duplicate_packets = 0;   // data that arrived twice and was discarded
+
+  TransportStats& operator+=(const TransportStats& o) {
+    data_packets += o.data_packets;
+    retransmissions += o.retransmissions;
+    timeouts += o.timeouts;
+    control_packets += o.control_packets;
+    control_bytes += o.control_bytes;
+    scheduling_packets += o.scheduling_packets;
+    duplicate_packets += o.duplicate_packets;
+    return *this;
+  }
 };
 
 // Per-flow packet counts, for control-overhead metrics.

@@ -106,16 +106,7 @@ void TenantMux::start_flow(const FlowSpec& flow) {
 
 TransportStats TenantMux::stats() const {
   TransportStats sum;
-  for (const auto& child : children_) {
-    const TransportStats s = child->stats();
-    sum.data_packets += s.data_packets;
-    sum.retransmissions += s.retransmissions;
-    sum.timeouts += s.timeouts;
-    sum.control_packets += s.control_packets;
-    sum.control_bytes += s.control_bytes;
-    sum.scheduling_packets += s.scheduling_packets;
-    sum.duplicate_packets += s.duplicate_packets;
-  }
+  for (const auto& child : children_) sum += child->stats();
   return sum;
 }
 
