@@ -139,26 +139,29 @@ TEST(WindowSlowStart, LoneFlowAtLineRateIsNotStalledByTheNic) {
 }
 
 // Each recovery knob off gives the classic mechanism back, and the run
-// differs: the knobs reach the sender. Every byte still arrives.
+// differs: the knobs reach the sender. Every byte still arrives. The
+// timeout knobs show without SACK, where partial ACKs follow a timeout.
 TEST(WindowKnobs, EachRecoveryKnobChangesALossyIncast) {
-  auto run = [](const char* knob, bool value) {
+  auto run = [](std::vector<std::pair<const char*, bool>> knobs) {
     ExperimentConfig config = testing::star(17);
     config.network.switches.port_buffer_bytes = 150'000;
     config.transport = "dctcp";
-    if (knob != nullptr) config.transport_params[knob] = value;
+    for (const auto& [knob, value] : knobs) config.transport_params[knob] = value;
     for (int s = 1; s <= 16; ++s) testing::add_flow(config, s, 0, 512u << 10);
     Experiment e(config);
     e.run();
-    EXPECT_TRUE(e.recorder().all_complete()) << (knob ? knob : "defaults");
+    EXPECT_TRUE(e.recorder().all_complete()) << knobs.size();
     EXPECT_GT(e.network_totals().queue_drops, 0u);
     return std::pair{last_finish(e), e.transport().stats().retransmissions};
   };
-  const auto linux_like = run(nullptr, true);
-  EXPECT_EQ(run("prr", true), linux_like);  // the default is on
-  for (const char* knob : {"prr", "impatient_rto", "loss_state"}) {
-    EXPECT_NE(run(knob, false), linux_like) << knob;
+  const auto linux_like = run({});
+  EXPECT_EQ(run({{"prr", true}, {"sack", true}}), linux_like);  // the defaults, as Linux
+  EXPECT_NE(run({{"prr", false}}), linux_like);
+  const auto new_reno = run({{"sack", false}});
+  EXPECT_NE(new_reno, linux_like);
+  for (const char* knob : {"impatient_rto", "loss_state"}) {
+    EXPECT_NE(run({{"sack", false}, {knob, false}}), new_reno) << knob;
   }
-  EXPECT_NE(run("sack", true), linux_like);
 }
 
 }  // namespace
@@ -169,6 +172,28 @@ namespace {
 
 // SACK recovery delivers every byte under random loss of data and ACKs (a
 // lost ACK loses its SACK block too), with flow sizes around the MTU.
+// After a timeout every segment not SACKed is lost and resent once more,
+// from the lowest, and what was SACKed stays (Linux tcp_timeout_mark_lost).
+TEST(SackScoreboard, TimeoutMarksWhatIsNotSackedLost) {
+  constexpr std::uint32_t kMss = 1000;
+  SackScoreboard board(kMss, 10 * kMss);
+  for (int i = 0; i < 6; ++i) board.reserve(i * kMss);
+  board.sack(2 * kMss, 3);
+  board.sack(4 * kMss, 3);
+  board.retransmitted(0);
+  EXPECT_EQ(board.retransmitted_bytes(), kMss);
+  board.mark_outstanding_lost();
+  EXPECT_EQ(board.sacked_bytes(), 2 * kMss);
+  EXPECT_EQ(board.lost_bytes(), 4 * kMss);  // segments 0, 1, 3 and 5
+  EXPECT_EQ(board.retransmitted_bytes(), 0u);
+  std::vector<std::uint64_t> resent;
+  while (board.has_hole_to_resend()) {
+    resent.push_back(board.hole_to_resend() / kMss);
+    board.retransmitted(board.hole_to_resend());
+  }
+  EXPECT_EQ(resent, (std::vector<std::uint64_t>{0, 1, 3, 5}));
+}
+
 TEST(WindowSack, EveryByteArrivesUnderOnePercentLoss) {
   for (const char* transport : {"reno", "dctcp", "safs"}) {
     ExperimentConfig config = testing::star(5, 1500);

@@ -44,9 +44,9 @@ struct CaseSpec {
   // the reference where it and ns-3 3.37, which has none, disagree); 0 for
   // stock ns-3. A knob of the ns-3 side only.
   std::uint32_t dctcp_floor = 1;
-  // SACK (RFC 2018, RFC 6675 recovery): 0 as safs-sim, which has none;
-  // 1 for diagnosis (Linux has it on).
-  std::uint32_t sack = 0;
+  // SACK (RFC 2018, RFC 6675 recovery): 1 as Linux and safs-sim by
+  // default. A matched key: the runner writes both sides' value.
+  std::uint32_t sack = 1;
   std::string queue_port;  // the port whose mean queue is reported
   double stop_ms = 1000;
   std::vector<FlowSpec> flows;

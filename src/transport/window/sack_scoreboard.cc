@@ -102,6 +102,17 @@ void SackScoreboard::find_next_resend(std::uint64_t from) {
   }
 }
 
+void SackScoreboard::mark_outstanding_lost() {
+  for (std::uint64_t i = base_; i < end_; ++i) {
+    std::uint8_t& f = flags(i);
+    if (f & kRetransmitted) retrans_bytes_ -= length(i);
+    f &= static_cast<std::uint8_t>(~kRetransmitted);
+    set_lost(i);
+  }
+  lost_frontier_ = end_;
+  find_next_resend(base_);
+}
+
 void SackScoreboard::clear() {
   for (std::uint64_t i = base_; i < end_; ++i) flags(i) = 0;
   end_ = base_;

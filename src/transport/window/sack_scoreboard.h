@@ -37,7 +37,11 @@ class SackScoreboard {
   bool has_hole_to_resend() const { return resend_ != kNone; }
   std::uint64_t hole_to_resend() const { return resend_ * segment_bytes_; }
   void retransmitted(std::uint64_t seq);
-  // Forgets every mark (after a timeout the sender goes back N).
+  // After a timeout: every segment not SACKed is lost and none counts as
+  // retransmitted, so each is resent once more from the lowest (Linux
+  // tcp_timeout_mark_lost, which keeps what was SACKed).
+  void mark_outstanding_lost();
+  // Forgets every mark (after a timeout without SACK the sender goes back N).
   void clear();
 
   std::uint64_t sacked_bytes() const { return sacked_bytes_; }

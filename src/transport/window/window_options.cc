@@ -33,9 +33,9 @@ KnobTable<WindowConfig> reno_knobs() {
   t.flag("sack", SAFS_FIELD(sack),
          "SACK (RFC 2018) and SACK-based loss recovery (RFC 6675): each ACK reports the segment "
          "that triggered it, a hole with dupack_threshold SACKed segments above it is lost and "
-         "resent first, and the pipe leaves out what was SACKed. Linux has it on; off here "
-         "until it agrees with ns-3's SACK (docs/validation.md). false: NewReno, one hole "
-         "resent per partial ACK (RFC 6582).");
+         "resent first, and the pipe leaves out what was SACKed; after a timeout what was SACKed "
+         "stays. On, as Linux. false: NewReno, one hole resent per partial ACK (RFC 6582), "
+         "going back N after a timeout.");
   return t;
 }
 

@@ -28,7 +28,7 @@ struct WindowConfig {
   bool prr = true;            // RFC 6937 for ECN cuts and loss recovery
   bool impatient_rto = true;  // RFC 6582 section 4: re-arm on the first partial ACK only
   bool loss_state = true;     // no ECN cut after a timeout until the loss is repaired
-  bool sack = false;          // SACK-based recovery (RFC 6675); not yet validated
+  bool sack = true;           // SACK-based recovery (RFC 6675), as Linux
   std::uint32_t initial_alpha = kAlphaOne;  // DCTCP alpha at flow start
   std::uint8_t data_priority = 0;
   std::uint8_t ack_priority = 0;  // ACKs share the data queue, as in a plain TCP network

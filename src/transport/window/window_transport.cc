@@ -294,7 +294,10 @@ void WindowTransport::on_ack(SenderFlow& flow, const Packet& ack) {
                                   flow.cc.ssthresh_bytes, delivered, una_advanced, env_.mtu_bytes);
   } else if (advanced && window_limited &&
              (flow.ca_state == CaState::kOpen || flow.ca_state == CaState::kLoss)) {
-    grow_window(flow, acked);
+    // With SACK the window grows by what this ACK newly reports delivered,
+    // not by the jump of snd_una over data SACKed before (Linux tcp_ack's
+    // acked_sacked): after a timeout a filled hole must not open a burst.
+    grow_window(flow, config_.sack ? delivered : acked);
   }
   make_ready(flow);
 }
@@ -473,8 +476,12 @@ void WindowTransport::on_timeout(SenderFlow& flow) {
   flow.recover = flow.snd_nxt;
   flow.dupacks = 0;
   flow.sacked_bytes = 0;
-  flow.scoreboard.clear();
-  flow.snd_nxt = flow.snd_una;  // go back N
+  if (config_.sack) {
+    flow.scoreboard.mark_outstanding_lost();  // resent from the scoreboard, SACKed ones kept
+  } else {
+    flow.scoreboard.clear();
+    flow.snd_nxt = flow.snd_una;  // go back N
+  }
   flow.retransmit_pending = false;
   flow.rto_ps = std::min(flow.rto_ps * 2, config_.rto_max_ps);
   flow.rto_timer->arm_in(flow.rto_ps);
