@@ -186,6 +186,15 @@ Allocation allocate(const std::vector<SemanticFlow>& flows, TimePs now, double u
     }
     top_up(low);
   }
+  // 3a'. Urgent flows without a timestamp: something waits on them, but the
+  // receiver cannot tell when, so they take what they can ahead of
+  // background (the static priority class an operator would give them)
+  // rather than behind it. They sort last in service order.
+  if (config.untimed_urgent_before_background) {
+    for (const std::vector<std::size_t>& run : runs) {
+      if (flows[run.front()].no_bubble_ps == kTimeNever) top_up(run);
+    }
+  }
   // 3b. Background flows share the rest, with their reserved floor.
   spare += background_floor;
   if (config.background == BackgroundPolicy::kMaxMinFair) {

@@ -16,8 +16,9 @@
 //     anyway when background has been starved for too long (ReceiverScheduler
 //     does this with a long-run average).
 //  3. The leftover goes first to urgent flows whose slack is low, then to
-//     background flows (max-min fair or SRPT), then to any urgent flow:
-//     work-conserving, but urgent flows with slack leave room for others.
+//     urgent flows without a timestamp, then to background flows (max-min
+//     fair or SRPT), then to any urgent flow: work-conserving, but urgent
+//     flows with slack leave room for others.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +45,12 @@ struct AllocatorConfig {
   // (EDF at line rate: they finish as early as possible, with the most margin,
   // and background gets only its floor meanwhile).
   bool urgent_first = false;
+  // true: urgent flows without a no-bubble timestamp (the runtime lost or
+  // never had it) take the leftover before background, as a static priority
+  // class would serve them; false: after background, with the urgent flows
+  // that have slack (a caller that wants them treated as background, as the
+  // simulated SAFS transport does with this off, marks them so).
+  bool untimed_urgent_before_background = true;
 };
 
 struct FlowAllocation {

@@ -165,6 +165,29 @@ TEST(AllocatorTest, LowSlackUrgentToppedUpBeforeBackground) {
   EXPECT_NEAR(by_id(a, 3).rate_bps, (97 - 50 - 8.8) * kGbps, 1.0);
 }
 
+// An urgent flow without a timestamp takes the leftover after the timed
+// urgent floors and before background, which keeps only its floor; with
+// untimed_urgent_before_background off, background goes first, as for an
+// urgent flow with slack.
+TEST(AllocatorTest, UntimedUrgentServedAheadOfBackground) {
+  AllocatorConfig c;
+  const TimePs now = 0;
+  const std::vector<SemanticFlow> flows = {background(1, 50'000'000),
+                                           urgent(2, 1'000'000, now + c.demand.headroom_ps + kMs),
+                                           urgent(3, 20'000'000, kTimeNever)};
+  const Allocation a = allocate(flows, now, 0.0, c);
+  EXPECT_NEAR(by_id(a, 2).rate_bps, 8.8 * kGbps, 1.0);  // its no-bubble rate
+  EXPECT_NEAR(by_id(a, 1).rate_bps, a.background_floor_bps, 1.0);
+  EXPECT_NEAR(by_id(a, 3).rate_bps, a.budget_bps - 8.8 * kGbps - a.background_floor_bps, 1.0);
+  EXPECT_TRUE(by_id(a, 3).urgent);
+  EXPECT_EQ(by_id(a, 3).urgent_rank, 1u);  // after the timed one
+
+  c.untimed_urgent_before_background = false;
+  const Allocation off = allocate(flows, now, 0.0, c);
+  EXPECT_NEAR(by_id(off, 1).rate_bps, off.budget_bps - 8.8 * kGbps, 1.0);
+  EXPECT_NEAR(by_id(off, 3).rate_bps, 0.0, 1.0);
+}
+
 // Without background flows, the leftover goes to urgent flows in service
 // order (work conservation).
 TEST(AllocatorTest, LeftoverGoesToUrgentInServiceOrderWithoutBackground) {

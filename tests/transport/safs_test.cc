@@ -71,6 +71,26 @@ TEST(SafsIncast, NoUrgentMissFullLinkAndFewControlPackets) {
   EXPECT_GT(summarize(e.recorder().records(), e.sim().now(), &background).delivered_gbps, 5.0);
 }
 
+// Urgent flows whose timestamps never reach the receiver are served ahead
+// of background (untimed_urgent), not as background: they finish sooner
+// than the background-treated ones, though later than with timestamps.
+TEST(SafsIncast, UrgentFlowsWithoutTimestampsGoAheadOfBackground) {
+  auto mean_urgent_fct_s = [](bool untimed_urgent) {
+    ExperimentConfig config = incast(4, 8ull << 20, 1.0);
+    for (FlowSpec& f : testing::listed_flows(config)) {
+      if (f.flow_class == FlowClass::kUrgent) f.deadline_ps = kTimeNever;
+    }
+    config.transport_params["untimed_urgent"] = untimed_urgent;
+    Experiment e(config);
+    e.run();
+    const FlowSummary u = urgent_summary(e);
+    EXPECT_EQ(u.completed, 4u);
+    return u.fct_mean_s;
+  };
+  const double ahead = mean_urgent_fct_s(true), as_background = mean_urgent_fct_s(false);
+  EXPECT_LT(ahead * 1.3, as_background) << ahead << " s against " << as_background << " s";
+}
+
 TEST(SafsIncast, DctcpMissesTheSameDeadlines) {
   // The scenario is hard: plain DCTCP shares the link fairly and misses.
   Experiment e(incast(4, 8ull << 20, 1.0, "dctcp"));

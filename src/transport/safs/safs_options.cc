@@ -60,6 +60,10 @@ KnobTable<SafsOptions> safs_knobs() {
          "false: urgent flows with slack get just their no-bubble rate and background the rest "
          "(just in time). true: leftover goes to urgent flows first, so they finish as early as "
          "EDF at line rate.");
+  t.flag("untimed_urgent", SAFS_FIELD(safs.receiver.allocator.untimed_urgent_before_background),
+         "true: an urgent flow without a no-bubble timestamp (lost, or never derived) takes "
+         "leftover before background, as a static priority class would serve it. false: it is "
+         "scheduled as background, having no timestamp to plan against.");
   return t;
 }
 

@@ -30,9 +30,12 @@ core::SemanticFlow SafsTransport::ReceiverAgent::semantic_flow(
   f.sender = static_cast<std::uint32_t>(flow.spec.src);
   f.size_bytes = wire_bytes(s.size_bytes);
   f.remaining_bytes = wire_bytes(s.size_bytes - flow.received.delivered_bytes());
-  // Urgency is a deadline: an "urgent" flow without one has nothing for the
-  // receiver to plan against, so it is scheduled as background.
-  const bool urgent = s.urgent && s.no_bubble_ps != kTimeNever;
+  // An urgent flow without a timestamp stays urgent: the allocator serves
+  // it ahead of background without a rate to plan. With untimed_urgent off
+  // it is scheduled as background, having nothing to plan against.
+  const bool urgent =
+      s.urgent && (s.no_bubble_ps != kTimeNever ||
+                   transport_.config_.receiver.allocator.untimed_urgent_before_background);
   f.no_bubble_ps = urgent ? s.no_bubble_ps : kTimeNever;
   f.dependency = s.dependency;
   f.urgency = urgent ? core::Urgency::kUrgent : core::Urgency::kBackground;
