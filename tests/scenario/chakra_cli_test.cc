@@ -132,6 +132,28 @@ TEST_F(ChakraCli, BrokenFilesNameTheMessage) {
       "chakra.trace: nope.0.et: no such file (rank 0's trace)");
 }
 
+// Fields of the full schema that the subset leaves out (a node's IOInfo, an
+// attribute's list value) are skipped: the bytes below are what a writer
+// with the whole et_def.proto would produce.
+TEST_F(ChakraCli, SkipsFieldsBeyondTheSubset) {
+  const std::string node =
+      "\x08\x01"                               // id 1
+      "\x18\x04"                               // type COMP_NODE
+      "\x38\x05"                               // duration_micros 5
+      "\x42\x03\x0a\x01x"                      // inputs: IOInfo{values "x"}
+      "\x52\x0c\x0a\x01y"                      // attr: name "y",
+      "\x52\x07\x0a\x05\x01\x02\x03\x04\x05";  // int64_list {1, 2, 3, 4, 5}
+  ASSERT_EQ(node.size(), 25u);
+  const std::string file = std::string("\x00", 1) + static_cast<char>(node.size()) + node;
+  const fs::path path = process_temp_dir() / "chakra-full.0.et";
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << file;
+  const ChakraRank rank = load_chakra_rank(path.string());
+  ASSERT_EQ(rank.nodes.size(), 1u);
+  EXPECT_EQ(rank.nodes[0].id, 1u);
+  EXPECT_EQ(rank.nodes[0].type, static_cast<int>(ChakraNodeType::kCompute));
+  EXPECT_EQ(rank.nodes[0].duration_micros, 5u);
+}
+
 TEST_F(ChakraCli, HostsMustFitTheTopology) {
   expect_refused(scenario("chakra-hosts", small_gpipe(), "hosts = [1]\n"),
                  "chakra.hosts: gives 1 hosts for 2 ranks");
