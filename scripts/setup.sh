@@ -12,6 +12,7 @@ packages=(
   openmpi-bin libopenmpi-dev                    # optional: sweeps split across MPI ranks
   python3-matplotlib                            # tools/plot: figures from run outputs
   libsodium-dev                                 # runtime: authenticated peers, sealed control frames
+  libprotobuf-dev protobuf-compiler             # [chakra]: Chakra execution traces are protobuf
 )
 # Optional: ns-3 3.37 for the fidelity suite (validation/run.sh), with the
 # libraries its .pc files name. Installed where the archive has them; the

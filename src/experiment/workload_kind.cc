@@ -8,7 +8,8 @@ const std::vector<WorkloadKind>& workload_kinds() {
   // generators.
   static const std::vector<WorkloadKind> kinds = {flows_kind(),     bulk_kind(),
                                                   poisson_kind(),   pipeline_kind(),
-                                                  inference_kind(), connection_matrix_kind()};
+                                                  inference_kind(), connection_matrix_kind(),
+                                                  chakra_kind()};
   return kinds;
 }
 

@@ -36,6 +36,7 @@ WorkloadKind poisson_kind();
 WorkloadKind pipeline_kind();
 WorkloadKind inference_kind();
 WorkloadKind connection_matrix_kind();
+WorkloadKind chakra_kind();
 
 // Both ends of a flow (keys src and dst) exist and differ.
 void check_flow_ends(const SectionReader& section, int src, int dst, int hosts);
