@@ -8,8 +8,12 @@ module (SAFS on real hosts) beside ``safs.sim``; nothing here imports it.
     import safs
     run = safs.Scenario("scenarios/examples/incast.toml").set("transport.name", "safs").run()
     run.flows["fct_s"].describe()
+
+``safs.Graph`` (the module ``safs.graph``) builds a compute graph, ops per
+GPU and transfers, for a scenario's ``[graph]`` section.
 """
 
+from safs.graph import Graph, Op
 from safs.sim import (
     Run,
     Scenario,
@@ -21,6 +25,8 @@ from safs.sim import (
 )
 
 __all__ = [
+    "Graph",
+    "Op",
     "Run",
     "Scenario",
     "ScenarioError",

@@ -1,4 +1,6 @@
 # Type stubs for the safs package: the simulator's names (safs.sim) at top level.
+from safs.graph import Graph as Graph
+from safs.graph import Op as Op
 from safs.sim import Run as Run
 from safs.sim import Scenario as Scenario
 from safs.sim import ScenarioError as ScenarioError

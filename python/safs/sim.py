@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from safs import _frames, _sim
+from safs.graph import Graph
 
 ScenarioError = _sim.ScenarioError
 
@@ -47,7 +48,8 @@ class Scenario:
     raises ScenarioError (a ValueError) with the CLI's message: it names the
     key (suggesting the closest known one), and for a file the file and line.
     A dict is read as the TOML text it converts to (``Scenario.toml``); line
-    numbers in its messages count lines of that text.
+    numbers in its messages count lines of that text. Its ``"graph"`` entry
+    may be a safs.Graph, which stands for ``Graph.to_dict()``.
     """
 
     def __init__(self, source):
@@ -59,7 +61,8 @@ class Scenario:
         elif isinstance(source, Mapping):
             self._name = DICT_NAME
             self._path = None
-            self._text = _sim.toml_document(dict(source))
+            sections = {k: v.to_dict() if isinstance(v, Graph) else v for k, v in source.items()}
+            self._text = _sim.toml_document(sections)
             self._warnings = _sim.check_scenario(self._text, self._name, [])
         else:
             raise TypeError(

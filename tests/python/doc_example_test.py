@@ -39,4 +39,15 @@ table = namespace["table"]
 assert len(table) == 4, table
 assert set(table["transport.name"]) == {"dctcp", "safs"}
 assert table["flows.fct_p99_s"].notna().all()
+# The GPipe graph built in Python: 4 stages x 8 microbatches x (F, B), and
+# the numbers the page quotes are the ones its run gives.
+graph_runs = namespace["graph_runs"]
+for transport, run in graph_runs.items():
+    assert len(run.ops) == 64 and run.summary["compute"]["finished"], transport
+iteration_ms = namespace["iteration_ms"]
+for transport in graph_runs:
+    for key in ["iteration_time_s", "exposed_communication_s"]:
+        quoted = f"{iteration_ms[transport][key]:.3f} ms"
+        assert quoted in page, f"docs/python.md should quote {transport} {key} as {quoted}"
+assert namespace["same"].files["ops.csv"] == graph_runs["safs"].files["ops.csv"]
 print(f"docs/python.md: {len(cells)} cells ran")
