@@ -10,7 +10,9 @@ module (SAFS on real hosts) beside ``safs.sim``; nothing here imports it.
     run.flows["fct_s"].describe()
 
 ``safs.Graph`` (the module ``safs.graph``) builds a compute graph, ops per
-GPU and transfers, for a scenario's ``[graph]`` section.
+GPU and transfers, for a scenario's ``[graph]`` section; ``safs.Workload``
+(``safs.workload``) is a workload written in Python whose callbacks run
+inside the simulation.
 """
 
 from safs.graph import Graph, Op
@@ -23,6 +25,7 @@ from safs.sim import (
     sweep,
     version,
 )
+from safs.workload import Workload, WorkloadContext
 
 __all__ = [
     "Graph",
@@ -34,5 +37,7 @@ __all__ = [
     "source_commit",
     "sweep",
     "version",
+    "Workload",
+    "WorkloadContext",
 ]
 __version__ = version()

@@ -8,5 +8,7 @@ from safs.sim import SimulationWarning as SimulationWarning
 from safs.sim import source_commit as source_commit
 from safs.sim import sweep as sweep
 from safs.sim import version as version
+from safs.workload import Workload as Workload
+from safs.workload import WorkloadContext as WorkloadContext
 
 __version__: str

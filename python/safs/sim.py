@@ -115,14 +115,21 @@ class Scenario:
         run does not use), as the CLI prints it."""
         return list(self._warnings)
 
-    def run(self, *, queue_sample_us=0):
+    def run(self, *, queue_sample_us=0, workloads=()):
         """Runs the scenario in this process and returns its Run. The GIL is
-        released while it runs (other Python threads go on). With
-        ``queue_sample_us`` > 0 the run also samples switch queues into
-        ``Run.queues``, as ``--queue-sample-us``."""
+        released while it runs (other Python threads go on), but for the
+        callbacks of `workloads`: safs.Workload objects run beside the
+        scenario's own workloads (safs.workload). With ``queue_sample_us`` > 0
+        the run also samples switch queues into ``Run.queues``, as
+        ``--queue-sample-us``."""
         command_line = ["safs.Scenario.run", self._name]
         files, notes = _sim.run(
-            self._text, self._name, self._overrides, float(queue_sample_us), command_line
+            self._text,
+            self._name,
+            self._overrides,
+            float(queue_sample_us),
+            command_line,
+            list(workloads),
         )
         for note in notes:
             warnings.warn(note, SimulationWarning, stacklevel=2)

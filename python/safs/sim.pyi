@@ -6,6 +6,8 @@ from typing import Any, Literal, Union
 
 import pandas
 
+from safs.workload import Workload
+
 Table = Union[pandas.DataFrame, list[dict[str, Any]]]  # a list of dicts without pandas
 Value = Union[bool, int, float, str, Sequence[Union[bool, int, float, str]]]
 
@@ -29,7 +31,7 @@ class Scenario:
     def overrides(self) -> list[str]: ...
     @property
     def warnings(self) -> list[str]: ...
-    def run(self, *, queue_sample_us: float = ...) -> Run: ...
+    def run(self, *, queue_sample_us: float = ..., workloads: Iterable[Workload] = ...) -> Run: ...
 
 class Run:
     files: dict[str, str]
