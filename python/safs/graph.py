@@ -46,18 +46,21 @@ class Graph:
         self._ops.append(op)
         return op
 
-    def transfer(self, producer, consumer, size_bytes):
+    def transfer(self, producer, consumer, size_bytes, *, src=None):
         """Adds a transfer of `size_bytes` from `producer`'s GPU, started when
         that op ends, to `consumer`'s GPU, whose op waits for it (each an Op
-        or an op index; the two on different GPUs). It runs as one urgent
-        flow with the consumer's no-bubble timestamp. Returns its index."""
-        self._transfers.append(
-            {
-                "producer": _index(producer),
-                "consumer": _index(consumer),
-                "size_bytes": int(size_bytes),
-            }
-        )
+        or an op index; the two on different GPUs). A `producer` of None (or
+        -1) is an input there from the start: it leaves host `src` as the
+        computation starts. It runs as one urgent flow with the consumer's
+        no-bubble timestamp. Returns its index."""
+        entry = {
+            "producer": -1 if producer is None else _index(producer),
+            "consumer": _index(consumer),
+            "size_bytes": int(size_bytes),
+        }
+        if src is not None:
+            entry["src"] = int(src)
+        self._transfers.append(entry)
         return len(self._transfers) - 1
 
     @property

@@ -1,5 +1,5 @@
 # Type stubs for safs.graph (a compute graph built in Python: the [graph] section).
-from typing import Any, NamedTuple, Union
+from typing import Any, NamedTuple, Optional, Union
 
 class Op(NamedTuple):
     index: int
@@ -10,7 +10,14 @@ class Op(NamedTuple):
 class Graph:
     def __init__(self) -> None: ...
     def op(self, gpu: int, duration_us: float, label: str = ...) -> Op: ...
-    def transfer(self, producer: Union[Op, int], consumer: Union[Op, int], size_bytes: int) -> int: ...
+    def transfer(
+        self,
+        producer: Union[Op, int, None],
+        consumer: Union[Op, int],
+        size_bytes: int,
+        *,
+        src: Optional[int] = ...,
+    ) -> int: ...
     @property
     def ops(self) -> list[Op]: ...
     @property

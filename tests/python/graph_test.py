@@ -64,6 +64,17 @@ class GraphBuilder(unittest.TestCase):
         with self.assertRaises(TypeError):
             g.transfer("F0", b, size_bytes=1)
 
+    def test_an_input_from_the_start(self):
+        g = safs.Graph()
+        a = g.op(gpu=0, duration_us=10)
+        g.transfer(None, a, size_bytes=100_000, src=1)
+        self.assertEqual(g.transfers, [{"producer": -1, "consumer": 0, "size_bytes": 100_000, "src": 1}])
+        run = safs.Scenario({"topology": {"hosts": 2}, "graph": g}).run()
+        self.assertEqual(run.files["flows.csv"].splitlines()[1].split(",")[1:5], ["1", "0", "100000", "0.000000000"])
+        self.assertGreater(column(run.ops, "start_s")[0], 100_000 * 8 / 100e9)  # after the input
+        with self.assertRaisesRegex(safs.ScenarioError, "needs a src host"):
+            safs.Scenario({"topology": {"hosts": 2}, "graph": {"op": [{"gpu": 0, "duration_us": 1}], "transfer": [{"producer": -1, "consumer": 0, "size_bytes": 8}]}})
+
     def test_no_transfers_no_list(self):
         g = safs.Graph()
         g.op(gpu=0, duration_us=5)

@@ -50,6 +50,19 @@ TEST(GraphKind, BuildsTheGraphAsWritten) {
   EXPECT_EQ(planned_starts(g), (std::vector<TimePs>{0, 100 * kPsPerUs, 100 * kPsPerUs}));
 }
 
+TEST(GraphKind, ATransferWithoutAProducerLeavesItsSrcAtTheStart) {
+  const ExperimentConfig c = parse_scenario(
+      "[topology]\nhosts = 3\n[[graph.op]]\ngpu = 0\nduration_us = 10\n"
+      "[[graph.transfer]]\nproducer = -1\nsrc = 2\nconsumer = 0\nsize_bytes = 4096\n",
+      "input.toml");
+  const ComputeGraph& g = *c.workloads.all<ComputeGraph>().at(0);
+  ASSERT_EQ(g.transfers.size(), 1u);
+  EXPECT_EQ(g.transfers[0].producer, -1);
+  EXPECT_EQ(g.transfers[0].src, 2);
+  EXPECT_EQ(g.transfers[0].dst, 0);
+  EXPECT_NO_THROW(g.validate());
+}
+
 std::vector<std::vector<std::string>> rows_of(const fs::path& csv) {
   std::istringstream in(read_text(csv));
   std::vector<std::vector<std::string>> rows;
@@ -133,6 +146,17 @@ INSTANTIATE_TEST_SUITE_P(
         BadGraph{"with_pipeline", "[pipeline]\nstages = 2\nmicrobatches = 2\n" + kOp0,
                  "6: graph: a scenario runs one compute graph, and another section ([pipeline]) "
                  "has added one"},
+        BadGraph{"initial_without_src",
+                 kOp0 + "[[graph.transfer]]\nproducer = -1\nconsumer = 0\nsize_bytes = 8\n",
+                 "7: graph.transfer[0].src: a transfer without a producer (-1) needs a src host"},
+        BadGraph{"src_with_producer",
+                 kOp0 + kOp1 +
+                     "[[graph.transfer]]\nproducer = 0\nconsumer = 1\nsize_bytes = 8\nsrc = 1\n",
+                 "13: graph.transfer[0].src: src is for a transfer without a producer"},
+        BadGraph{
+            "src_out_of_range",
+            kOp0 + "[[graph.transfer]]\nproducer = -1\nsrc = 3\nconsumer = 0\nsize_bytes = 8\n",
+            "8: graph.transfer[0].src: host 3 is out of range"},
         BadGraph{"missing_size", kOp0 + kOp1 + "[[graph.transfer]]\nproducer = 0\nconsumer = 1\n",
                  "9: graph.transfer[0].size_bytes: missing (required)"},
         BadGraph{"typo", kOp0 + "lable = \"x\"\n",

@@ -26,11 +26,21 @@ KnobTable<ComputeOp> op_knobs() {
   return t;
 }
 
-KnobTable<Transfer> transfer_knobs() {
-  KnobTable<Transfer> t;
-  t.integer("producer", "op index", SAFS_FIELD(producer), 0, 1e9,
+// [[graph.transfer]] as written: a source host only for a transfer without
+// a producer (the others leave from the producer's GPU).
+struct TransferOptions {
+  int producer = 0;
+  int consumer = 0;
+  std::uint64_t size_bytes = 0;
+  int src = -1;  // none
+};
+
+KnobTable<TransferOptions> transfer_knobs() {
+  KnobTable<TransferOptions> t;
+  t.integer("producer", "op index", SAFS_FIELD(producer), -1, 1e9,
             "The op whose end starts the transfer (its index among the [[graph.op]] tables, "
-            "from 0). An input there from the start is an op of duration 0 first on its GPU.")
+            "from 0), or -1: the transfer starts with the computation, from host `src` (an "
+            "input there from the start).")
       .required();
   t.integer("consumer", "op index", SAFS_FIELD(consumer), 0, 1e9,
             "The op that waits for the transfer; it runs on another GPU than the producer.")
@@ -39,6 +49,8 @@ KnobTable<Transfer> transfer_knobs() {
             "Bytes the transfer moves, as one urgent flow from the producer's GPU to the "
             "consumer's, with the no-bubble timestamp of the consumer.")
       .required();
+  t.integer("src", "host index", SAFS_FIELD(src), 0, 65535,
+            "The sending host of a transfer with producer = -1 (and only of one).");
   return t;
 }
 
@@ -67,7 +79,8 @@ void check_orders(const SectionReader& section, const ComputeGraph& graph) {
       while (next[g] < order.size()) {
         const ComputeOp& op = graph.ops[static_cast<std::size_t>(order[next[g]])];
         if (!std::all_of(op.inputs.begin(), op.inputs.end(), [&](int t) {
-              return done[static_cast<std::size_t>(graph.transfers[t].producer)];
+              const int producer = graph.transfers[static_cast<std::size_t>(t)].producer;
+              return producer < 0 || done[static_cast<std::size_t>(producer)];
             })) {
           break;
         }
@@ -82,7 +95,7 @@ void check_orders(const SectionReader& section, const ComputeGraph& graph) {
     const int op = graph.gpu_order[g][next[g]];
     for (const int t : graph.ops[static_cast<std::size_t>(op)].inputs) {
       const int producer = graph.transfers[static_cast<std::size_t>(t)].producer;
-      if (done[static_cast<std::size_t>(producer)]) continue;
+      if (producer < 0 || done[static_cast<std::size_t>(producer)]) continue;
       stalls += std::string(stalls.empty() ? "" : "; ") + "gpu " + std::to_string(g) +
                 " waits at " + op_name(graph, op) + " for transfer " + std::to_string(t) +
                 " from " + op_name(graph, producer);
@@ -110,21 +123,30 @@ void read_graph(const SectionReader& section, const FileResolver&, ExperimentCon
   }
   const int op_count = static_cast<int>(graph.ops.size());
   for (const auto& entry : section.tables("transfer")) {
-    const Transfer t = transfer_knobs().read(*entry);
+    const TransferOptions t = transfer_knobs().read(*entry);
     for (const auto& [key, op] : {std::pair{"producer", t.producer}, {"consumer", t.consumer}}) {
       if (op >= op_count) {
         entry->fail(key, "op " + std::to_string(op) + " does not exist (" +
                              std::to_string(op_count) + " ops)");
       }
     }
-    const int gpu = graph.ops[static_cast<std::size_t>(t.producer)].gpu;
-    if (graph.ops[static_cast<std::size_t>(t.consumer)].gpu == gpu) {
-      entry->fail("consumer",
-                  op_name(graph, t.consumer) + " runs on gpu " + std::to_string(gpu) +
-                      " like its producer " + op_name(graph, t.producer) +
-                      "; a transfer must cross GPUs (order ops on one GPU by listing them)");
+    const bool initial = t.producer < 0;
+    if (initial != entry->has("src")) {
+      entry->fail_near("src", "producer",
+                       initial ? "a transfer without a producer (-1) needs a src host"
+                               : "src is for a transfer without a producer (producer = -1); "
+                                 "this one leaves from its producer's GPU");
     }
-    graph.add_transfer(t.producer, t.consumer, t.size_bytes);
+    if (initial) check_host(*entry, "src", t.src, hosts);
+    const int gpu = initial ? t.src : graph.ops[static_cast<std::size_t>(t.producer)].gpu;
+    if (graph.ops[static_cast<std::size_t>(t.consumer)].gpu == gpu) {
+      entry->fail(
+          "consumer",
+          op_name(graph, t.consumer) + " runs on gpu " + std::to_string(gpu) + " like " +
+              (initial ? "the transfer's src" : "its producer " + op_name(graph, t.producer)) +
+              "; a transfer must cross GPUs (order ops on one GPU by listing them)");
+    }
+    graph.add_transfer(t.producer, t.consumer, t.size_bytes, t.src);
   }
   check_orders(section, graph);
   config.workloads.add(std::move(graph));
