@@ -208,7 +208,9 @@ void bind_workload_context(py::module_& m) {
              bool urgent) { return live(c).launch(src, dst, size_bytes, deadline_us, urgent); },
           py::arg("src"), py::arg("dst"), py::arg("size_bytes"), py::kw_only(),
           py::arg("deadline_us") = py::none(), py::arg("urgent") = false,
-          "Starts a flow now; returns its id (its row in flows.csv).")
+          "Starts a flow of size_bytes from host src to host dst now and returns its id (its "
+          "row in flows.csv). deadline_us: the absolute time by which its last byte should "
+          "arrive (none by default); urgent: its class (background by default).")
       .def(
           "after",
           [](const WorkloadContext& c, double delay_us, py::object callback) {

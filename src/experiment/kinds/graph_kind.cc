@@ -50,7 +50,8 @@ KnobTable<TransferOptions> transfer_knobs() {
             "consumer's, with the no-bubble timestamp of the consumer.")
       .required();
   t.integer("src", "host index", SAFS_FIELD(src), 0, 65535,
-            "The sending host of a transfer with producer = -1 (and only of one).");
+            "The sending host of a transfer with producer = -1, and only of one (the default, "
+            "-1, is none).");
   return t;
 }
 
