@@ -21,6 +21,7 @@ RunFiles run_in_memory(const RunRequest& r) {
   RunFiles out;
   ScenarioNotes notes;
   ExperimentConfig config = parse_scenario(r.scenario_text, r.scenario_name, r.overrides, &notes);
+  if (r.add_workloads) r.add_workloads(config);
   for (const std::string& w : notes.warnings) out.warnings.push_back(r.scenario_name + ": " + w);
   cli::check_memory(cli::estimate_memory(config), r.scenario_name, 0);
   const console::EffectiveScenario effective(r.scenario_text, r.overrides);

@@ -2,9 +2,14 @@
 // the same text the CLI writes to flows.csv, ops.csv, ..., summary.json.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
+
+namespace safs {
+struct ExperimentConfig;
+}  // namespace safs
 
 namespace safs::python {
 
@@ -14,6 +19,8 @@ struct RunRequest {
   std::vector<std::string> overrides;
   double queue_sample_us = 0;             // > 0: also queues.csv, as run --queue-sample-us
   std::vector<std::string> command_line;  // for summary.json's provenance
+  // Adds workloads the scenario text cannot hold (Python ones) after parsing.
+  std::function<void(ExperimentConfig&)> add_workloads;
 };
 
 struct RunFiles {

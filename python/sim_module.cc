@@ -13,6 +13,8 @@
 
 #include "console/bad_input.h"
 #include "console/scenario_file.h"
+#include "experiment/experiment.h"
+#include "python_workload.h"
 #include "run_in_memory.h"
 #include "scenario/scenario.h"
 #include "scenario_value.h"
@@ -59,9 +61,28 @@ std::vector<std::string> check_scenario(const std::string& text, const std::stri
   });
 }
 
-RunFiles run(RunRequest request) {
-  py::gil_scoped_release unlocked;  // the run touches no Python object
-  return reported([&] { return run_in_memory(request); });
+// `workloads`: safs.Workload objects, run beside the scenario's workloads.
+// The GIL is released but for their callbacks; the first exception one
+// raises stops the run and is raised here.
+RunFiles run(RunRequest request, const py::list& workloads) {
+  const auto error = std::make_shared<CallbackError>();
+  std::vector<PythonWorkloadSpec> specs;
+  for (const py::handle w : workloads) {
+    specs.push_back(
+        {w.ptr(), py::str(py::type::of(w).attr("__name__")).cast<std::string>(), error});
+  }
+  if (!specs.empty()) {
+    request.add_workloads = [&specs](ExperimentConfig& config) {
+      for (const PythonWorkloadSpec& spec : specs) config.workloads.add(spec);
+    };
+  }
+  RunFiles files;
+  {
+    py::gil_scoped_release unlocked;
+    files = reported([&] { return run_in_memory(request); });
+  }
+  if (error->error) std::rethrow_exception(error->error);
+  return files;
 }
 
 int sweep(sweep::SweepOptions options, int verbosity) {
@@ -92,13 +113,19 @@ PYBIND11_MODULE(_sim, m) {
   m.def(
       "run",
       [](std::string text, std::string name, std::vector<std::string> overrides,
-         double queue_sample_us, std::vector<std::string> command_line) {
-        const RunFiles result = run({std::move(text), std::move(name), std::move(overrides),
-                                     queue_sample_us, std::move(command_line)});
+         double queue_sample_us, std::vector<std::string> command_line, py::list workloads) {
+        const RunFiles result = run({std::move(text),
+                                     std::move(name),
+                                     std::move(overrides),
+                                     queue_sample_us,
+                                     std::move(command_line),
+                                     {}},
+                                    workloads);
         return py::make_tuple(result.files, result.warnings);
       },
       py::arg("text"), py::arg("name"), py::arg("overrides"), py::arg("queue_sample_us"),
-      py::arg("command_line"));
+      py::arg("command_line"), py::arg("workloads") = py::list());
+  bind_workload_context(m);
   m.def(
       "sweep",
       [](std::string file, std::vector<std::string> grid, std::vector<std::string> overrides,

@@ -8,8 +8,14 @@ module (SAFS on real hosts) beside ``safs.sim``; nothing here imports it.
     import safs
     run = safs.Scenario("scenarios/examples/incast.toml").set("transport.name", "safs").run()
     run.flows["fct_s"].describe()
+
+``safs.Graph`` (the module ``safs.graph``) builds a compute graph, ops per
+GPU and transfers, for a scenario's ``[graph]`` section; ``safs.Workload``
+(``safs.workload``) is a workload written in Python whose callbacks run
+inside the simulation.
 """
 
+from safs.graph import Graph, Op
 from safs.sim import (
     Run,
     Scenario,
@@ -19,8 +25,11 @@ from safs.sim import (
     sweep,
     version,
 )
+from safs.workload import Workload, WorkloadContext
 
 __all__ = [
+    "Graph",
+    "Op",
     "Run",
     "Scenario",
     "ScenarioError",
@@ -28,5 +37,7 @@ __all__ = [
     "source_commit",
     "sweep",
     "version",
+    "Workload",
+    "WorkloadContext",
 ]
 __version__ = version()

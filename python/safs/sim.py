@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from safs import _frames, _sim
+from safs.graph import Graph
 
 ScenarioError = _sim.ScenarioError
 
@@ -47,7 +48,8 @@ class Scenario:
     raises ScenarioError (a ValueError) with the CLI's message: it names the
     key (suggesting the closest known one), and for a file the file and line.
     A dict is read as the TOML text it converts to (``Scenario.toml``); line
-    numbers in its messages count lines of that text.
+    numbers in its messages count lines of that text. Its ``"graph"`` entry
+    may be a safs.Graph, which stands for ``Graph.to_dict()``.
     """
 
     def __init__(self, source):
@@ -59,7 +61,8 @@ class Scenario:
         elif isinstance(source, Mapping):
             self._name = DICT_NAME
             self._path = None
-            self._text = _sim.toml_document(dict(source))
+            sections = {k: v.to_dict() if isinstance(v, Graph) else v for k, v in source.items()}
+            self._text = _sim.toml_document(sections)
             self._warnings = _sim.check_scenario(self._text, self._name, [])
         else:
             raise TypeError(
@@ -112,14 +115,21 @@ class Scenario:
         run does not use), as the CLI prints it."""
         return list(self._warnings)
 
-    def run(self, *, queue_sample_us=0):
+    def run(self, *, queue_sample_us=0, workloads=()):
         """Runs the scenario in this process and returns its Run. The GIL is
-        released while it runs (other Python threads go on). With
-        ``queue_sample_us`` > 0 the run also samples switch queues into
-        ``Run.queues``, as ``--queue-sample-us``."""
+        released while it runs (other Python threads go on), but for the
+        callbacks of `workloads`: safs.Workload objects run beside the
+        scenario's own workloads (safs.workload). With ``queue_sample_us`` > 0
+        the run also samples switch queues into ``Run.queues``, as
+        ``--queue-sample-us``."""
         command_line = ["safs.Scenario.run", self._name]
         files, notes = _sim.run(
-            self._text, self._name, self._overrides, float(queue_sample_us), command_line
+            self._text,
+            self._name,
+            self._overrides,
+            float(queue_sample_us),
+            command_line,
+            list(workloads),
         )
         for note in notes:
             warnings.warn(note, SimulationWarning, stacklevel=2)

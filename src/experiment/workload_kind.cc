@@ -1,5 +1,7 @@
 #include "experiment/workload_kind.h"
 
+#include "workload/compute/compute_graph.h"
+
 namespace safs {
 
 const std::vector<WorkloadKind>& workload_kinds() {
@@ -9,18 +11,28 @@ const std::vector<WorkloadKind>& workload_kinds() {
   static const std::vector<WorkloadKind> kinds = {flows_kind(),     bulk_kind(),
                                                   poisson_kind(),   pipeline_kind(),
                                                   inference_kind(), connection_matrix_kind(),
-                                                  chakra_kind()};
+                                                  chakra_kind(),    graph_kind()};
   return kinds;
 }
 
-void check_flow_ends(const SectionReader& section, int src, int dst, int hosts) {
-  for (const auto& [key, end] : {std::pair{"src", src}, std::pair{"dst", dst}}) {
-    if (end >= hosts) {
-      section.fail(key, "host " + std::to_string(end) + " is out of range (the topology has " +
-                            std::to_string(hosts) + " hosts, 0.." + std::to_string(hosts - 1) +
-                            ")");
-    }
+void check_host(const SectionReader& section, std::string_view key, int host, int hosts) {
+  if (host >= hosts) {
+    section.fail(key, "host " + std::to_string(host) + " is out of range (the topology has " +
+                          std::to_string(hosts) + " hosts, 0.." + std::to_string(hosts - 1) + ")");
   }
+}
+
+void check_first_compute_graph(const SectionReader& section, const ExperimentConfig& config) {
+  if (config.workloads.count<ComputeGraph>() > 0) {
+    section.fail("",
+                 "a scenario runs one compute graph, and an earlier section ([pipeline], "
+                 "[chakra] or [graph]) has added one");
+  }
+}
+
+void check_flow_ends(const SectionReader& section, int src, int dst, int hosts) {
+  check_host(section, "src", src, hosts);
+  check_host(section, "dst", dst, hosts);
   if (src == dst) section.fail("dst", "a flow cannot go to its own host");
 }
 

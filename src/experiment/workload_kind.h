@@ -37,7 +37,13 @@ WorkloadKind pipeline_kind();
 WorkloadKind inference_kind();
 WorkloadKind connection_matrix_kind();
 WorkloadKind chakra_kind();
+WorkloadKind graph_kind();
 
+// One computation per run (each writes ops.csv and summary.json's compute
+// section): fails if an earlier section added a ComputeGraph.
+void check_first_compute_graph(const SectionReader& section, const ExperimentConfig& config);
+// The host at `key` exists (host indices are validated >= 0 already).
+void check_host(const SectionReader& section, std::string_view key, int host, int hosts);
 // Both ends of a flow (keys src and dst) exist and differ.
 void check_flow_ends(const SectionReader& section, int src, int dst, int hosts);
 // The choices of a `class` key.

@@ -5,10 +5,12 @@
 
 #include <concepts>
 #include <map>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "options/key_spec.h"
 
@@ -22,6 +24,13 @@ class SectionReader {
   // The caller has validated the section against its keys.
   virtual std::optional<Value> get(std::string_view key, ValueType type) const = 0;
   bool has(std::string_view key) const { return get(key, ValueType::kString).has_value(); }
+  // The tables of the array of tables `key` inside this section ([[graph.op]]
+  // in [graph]), each seen through a reader whose messages name it
+  // "section.key[i]"; empty when the key is absent or the reader has no
+  // nested tables (MapReader).
+  virtual std::vector<std::unique_ptr<SectionReader>> tables(std::string_view /*key*/) const {
+    return {};
+  }
   // Throws an error naming where `key` was given ("file:line: section.key:
   // message"); an empty key names the section itself.
   [[noreturn]] void fail(std::string_view key, const std::string& message) const {

@@ -41,6 +41,18 @@ std::optional<Value> TomlSection::get(std::string_view key, ValueType type) cons
   return Value{};
 }
 
+std::vector<std::unique_ptr<SectionReader>> TomlSection::tables(std::string_view key) const {
+  std::vector<std::unique_ptr<SectionReader>> entries;
+  const toml::array* array = table_ != nullptr ? table_->get_as<toml::array>(key) : nullptr;
+  for (std::size_t i = 0; array != nullptr && i < array->size(); ++i) {
+    // Validation has checked that every entry is a table.
+    entries.push_back(std::make_unique<TomlSection>(
+        (*array)[i].as_table(), shown_ + "." + std::string(key) + "[" + std::to_string(i) + "]",
+        fail_));
+  }
+  return entries;
+}
+
 void TomlSection::fail_near(std::string_view key, std::string_view near,
                             const std::string& message) const {
   const toml::node* node = table_;

@@ -23,6 +23,7 @@ class TomlSection final : public SectionReader {
       : table_(table), shown_(std::move(shown)), fail_(std::move(fail)) {}
 
   std::optional<Value> get(std::string_view key, ValueType type) const override;
+  std::vector<std::unique_ptr<SectionReader>> tables(std::string_view key) const override;
   [[noreturn]] void fail_near(std::string_view key, std::string_view near,
                               const std::string& message) const override;
 

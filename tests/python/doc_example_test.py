@@ -39,4 +39,21 @@ table = namespace["table"]
 assert len(table) == 4, table
 assert set(table["transport.name"]) == {"dctcp", "safs"}
 assert table["flows.fct_p99_s"].notna().all()
+# The GPipe graph built in Python: 4 stages x 8 microbatches x (F, B), and
+# the numbers the page quotes are the ones its run gives.
+graph_runs = namespace["graph_runs"]
+for transport, run in graph_runs.items():
+    assert len(run.ops) == 64 and run.summary["compute"]["finished"], transport
+iteration_ms = namespace["iteration_ms"]
+for transport in graph_runs:
+    for key in ["iteration_time_s", "exposed_communication_s"]:
+        quoted = f"{iteration_ms[transport][key]:.3f} ms"
+        assert quoted in page, f"docs/python.md should quote {transport} {key} as {quoted}"
+assert namespace["same"].files["ops.csv"] == graph_runs["safs"].files["ops.csv"]
+# The parameter server: two rounds of 3 pushes and 3 pulls, each pull
+# 100 us after the last push arrived.
+ps = namespace["ps"].flows
+assert list(ps["dst"]) == [0, 0, 0, 1, 2, 3] * 2, ps
+assert abs(ps["start_s"][3] - (ps["finish_s"][:3].max() + 100e-6)) < 1e-12, ps
+assert f"end at {ps['finish_s'].max() * 1e3:.3f} ms" in page, ps
 print(f"docs/python.md: {len(cells)} cells ran")

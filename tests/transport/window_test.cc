@@ -175,20 +175,20 @@ namespace {
 // After a timeout every segment not SACKed is lost and resent once more,
 // from the lowest, and what was SACKed stays (Linux tcp_timeout_mark_lost).
 TEST(SackScoreboard, TimeoutMarksWhatIsNotSackedLost) {
-  constexpr std::uint32_t kMss = 1000;
-  SackScoreboard board(kMss, 10 * kMss);
-  for (int i = 0; i < 6; ++i) board.reserve(i * kMss);
-  board.sack(2 * kMss, 3);
-  board.sack(4 * kMss, 3);
+  constexpr std::uint32_t kSegment = 1000;
+  SackScoreboard board(kSegment, 10 * kSegment);
+  for (int i = 0; i < 6; ++i) board.reserve(i * kSegment);
+  board.sack(2 * kSegment, 3);
+  board.sack(4 * kSegment, 3);
   board.retransmitted(0);
-  EXPECT_EQ(board.retransmitted_bytes(), kMss);
+  EXPECT_EQ(board.retransmitted_bytes(), kSegment);
   board.mark_outstanding_lost();
-  EXPECT_EQ(board.sacked_bytes(), 2 * kMss);
-  EXPECT_EQ(board.lost_bytes(), 4 * kMss);  // segments 0, 1, 3 and 5
+  EXPECT_EQ(board.sacked_bytes(), 2 * kSegment);
+  EXPECT_EQ(board.lost_bytes(), 4 * kSegment);  // segments 0, 1, 3 and 5
   EXPECT_EQ(board.retransmitted_bytes(), 0u);
   std::vector<std::uint64_t> resent;
   while (board.has_hole_to_resend()) {
-    resent.push_back(board.hole_to_resend() / kMss);
+    resent.push_back(board.hole_to_resend() / kSegment);
     board.retransmitted(board.hole_to_resend());
   }
   EXPECT_EQ(resent, (std::vector<std::uint64_t>{0, 1, 3, 5}));

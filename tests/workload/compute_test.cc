@@ -69,6 +69,35 @@ TEST(ComputeEngine, ConsumerStartsWhenItsTransferArrives) {
   EXPECT_EQ(flow.spec.flow_class, FlowClass::kUrgent);
 }
 
+// A transfer without a producer leaves its source host as the computation
+// starts; its consumer waits for it, on the network or with free communication.
+TEST(ComputeEngine, TransferWithoutAProducerStartsWithTheComputation) {
+  ComputeGraph g;
+  const int a = g.add_op(0, kPsPerMs, "A");
+  const int b = g.add_op(1, kPsPerMs, "B");
+  g.add_transfer(-1, a, 10'000'000, /*src=*/2);
+  g.add_transfer(a, b, 1000);
+  EXPECT_EQ(planned_starts(g), (std::vector<TimePs>{0, kPsPerMs}));
+  Experiment e(star_with(g, 3));
+  e.run();
+  const ComputeEngine& c = e.find_workload<ComputeWorkload>()->engine();
+  ASSERT_TRUE(c.finished());
+  const FlowRecord& input = e.recorder().records()[0];
+  EXPECT_EQ(input.spec.src, 2);
+  EXPECT_EQ(input.spec.dst, 0);
+  EXPECT_EQ(input.spec.start_ps, 0);
+  EXPECT_EQ(c.transfers()[0].first_deadline_ps, 0);  // A's planned start
+  EXPECT_EQ(c.ops()[a].start_ps, input.finish_ps);
+
+  Simulator sim;
+  ComputeEngine free(sim, g, ComputeHooks{});
+  free.start();
+  sim.run();
+  ASSERT_TRUE(free.finished());
+  EXPECT_EQ(free.ops()[a].start_ps, 0);
+  EXPECT_EQ(free.makespan_ps(), 2 * kPsPerMs);
+}
+
 TEST(ComputeEngine, TimestampsMoveLaterWhenTheConsumerFallsBehind) {
   // GPU 1 runs X then B. X needs a large transfer from GPU 2, so GPU 1 falls
   // behind its plan, and the timestamp of B's input (from GPU 0) moves later.

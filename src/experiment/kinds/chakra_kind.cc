@@ -84,6 +84,7 @@ std::vector<int> rank_hosts(const SectionReader& section, const ChakraOptions& o
 void read_chakra(const SectionReader& section, const FileResolver& resolve,
                  ExperimentConfig& config) {
   const ChakraOptions o = chakra_knobs().read(section);
+  check_first_compute_graph(section, config);
   if (!chakra_supported()) {
     section.fail("",
                  "this build of safs-sim lacks Chakra support (built without protobuf: "

@@ -32,7 +32,8 @@ ComputeEngine::ComputeEngine(Simulator& sim, ComputeGraph graph, ComputeHooks ho
   projected_start_ps_ = plan;
   produces_.resize(graph_.ops.size());
   for (std::size_t t = 0; t < graph_.transfers.size(); ++t) {
-    produces_[graph_.transfers[t].producer].push_back(static_cast<int>(t));
+    const int producer = graph_.transfers[t].producer;
+    (producer >= 0 ? produces_[producer] : initial_).push_back(static_cast<int>(t));
   }
   transfers_.resize(graph_.transfers.size());
   gpus_.resize(graph_.gpu_order.size());
@@ -47,6 +48,7 @@ void ComputeEngine::start() {
     ops_[i].planned_start_ps += started_ps_;
     projected_start_ps_[i] += started_ps_;
   }
+  for (const int t : initial_) launch(t, -1);  // before any GPU looks at its inputs
   for (std::size_t g = 0; g < gpus_.size(); ++g) {
     gpus_[g].free_since_ps = started_ps_;
     try_start(static_cast<int>(g));
@@ -78,41 +80,44 @@ void ComputeEngine::on_op_end(int gpu) {
   g.busy = false;
   g.free_since_ps = now;
   ++ops_done_;
-  // Launch the transfers this op produces.
-  for (const int t : produces_[op]) {
-    const Transfer& transfer = graph_.transfers[t];
-    if (!hooks_.launch) {  // free communication: it arrives as it leaves
-      TransferRecord& record = transfers_[t];
-      record.launched_ps = record.arrived_ps = now;
-      record.first_deadline_ps = record.deadline_ps = no_bubble_ps(transfer.consumer);
-      --inputs_missing_[transfer.consumer];
-      const int consumer_gpu = graph_.ops[transfer.consumer].gpu;
-      if (consumer_gpu != gpu) try_start(consumer_gpu);
-      continue;
-    }
-    FlowSpec flow;
-    flow.src = transfer.src;
-    flow.dst = transfer.dst;
-    flow.size_bytes = transfer.size_bytes;
-    flow.start_ps = now;
-    flow.flow_class = FlowClass::kUrgent;
-    flow.dependency = static_cast<std::uint64_t>(transfer.consumer) + 1;
-    flow.deadline_ps = no_bubble_ps(transfer.consumer);
-    TransferRecord& record = transfers_[t];
-    record.launched_ps = now;
-    record.first_deadline_ps = record.deadline_ps = flow.deadline_ps;
-    record.flow_id = hooks_.launch(flow);
-    if (!any_flow_) {
-      first_flow_id_ = record.flow_id;
-      any_flow_ = true;
-    }
-    const std::size_t slot = record.flow_id - first_flow_id_;
-    if (transfer_of_flow_.size() <= slot) transfer_of_flow_.resize(slot + 1, -1);
-    transfer_of_flow_[slot] = static_cast<int>(t);
-  }
+  for (const int t : produces_[op]) launch(t, gpu);
   try_start(gpu);
   refresh_deadlines(gpu);
   if (finished() && hooks_.on_finished) hooks_.on_finished();
+}
+
+// Starts transfer `t` from `gpu` (-1: one without a producer, at the start).
+void ComputeEngine::launch(int t, int gpu) {
+  const Transfer& transfer = graph_.transfers[t];
+  const TimePs now = sim_.now();
+  if (!hooks_.launch) {  // free communication: it arrives as it leaves
+    TransferRecord& record = transfers_[t];
+    record.launched_ps = record.arrived_ps = now;
+    record.first_deadline_ps = record.deadline_ps = no_bubble_ps(transfer.consumer);
+    --inputs_missing_[transfer.consumer];
+    const int consumer_gpu = graph_.ops[transfer.consumer].gpu;
+    if (gpu >= 0 && consumer_gpu != gpu) try_start(consumer_gpu);
+    return;
+  }
+  FlowSpec flow;
+  flow.src = transfer.src;
+  flow.dst = transfer.dst;
+  flow.size_bytes = transfer.size_bytes;
+  flow.start_ps = now;
+  flow.flow_class = FlowClass::kUrgent;
+  flow.dependency = static_cast<std::uint64_t>(transfer.consumer) + 1;
+  flow.deadline_ps = no_bubble_ps(transfer.consumer);
+  TransferRecord& record = transfers_[t];
+  record.launched_ps = now;
+  record.first_deadline_ps = record.deadline_ps = flow.deadline_ps;
+  record.flow_id = hooks_.launch(flow);
+  if (!any_flow_) {
+    first_flow_id_ = record.flow_id;
+    any_flow_ = true;
+  }
+  const std::size_t slot = record.flow_id - first_flow_id_;
+  if (transfer_of_flow_.size() <= slot) transfer_of_flow_.resize(slot + 1, -1);
+  transfer_of_flow_[slot] = static_cast<int>(t);
 }
 
 void ComputeEngine::on_flow_complete(std::uint32_t flow_id) {

@@ -81,6 +81,7 @@ class ComputeEngine {
     std::unique_ptr<Timer> op_end;
   };
 
+  void launch(int transfer, int gpu);
   void try_start(int gpu);
   void on_op_end(int gpu);
   void refresh_deadlines(int gpu);
@@ -96,6 +97,7 @@ class ComputeEngine {
   std::vector<TransferRecord> transfers_;
   std::vector<int> inputs_missing_;         // per op
   std::vector<std::vector<int>> produces_;  // per op: the transfers it starts
+  std::vector<int> initial_;                // the transfers without a producer, started first
   std::vector<int> transfer_of_flow_;       // by flow id - first id seen; -1: not ours
   std::vector<TimePs> projected_start_ps_;  // per op, refreshed per GPU
   std::uint32_t first_flow_id_ = 0;

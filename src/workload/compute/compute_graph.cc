@@ -12,11 +12,11 @@ int ComputeGraph::add_op(int gpu, TimePs duration_ps, std::string label) {
   return id;
 }
 
-int ComputeGraph::add_transfer(int producer, int consumer, std::uint64_t size_bytes) {
+int ComputeGraph::add_transfer(int producer, int consumer, std::uint64_t size_bytes, int src) {
   Transfer t;
   t.producer = producer;
   t.consumer = consumer;
-  t.src = producer >= 0 ? ops.at(producer).gpu : -1;
+  t.src = producer >= 0 ? ops.at(producer).gpu : src;
   t.dst = ops.at(consumer).gpu;
   t.size_bytes = size_bytes;
   transfers.push_back(t);
@@ -41,7 +41,9 @@ void ComputeGraph::validate() const {
       throw std::invalid_argument("op " + ops[i].label + " is not ordered exactly once");
   }
   for (const Transfer& t : transfers) {
-    if (t.producer < 0) throw std::invalid_argument("transfers need a producer op");
+    if (t.producer < 0 && t.src < 0) {
+      throw std::invalid_argument("a transfer without a producer op needs a source GPU");
+    }
     if (t.src == t.dst) throw std::invalid_argument("a transfer must cross GPUs");
     if (t.size_bytes == 0) throw std::invalid_argument("a transfer must carry bytes");
   }
@@ -64,11 +66,11 @@ std::vector<TimePs> planned_starts(const ComputeGraph& graph, TimePs transfer_ps
         bool inputs_known = true;
         for (const int t : graph.ops[op].inputs) {
           const int producer = graph.transfers[t].producer;
-          if (end[producer] < 0) {
+          if (producer >= 0 && end[producer] < 0) {
             inputs_known = false;
             break;
           }
-          ready = std::max(ready, end[producer] + transfer_ps);
+          ready = std::max(ready, (producer >= 0 ? end[producer] : 0) + transfer_ps);
         }
         if (!inputs_known) break;
         start[op] = ready;

@@ -21,7 +21,7 @@ struct ComputeOp {
 };
 
 struct Transfer {
-  int producer = -1;  // op whose end starts it (-1: starts at time 0)
+  int producer = -1;  // op whose end starts it (-1: starts with the computation, from src)
   int consumer = 0;   // op that needs it
   int src = 0;
   int dst = 0;
@@ -34,9 +34,11 @@ struct ComputeGraph {
   std::vector<Transfer> transfers;
 
   int add_op(int gpu, TimePs duration_ps, std::string label);  // appends to the GPU's order
-  int add_transfer(int producer, int consumer, std::uint64_t size_bytes);
+  // `src`: the sending GPU of a transfer without a producer (producer -1).
+  int add_transfer(int producer, int consumer, std::uint64_t size_bytes, int src = -1);
   // Throws std::invalid_argument if an index is out of range, a transfer
-  // stays on one GPU, or an op is missing from its GPU's order.
+  // stays on one GPU or has neither a producer nor a source, or an op is
+  // missing from its GPU's order.
   void validate() const;
 };
 
