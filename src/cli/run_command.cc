@@ -191,7 +191,6 @@ int run(const RunOptions& o) {
   if (trace) trace->finish();
   if (pcap) finish_capture(*pcap, o.pcap[1], o.verbosity == console::Verbosity::kQuiet);
 
-  const FlowSummary s = experiment.recorder().summary(experiment.sim().now());
   const InferenceDriver* inference = experiment.find_workload<InferenceDriver>();
   if (o.verbosity != console::Verbosity::kQuiet && inference != nullptr) {
     const TpotSummary tpot = summarize_tpot(*inference);
@@ -200,6 +199,7 @@ int run(const RunOptions& o) {
                 tpot.p99_s * 1e3);
   }
   if (o.verbosity != console::Verbosity::kQuiet) {
+    const FlowSummary s = experiment.recorder().summary(experiment.sim().now());
     std::printf("%s: %zu/%zu flows complete, last at %.3f ms, mean FCT %.3f ms, p99 slowdown %.2f",
                 experiment.config().transport.c_str(), s.completed, s.flows, s.last_finish_s * 1e3,
                 s.fct_mean_s * 1e3, s.slowdown_p99);

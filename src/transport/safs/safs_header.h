@@ -22,9 +22,9 @@
 #include <cstdint>
 #include <limits>
 
-#include "base/flow.h"
 #include "core/grant.h"
 #include "net/packet.h"
+#include "base/flow.h"
 #include "transport/window/window_header.h"
 
 namespace safs::safs_header {
