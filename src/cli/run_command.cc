@@ -18,6 +18,7 @@
 #include "console/effective_scenario.h"
 #include "console/progress_line.h"
 #include "console/scenario_file.h"
+#include "experiment/flows_csv_file.h"
 #include "experiment/report.h"
 #include "metrics/summary.h"
 #include "scenario/scenario.h"
@@ -67,7 +68,7 @@ void print_configuration(const ExperimentConfig& c) {
 
 void print_class_summaries(Experiment& experiment) {
   for (const FlowClass c : {FlowClass::kUrgent, FlowClass::kBackground}) {
-    const FlowSummary s = summarize(experiment.recorder().records(), experiment.sim().now(), &c);
+    const FlowSummary s = experiment.recorder().summary(experiment.sim().now(), &c);
     if (s.flows == 0) continue;
     std::printf("  %s: %zu/%zu complete, mean FCT %.3f ms, p99 FCT %.3f ms, p99 slowdown %.2f",
                 std::string(to_string(c)).c_str(), s.completed, s.flows, s.fct_mean_s * 1e3,
@@ -162,13 +163,24 @@ int run(const RunOptions& o) {
   std::unique_ptr<timeline::TimelineTrace> trace;
   if (!o.trace.path.empty())
     trace = std::make_unique<timeline::TimelineTrace>(experiment, samplers, o.trace);
+  // flows.csv is written as flows finish, so the run holds only the live
+  // flows' records; a trace draws every flow, so it keeps them all.
+  std::unique_ptr<FlowsCsvFile> flows_csv;
+  if (!trace) {
+    flows_csv = std::make_unique<FlowsCsvFile>(out_dir + "/flows.csv");
+    experiment.stream_records([&flows_csv](const FlowRecord& r) { flows_csv->add(r); });
+  }
   const double setup_wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_start).count();
   const double wall_s = experiment.run();
   progress.clear();
 
   const RunReport report = experiment.report();
-  write_flows_csv(experiment, out_dir + "/flows.csv");
+  if (flows_csv) {
+    flows_csv->finish(experiment.recorder());
+  } else {
+    write_flows_csv(experiment, out_dir + "/flows.csv");
+  }
   write_report_files(report, out_dir);
   if (queues) queues->write_csv(out_dir + "/queues.csv");
   // Last of the results: a directory with summary.json holds a finished run
@@ -179,7 +191,6 @@ int run(const RunOptions& o) {
   if (trace) trace->finish();
   if (pcap) finish_capture(*pcap, o.pcap[1], o.verbosity == console::Verbosity::kQuiet);
 
-  const FlowSummary s = summarize(experiment.recorder().records(), experiment.sim().now());
   const InferenceDriver* inference = experiment.find_workload<InferenceDriver>();
   if (o.verbosity != console::Verbosity::kQuiet && inference != nullptr) {
     const TpotSummary tpot = summarize_tpot(*inference);
@@ -188,6 +199,7 @@ int run(const RunOptions& o) {
                 tpot.p99_s * 1e3);
   }
   if (o.verbosity != console::Verbosity::kQuiet) {
+    const FlowSummary s = experiment.recorder().summary(experiment.sim().now());
     std::printf("%s: %zu/%zu flows complete, last at %.3f ms, mean FCT %.3f ms, p99 slowdown %.2f",
                 experiment.config().transport.c_str(), s.completed, s.flows, s.last_finish_s * 1e3,
                 s.fct_mean_s * 1e3, s.slowdown_p99);
@@ -197,7 +209,13 @@ int run(const RunOptions& o) {
                 static_cast<double>(experiment.sim().events_processed()) / wall_s / 1e6,
                 out_dir.c_str());
   }
-  if (o.verbosity == console::Verbosity::kVerbose) print_class_summaries(experiment);
+  if (o.verbosity == console::Verbosity::kVerbose) {
+    print_class_summaries(experiment);
+    // What the run still held at its end: the live flows, not all it saw.
+    std::printf("  held at the end: %zu flows' transport state, %zu of %zu flow records\n",
+                experiment.transport().live_flows(), experiment.recorder().held(),
+                experiment.recorder().size());
+  }
   for (const auto& workload : experiment.workloads()) {
     const std::string note = workload->unfinished_note();
     if (!note.empty()) std::fprintf(stderr, "warning: %s: %s\n", out_dir.c_str(), note.c_str());

@@ -26,20 +26,26 @@ class Timer final : public EventHandler {
     if (live_event_ != 0 && queued_at_ <= at) return;  // fires early, then re-queues
     queued_at_ = at < sim_.now() ? sim_.now() : at;
     live_event_ = sim_.schedule_at(queued_at_, this);
+    ++queued_events_;
   }
   void arm_in(TimePs delay) { arm_at(sim_.now() + delay); }
   void cancel() { deadline_ = kTimeNever; }
 
   bool armed() const { return deadline_ != kTimeNever; }
+  // No event of this timer is in the queue, live or stale: its owner may be
+  // destroyed (the queue would otherwise call a freed handler).
+  bool idle() const { return queued_events_ == 0; }
   TimePs deadline() const { return deadline_; }
 
   void handle_event(EventId id) override {
+    --queued_events_;
     if (id != live_event_) return;  // superseded
     live_event_ = 0;
     if (deadline_ == kTimeNever) return;  // cancelled
     if (sim_.now() < deadline_) {
       queued_at_ = deadline_;
       live_event_ = sim_.schedule_at(deadline_, this);
+      ++queued_events_;
       return;
     }
     deadline_ = kTimeNever;
@@ -52,6 +58,7 @@ class Timer final : public EventHandler {
   TimePs deadline_ = kTimeNever;
   TimePs queued_at_ = kTimeNever;
   EventId live_event_ = 0;
+  std::uint32_t queued_events_ = 0;
 };
 
 }  // namespace safs

@@ -24,13 +24,17 @@ class Experiment::CompletionWatcher final : public FlowObserver {
     ++outstanding_;
   }
   void on_flow_complete(const FlowSpec& flow, TimePs at) override {
-    if (recorder_.records()[flow.id].complete()) return;
+    if (recorder_.is_complete(flow.id)) return;
     recorder_.on_flow_complete(flow, at);
     for (const auto& workload : workloads_) workload->on_flow_complete(flow, at);
     if (flow.id < measured_.size() && measured_[flow.id]) {
       --outstanding_;
       stop_if_done();
     }
+  }
+  void on_flow_released(std::uint32_t flow_id, const FlowFinal& final) override {
+    recorder_.on_flow_released(flow_id, final.delivered_bytes, final.counters.data_packets,
+                               final.counters.control_packets);
   }
   void stop_if_done() {
     if (done()) sim_.stop();
@@ -61,7 +65,7 @@ class Experiment::Host final : public WorkloadHost {
         timestamp_errors_(run.sim_, run.config_.timestamps, shape.seed,
                           [this](std::uint32_t id, TimePs deadline_ps) {
                             // A delayed update may fall due after the flow completed.
-                            if (run_.recorder_->records()[id].complete()) return;
+                            if (run_.recorder_->is_complete(id)) return;
                             run_.transport_->update_deadline(id, deadline_ps);
                           }) {}
   Simulator& sim() override { return run_.sim_; }
@@ -72,7 +76,7 @@ class Experiment::Host final : public WorkloadHost {
   FlowSpec register_flow(FlowSpec flow, FlowTerms terms) override {
     const FlowSpec registered = run_.register_flow(flow, terms);
     return timestamp_errors_.as_started(registered,
-                                        run_.recorder_->records()[registered.id].ideal_fct_ps);
+                                        run_.recorder_->find(registered.id)->ideal_fct_ps);
   }
   std::uint32_t launch(FlowSpec flow, FlowTerms terms) override {
     const FlowSpec seen = register_flow(flow, terms);
@@ -80,7 +84,10 @@ class Experiment::Host final : public WorkloadHost {
     return seen.id;
   }
   void update_deadline(std::uint32_t flow_id, TimePs deadline_ps) override {
-    FlowRecord& record = run_.recorder_->record(flow_id);
+    FlowRecord* found = run_.recorder_->find(flow_id);
+    // Workloads move only the deadlines of flows still under way.
+    if (found == nullptr) throw std::logic_error("update_deadline of a finished, freed flow");
+    FlowRecord& record = *found;
     record.spec.deadline_ps = deadline_ps;
     timestamp_errors_.on_update(flow_id, deadline_ps, record.ideal_fct_ps);
   }
@@ -165,7 +172,7 @@ Experiment::Experiment(ExperimentConfig config) : config_(std::move(config)) {
 }
 
 FlowSpec Experiment::register_flow(FlowSpec flow, FlowTerms terms) {
-  flow.id = static_cast<std::uint32_t>(recorder_->records().size());
+  flow.id = static_cast<std::uint32_t>(recorder_->size());
   const TimePs ideal = ideal_fct(flow);
   if (terms.deadline_factor > 0) {
     flow.deadline_ps =
@@ -183,14 +190,22 @@ TimePs Experiment::ideal_fct(const FlowSpec& flow) const {
   return ideal_fct_ps(path, flow.size_bytes, config_.mtu_bytes, config_.header_bytes);
 }
 
+// Flows the transport freed have their final counts already; the others'
+// are what the transport holds now.
 void Experiment::finalize_records() {
-  for (const FlowRecord& r : recorder_->records()) {
-    FlowRecord& record = recorder_->record(r.spec.id);
-    record.delivered_bytes = transport_->delivered_bytes(r.spec.id);
-    const FlowCounters counters = transport_->flow_counters(r.spec.id);
+  recorder_->for_each_held([this](FlowRecord& record) {
+    if (record.released) return;
+    record.delivered_bytes = transport_->delivered_bytes(record.spec.id);
+    const FlowCounters counters = transport_->flow_counters(record.spec.id);
     record.data_packets = counters.data_packets;
     record.control_packets = counters.control_packets;
-  }
+  });
+  recorder_->settle_held();
+}
+
+void Experiment::stream_records(FlowRecorder::Sink sink) {
+  if (started_) throw std::logic_error("Experiment::stream_records after the run started");
+  recorder_->stream_to(std::move(sink));
 }
 
 Experiment::~Experiment() = default;

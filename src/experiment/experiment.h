@@ -78,6 +78,9 @@ class Experiment {
   Simulator& sim() { return sim_; }
   Network& network() { return *network_; }
   const FlowRecorder& recorder() const { return *recorder_; }
+  // Before the run: hand each finished flow's final record to `sink` and keep
+  // only the live flows' records (FlowRecorder::stream_to).
+  void stream_records(FlowRecorder::Sink sink);
   Transport& mutable_transport() { return *transport_; }
   // The run's workloads, in the order of the configuration's specs.
   const std::vector<std::unique_ptr<Workload>>& workloads() const { return workloads_; }

@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "experiment/flows_csv.h"
 #include "metrics/summary.h"
-#include "workload/csv_text.h"
 
 namespace safs {
 
@@ -43,30 +43,9 @@ void write_report_files(const RunReport& report, const std::string& dir) {
 }
 
 std::string flows_csv_text(const Experiment& experiment) {
-  std::ostringstream csv;
-  csv << "id,src,dst,size_bytes,start_s,finish_s,fct_s,ideal_fct_s,slowdown,deadline_s,"
-         "met_deadline,class,delivered_bytes,data_packets,control_packets\n";
-  for (const FlowRecord& r : experiment.recorder().records()) {
-    const FlowSpec& f = r.spec;
-    csv << f.id << ',' << f.src << ',' << f.dst << ',' << f.size_bytes << ','
-        << seconds_text(f.start_ps) << ',';
-    if (r.complete()) {
-      char slow[32];
-      std::snprintf(slow, sizeof slow, "%.6f", r.slowdown());
-      csv << seconds_text(r.finish_ps) << ',' << seconds_text(r.fct_ps()) << ','
-          << seconds_text(r.ideal_fct_ps) << ',' << slow << ',';
-    } else {
-      csv << ",," << seconds_text(r.ideal_fct_ps) << ",,";
-    }
-    if (f.has_deadline()) {
-      csv << seconds_text(f.deadline_ps) << ',' << (r.met_deadline() ? "true" : "false");
-    } else {
-      csv << ',';
-    }
-    csv << ',' << to_string(f.flow_class) << ',' << r.delivered_bytes << ',' << r.data_packets
-        << ',' << r.control_packets << '\n';
-  }
-  return csv.str();
+  std::string csv = flows_csv_header();
+  for (const FlowRecord& r : experiment.recorder().records()) append_flows_csv_line(csv, r);
+  return csv;
 }
 
 void write_flows_csv(const Experiment& experiment, const std::string& path) {
@@ -106,10 +85,9 @@ nlohmann::ordered_json flow_json(const FlowSummary& s) {
 }  // namespace
 
 double busiest_downlink_utilisation(Experiment& experiment) {
-  TimePs first_start = kTimeNever;
-  for (const FlowRecord& r : experiment.recorder().records()) {
-    first_start = std::min(first_start, r.spec.start_ps);
-  }
+  const FlowRecorder& recorder = experiment.recorder();
+  const TimePs first_start = std::min(recorder.totals(FlowClass::kUrgent).first_start_ps,
+                                      recorder.totals(FlowClass::kBackground).first_start_ps);
   const TimePs span = experiment.sim().now() - first_start;
   if (first_start == kTimeNever || span <= 0) return 0;
   double best = 0;
@@ -126,7 +104,7 @@ std::string summary_json_text(Experiment& experiment, const RunReport& report,
                               const RunInfo& info) {
   const ExperimentConfig& config = experiment.config();
   const TimePs now = experiment.sim().now();
-  const auto& records = experiment.recorder().records();
+  const FlowRecorder& recorder = experiment.recorder();
   const NetworkTotals net = experiment.network_totals();
   const TransportStats transport = experiment.transport().stats();
   const auto events = experiment.sim().events_processed();
@@ -143,9 +121,9 @@ std::string summary_json_text(Experiment& experiment, const RunReport& report,
   j["events"] = events;
   j["events_per_s"] = info.wall_seconds > 0 ? static_cast<double>(events) / info.wall_seconds : 0;
   j["peak_rss_mib"] = static_cast<double>(peak_rss_kib()) / 1024.0;
-  j["flows"] = flow_json(summarize(records, now));
+  j["flows"] = flow_json(recorder.summary(now));
   for (const FlowClass c : {FlowClass::kUrgent, FlowClass::kBackground}) {
-    const FlowSummary s = summarize(records, now, &c);
+    const FlowSummary s = recorder.summary(now, &c);
     if (s.flows == 0) continue;
     nlohmann::ordered_json cj = nlohmann::ordered_json::object();
     if (config.mixed_tenants()) {
@@ -153,12 +131,8 @@ std::string summary_json_text(Experiment& experiment, const RunReport& report,
           c == FlowClass::kBackground ? config.background_transport : config.transport;
     }
     cj.update(flow_json(s));
-    std::uint64_t control = 0, data = 0;
-    for (const FlowRecord& r : records) {
-      if (r.spec.flow_class != c) continue;
-      control += r.control_packets;
-      data += r.data_packets;
-    }
+    const FlowTotals totals = recorder.totals(c);
+    const std::uint64_t control = totals.control_packets, data = totals.data_packets;
     cj["control_packets_per_flow"] = static_cast<double>(control) / static_cast<double>(s.flows);
     cj["control_per_100_data_packets"] =
         data > 0 ? 100.0 * static_cast<double>(control) / static_cast<double>(data) : 0.0;

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "metrics/flow_outcomes.h"
 #include "metrics/flow_recorder.h"
 
 namespace safs {
@@ -29,6 +30,12 @@ struct FlowSummary {
 
 // `now`: the end of the run. `only`: restrict to one class (nullptr: all).
 FlowSummary summarize(const std::vector<FlowRecord>& records, TimePs now,
+                      const FlowClass* only = nullptr);
+// The same over compact outcomes, with `totals` of each class (indexed by
+// FlowClass); the byte and packet totals are integers, so their sums do not
+// depend on the order the flows were added in (below 2^53 bytes, exact as
+// doubles too).
+FlowSummary summarize(const FlowOutcomes& outcomes, const ClassTotals& totals, TimePs now,
                       const FlowClass* only = nullptr);
 
 }  // namespace safs

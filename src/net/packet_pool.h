@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "net/packet.h"
+#include "net/route.h"
 
 namespace safs {
 
@@ -26,6 +27,7 @@ class PacketPool {
     return p;
   }
   void release(Packet* p) {
+    if (p->route != nullptr) --p->route->packets_alive;
     p->next = free_;
     free_ = p;
     --live_;

@@ -52,6 +52,12 @@ class RouteHops {
 };
 
 struct Route {
+  // Packets on this route not yet back in their pool: a transport frees the
+  // flow state that holds the route only once none is left, since each of
+  // them points here and may still reach the flow's other end. Counted by
+  // the transports' packet builders (new_packet.h) and PacketPool::release;
+  // first, beside the hops that forwarding reads anyway.
+  mutable std::uint32_t packets_alive = 0;
   RouteHops hops;                       // egress ports in order, then the destination sink
   std::vector<std::uint64_t> rate_bps;  // rate of each link on the path
   TimePs propagation_ps = 0;            // sum of the links' propagation delays

@@ -7,6 +7,7 @@
 // pushed straight into the NIC queue with forward().
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -22,13 +23,6 @@ class PacketPool;
 class PacketSink;
 class PacketSource;
 class Simulator;
-
-class FlowObserver {
- public:
-  virtual ~FlowObserver() = default;
-  // All of the flow's bytes have reached the receiving application.
-  virtual void on_flow_complete(const FlowSpec& flow, TimePs at) = 0;
-};
 
 struct TransportStats {
   std::uint64_t data_packets = 0;  // including retransmissions
@@ -55,6 +49,23 @@ struct TransportStats {
 struct FlowCounters {
   std::uint64_t data_packets = 0;     // sent, including retransmissions
   std::uint64_t control_packets = 0;  // scheduling control: grants, metadata, reports (not ACKs)
+};
+
+// A flow's counts when its transport freed its state.
+struct FlowFinal {
+  std::uint64_t delivered_bytes = 0;
+  FlowCounters counters;
+};
+
+class FlowObserver {
+ public:
+  virtual ~FlowObserver() = default;
+  // All of the flow's bytes have reached the receiving application.
+  virtual void on_flow_complete(const FlowSpec& flow, TimePs at) = 0;
+  // The transport freed the flow's state (both ends done, nothing of it left
+  // in the network): `final` is what delivered_bytes() and flow_counters()
+  // would have said for the rest of the run; they say 0 from now on.
+  virtual void on_flow_released(std::uint32_t /*flow_id*/, const FlowFinal& /*final*/) {}
 };
 
 // Told of every rate grant a receiver sends, for traces. Never changes what
@@ -96,6 +107,9 @@ class Transport {
   // byte counted once however often it arrived.
   virtual std::uint64_t delivered_bytes(std::uint32_t flow_id) const = 0;
   virtual FlowCounters flow_counters(std::uint32_t flow_id) const = 0;
+  // Flows whose state the transport still holds: started and not yet freed
+  // (FlowObserver::on_flow_released), for tests of what a run keeps.
+  virtual std::size_t live_flows() const = 0;
   // The runtime moved the flow's deadline (its no-bubble timestamp), e.g.
   // because the consumer fell behind. Transports that ignore deadlines may
   // ignore this too.

@@ -8,8 +8,10 @@
 #include <memory>
 #include <vector>
 
-#include "net/network.h"
 #include "base/flow.h"
+#include "net/network.h"
+#include "transport/common/retiring_flows.h"
+#include "transport/transport.h"
 
 namespace safs {
 
@@ -19,17 +21,24 @@ class FlowTable {
   // A new, default-constructed entry for flow `id` (replacing any old one).
   Entry& add(std::uint32_t id) {
     if (by_id_.size() <= id) by_id_.resize(id + 1);
+    if (by_id_[id] == nullptr) ++live_;
     by_id_[id] = std::make_unique<Entry>();
     return *by_id_[id];
   }
   // nullptr for an id that was never added (or was released).
   Entry* find(std::uint32_t id) const { return id < by_id_.size() ? by_id_[id].get() : nullptr; }
   void release(std::uint32_t id) {
-    if (id < by_id_.size()) by_id_[id].reset();
+    if (id >= by_id_.size() || by_id_[id] == nullptr) return;
+    by_id_[id].reset();
+    --live_;
   }
+  // Entries added and not released.
+  std::size_t live() const { return live_; }
 
  private:
+  // One pointer per id ever added: 8 bytes a flow, the entry itself only while it lives.
   std::vector<std::unique_ptr<Entry>> by_id_;
+  std::size_t live_ = 0;
 };
 
 // Both sides' entries of a new flow.
@@ -59,6 +68,34 @@ template <typename Receiver>
 std::uint64_t delivered_bytes_of(const FlowTable<Receiver>& receivers, std::uint32_t id) {
   const Receiver* receiver = receivers.find(id);
   return receiver != nullptr ? receiver->received.delivered_bytes() : 0;
+}
+
+// Frees both entries of flow `id` and tells the run what `transport` knew of
+// the flow, which it cannot say once they are gone.
+template <typename Sender, typename Receiver>
+void release_flow(const Transport& transport, FlowObserver& observer, std::uint32_t id,
+                  FlowTable<Sender>& senders, FlowTable<Receiver>& receivers) {
+  const FlowFinal final{transport.delivered_bytes(id), transport.flow_counters(id)};
+  senders.release(id);
+  receivers.release(id);
+  observer.on_flow_released(id, final);
+}
+
+// Called after each event of flow `id` that may end one of its sides: once
+// `done(sender, receiver)`, the flow waits in `retiring` (once: the sender
+// entry's `retiring` flag) until `unreachable(id)`, and is then freed.
+template <typename Sender, typename Receiver, typename Done, typename Unreachable>
+void retire_when_done(std::uint32_t id, FlowTable<Sender>& senders, FlowTable<Receiver>& receivers,
+                      RetiringFlows& retiring, Done done, Unreachable unreachable,
+                      const Transport& transport, FlowObserver& observer) {
+  Sender* sender = senders.find(id);
+  const Receiver* receiver = receivers.find(id);
+  if (sender == nullptr || receiver == nullptr || sender->retiring) return;
+  if (!done(*sender, *receiver)) return;
+  sender->retiring = true;
+  retiring.add(id, unreachable, [&](std::uint32_t freed) {
+    release_flow(transport, observer, freed, senders, receivers);
+  });
 }
 
 }  // namespace safs

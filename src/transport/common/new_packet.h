@@ -4,11 +4,11 @@
 
 #include <cstdint>
 
+#include "base/flow.h"
 #include "engine/simulator.h"
 #include "net/packet.h"
 #include "net/packet_pool.h"
 #include "net/route.h"
-#include "base/flow.h"
 #include "transport/transport.h"
 
 namespace safs {
@@ -20,6 +20,7 @@ inline Packet& new_control_packet(const TransportEnv& env, const FlowSpec& flow,
                                   std::uint8_t priority) {
   Packet& p = *env.pool.acquire();
   p.route = &route;
+  ++route.packets_alive;
   p.next_hop = 0;  // enters this host's NIC queue
   p.kind = PacketKind::kControl;
   p.message_type = message_type;
@@ -38,6 +39,7 @@ inline Packet& new_pulled_packet(const TransportEnv& env, const FlowSpec& flow, 
                                  PacketKind kind, std::uint8_t message_type) {
   Packet& p = *env.pool.acquire();
   p.route = &route;
+  ++route.packets_alive;
   p.next_hop = 1;  // hop 0 is this NIC
   p.kind = kind;
   p.message_type = message_type;

@@ -110,6 +110,10 @@ TransportStats TenantMux::stats() const {
   return sum;
 }
 
+std::size_t TenantMux::live_flows() const {
+  return children_[kMain]->live_flows() + children_[kBackground]->live_flows();
+}
+
 std::uint64_t TenantMux::delivered_bytes(std::uint32_t flow_id) const {
   const Tenant tenant = tenant_of_flow(flow_id);
   return tenant == kNotStarted ? 0 : children_[tenant]->delivered_bytes(flow_id);

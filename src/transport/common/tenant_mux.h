@@ -38,6 +38,7 @@ class TenantMux final : public Transport, private HostAttacher {
   TransportStats stats() const override;  // both children's, summed
   std::uint64_t delivered_bytes(std::uint32_t flow_id) const override;
   FlowCounters flow_counters(std::uint32_t flow_id) const override;
+  std::size_t live_flows() const override;  // both children's
   void update_deadline(std::uint32_t flow_id, TimePs deadline_ps) override;
 
   // The child that runs flows of class `c`, for tests and reports.
@@ -59,7 +60,9 @@ class TenantMux final : public Transport, private HostAttacher {
   std::vector<std::unique_ptr<HostEndpoint>> hosts_;
   std::array<std::unique_ptr<Transport>, kTenants> children_;
   Tenant building_ = kMain;  // the child whose endpoints attach_host receives
-  // Per flow id (ids are dense), the tenant that started it.
+  // Per flow id (ids are dense), the tenant that started it: one byte a
+  // flow, kept for the run (a released flow's packets are all gone, so none
+  // asks for it again; the byte is what remains).
   std::vector<Tenant> flow_tenant_;
 };
 

@@ -54,6 +54,7 @@ struct HomaTransport::OutgoingMessage : MessageSide {
   std::set<std::uint64_t> retx_queued;
   std::unique_ptr<Timer> probe_timer;
   std::uint64_t data_packets = 0;  // sent, including retransmissions
+  bool retiring = false;           // both sides done: waits in retiring_ to be freed
 
   std::uint64_t remaining_to_send() const { return spec.size_bytes - next_offset; }
 };
@@ -438,6 +439,7 @@ void HomaTransport::on_data(Host& host, IncomingMessage& m, const Packet& p) {
   }
   if (m.received.complete()) {
     m.complete = true;
+    side_finished_ = true;
     env_.observer.on_flow_complete(m.spec, env_.sim.now());
     m.resend_timer->cancel();
     update_incoming(host, m);
@@ -602,7 +604,34 @@ void HomaTransport::on_packet(Host& host, Packet& p) {
       if (OutgoingMessage* m = outgoing_.find(p.flow_id)) on_sender_packet(*m, p);
       break;
   }
+  const std::uint32_t id = p.flow_id;
   env_.pool.release(&p);
+  if (side_finished_) {
+    side_finished_ = false;
+    retire_if_done(id);
+  }
+}
+
+// The ACK (at the sender) and the last DATA (at the receiver) both come
+// with a packet, so the end of on_packet sees every message that is done;
+// it looks only when one side has just finished (side_finished_).
+void HomaTransport::retire_if_done(std::uint32_t id) {
+  retire_when_done(
+      id, outgoing_, incoming_, retiring_,
+      [](const OutgoingMessage& out, const IncomingMessage& in) {
+        return out.acked && in.complete;
+      },
+      [this](std::uint32_t i) { return unreachable(i); }, *this, env_.observer);
+}
+
+// Nothing can reach the message's entries: no packet on its routes (a late
+// NEED_ACK would still be answered), no timer event queued, in no host set.
+bool HomaTransport::unreachable(std::uint32_t id) const {
+  const OutgoingMessage& out = *outgoing_.find(id);
+  const IncomingMessage& in = *incoming_.find(id);
+  return out.data_route.packets_alive == 0 && in.reverse_route.packets_alive == 0 &&
+         !out.in_ready && out.retx_queued.empty() && out.probe_timer->idle() && !in.in_grantable &&
+         in.resend_timer->idle();
 }
 
 void HomaTransport::on_sender_packet(OutgoingMessage& m, const Packet& p) {
@@ -631,6 +660,7 @@ void HomaTransport::on_sender_packet(OutgoingMessage& m, const Packet& p) {
     case homa_header::kAck:  // the receiver has the whole message
       if (!m.acked) {
         m.acked = true;
+        side_finished_ = true;
         update_ready(m);
         m.probe_timer->cancel();
       }

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "transport/common/flow_table.h"
+#include "transport/common/retiring_flows.h"
 #include "transport/homa/homa_header.h"
 #include "transport/homa/homa_options.h"
 #include "transport/transport.h"
@@ -44,6 +45,7 @@ class HomaTransport final : public Transport {
   TransportStats stats() const override { return stats_; }
   std::uint64_t delivered_bytes(std::uint32_t flow_id) const override;
   FlowCounters flow_counters(std::uint32_t flow_id) const override;
+  std::size_t live_flows() const override { return outgoing_.live(); }
   // Homa schedules by size, not deadline.
   void update_deadline(std::uint32_t /*flow_id*/, TimePs /*deadline_ps*/) override {}
 
@@ -101,6 +103,10 @@ class HomaTransport final : public Transport {
 
   // Both: each arriving message goes to the side its type is addressed to.
   void on_packet(Host& host, Packet& p);
+  // After a packet of message `id`: once the sender has its ACK and the
+  // receiver the whole message, the message waits to be freed.
+  void retire_if_done(std::uint32_t id);
+  bool unreachable(std::uint32_t id) const;
   // A header-only message from one side of `m` to the other.
   Packet& new_control(const OutgoingMessage& m, homa_header::Type type);
   Packet& new_control(const IncomingMessage& m, homa_header::Type type);
@@ -117,6 +123,8 @@ class HomaTransport final : public Transport {
   std::vector<std::unique_ptr<Host>> hosts_;
   FlowTable<OutgoingMessage> outgoing_;
   FlowTable<IncomingMessage> incoming_;
+  RetiringFlows retiring_;
+  bool side_finished_ = false;            // the packet being handled ended one side of its message
   std::vector<IncomingMessage*> active_;  // scratch for schedule_grants
   std::vector<int> active_senders_;
   TransportStats stats_;

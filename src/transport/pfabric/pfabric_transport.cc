@@ -41,6 +41,7 @@ struct PFabricTransport::SenderFlow {
   bool probe_mode = false;
   bool probe_due = false;  // probe mode: a probe may leave now
   bool sender_finished = false;
+  bool retiring = false;              // both ends done: waits in retiring_ to be freed
   std::uint32_t ready_pos = kAbsent;  // position in the host's ready heap
   std::unique_ptr<Timer> rto_timer;
   std::unique_ptr<Timer> probe_timer;
@@ -142,6 +143,7 @@ void PFabricTransport::start_flow(const FlowSpec& spec) {
   if (spec.size_bytes == 0) {  // nothing to move: complete on arrival
     flow.sender_finished = receiver.complete = true;
     env_.observer.on_flow_complete(flow.spec, env_.sim.now());
+    retire_if_done(spec.id);
     return;
   }
   refresh(flow);
@@ -196,6 +198,27 @@ void PFabricTransport::on_packet(Packet& packet) {
       break;
   }
   env_.pool.release(&packet);
+  if (side_finished_) {
+    side_finished_ = false;
+    retire_if_done(id);
+  }
+}
+
+void PFabricTransport::retire_if_done(std::uint32_t id) {
+  retire_when_done(
+      id, senders_, receivers_, retiring_,
+      [](const SenderFlow& s, const ReceiverFlow& r) { return s.sender_finished && r.complete; },
+      [this](std::uint32_t i) { return unreachable(i); }, *this, env_.observer);
+}
+
+// Nothing can reach the flow's entries: no packet on its routes (a late
+// duplicate would still be ACKed), no timer event queued, not in its host's
+// ready heap.
+bool PFabricTransport::unreachable(std::uint32_t id) const {
+  const SenderFlow& sender = *senders_.find(id);
+  const ReceiverFlow& receiver = *receivers_.find(id);
+  return sender.data_route.packets_alive == 0 && receiver.reverse_route.packets_alive == 0 &&
+         sender.ready_pos == kAbsent && sender.rto_timer->idle() && sender.probe_timer->idle();
 }
 
 // --- Receiver ---
@@ -205,6 +228,7 @@ void PFabricTransport::on_data(ReceiverFlow& flow, const Packet& data) {
     flow.received_end = std::max(flow.received_end, data.seq / env_.mtu_bytes + 1);
     if (!flow.complete && flow.received.complete()) {
       flow.complete = true;
+      side_finished_ = true;
       env_.observer.on_flow_complete(flow.spec, env_.sim.now());
     }
   } else {
@@ -334,6 +358,7 @@ void PFabricTransport::on_probe_timer(SenderFlow& flow) {
 
 void PFabricTransport::finish_sender(SenderFlow& flow) {
   flow.sender_finished = true;
+  side_finished_ = true;
   flow.rto_timer->cancel();
   flow.probe_timer->cancel();
   flow.probe_mode = flow.probe_due = false;

@@ -26,6 +26,7 @@
 #include "engine/timer.h"
 #include "net/network.h"
 #include "transport/common/flow_table.h"
+#include "transport/common/retiring_flows.h"
 #include "transport/common/segment_tracker.h"
 #include "transport/pfabric/index_heap.h"
 #include "transport/pfabric/pfabric_options.h"
@@ -48,6 +49,7 @@ class PFabricTransport final : public Transport {
   TransportStats stats() const override { return stats_; }
   std::uint64_t delivered_bytes(std::uint32_t flow_id) const override;
   FlowCounters flow_counters(std::uint32_t flow_id) const override;
+  std::size_t live_flows() const override { return senders_.live(); }
   void update_deadline(std::uint32_t flow_id, TimePs deadline_ps) override;
 
   const PFabricStats& pfabric_stats() const { return pfabric_stats_; }
@@ -77,6 +79,10 @@ class PFabricTransport final : public Transport {
   using ReadyHeap = IndexHeap<ReadyBefore, ReadyPosition>;
 
   void on_packet(Packet& packet);
+  // After a packet of flow `id` that ended one of its sides (or the start of
+  // an empty flow): once both ends are done the flow waits to be freed.
+  void retire_if_done(std::uint32_t id);
+  bool unreachable(std::uint32_t id) const;
   // Receiver.
   void on_data(ReceiverFlow& flow, const Packet& data);
   void send_ack(ReceiverFlow& flow, std::uint64_t seq, bool probe, TimePs echo_ps);
@@ -100,6 +106,8 @@ class PFabricTransport final : public Transport {
   std::vector<std::unique_ptr<Host>> hosts_;
   FlowTable<SenderFlow> senders_;
   FlowTable<ReceiverFlow> receivers_;
+  RetiringFlows retiring_;
+  bool side_finished_ = false;  // the packet being handled ended one side of its flow
   TransportStats stats_;
   PFabricStats pfabric_stats_;
 };

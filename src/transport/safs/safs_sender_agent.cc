@@ -27,6 +27,10 @@ SafsTransport::SenderAgent::FlowState& SafsTransport::SenderAgent::state(const S
   return flow.ext<FlowState>();
 }
 
+bool SafsTransport::SenderAgent::holds_no_reference(const SenderFlow& flow) {
+  return !state(flow).on_uplink_list;
+}
+
 safs_header::Semantics SafsTransport::SenderAgent::semantics(const SenderFlow& flow,
                                                              bool unscheduled) const {
   const FlowSpec& spec = flow.spec;

@@ -24,6 +24,8 @@ class SafsTransport::SenderAgent {
   // A finished flow frees its share of the uplink for the others.
   void on_complete() { rebalance_uplink(); }
   void on_grant(SenderFlow& flow, const Packet& packet);
+  // The flow is off the uplink list, which names flows by id.
+  static bool holds_no_reference(const SenderFlow& flow);
 
  private:
   struct FlowState;  // a flow's SAFS sender state, in its SenderFlow's extension

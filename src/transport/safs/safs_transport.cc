@@ -41,6 +41,10 @@ void SafsTransport::on_sender_message(SenderFlow& flow, const Packet& packet) {
   if (packet.message_type == safs_header::kGrant) sender_agent(flow).on_grant(flow, packet);
 }
 
+bool SafsTransport::extension_idle(const SenderFlow& flow) const {
+  return sender_agent(flow).holds_no_reference(flow);
+}
+
 void SafsTransport::on_receiver_start(ReceiverFlow& flow) { receiver_agent(flow).on_start(flow); }
 
 void SafsTransport::on_segment_received(ReceiverFlow& flow, const Packet& packet, bool first_copy) {

@@ -51,8 +51,9 @@ class SafsTransport final : public WindowTransport {
   void on_segment_received(ReceiverFlow& flow, const Packet& packet, bool first_copy) override;
   void on_receiver_complete(ReceiverFlow& flow) override;
   void on_receiver_message(ReceiverFlow& flow, const Packet& packet) override;
+  bool extension_idle(const SenderFlow& flow) const override;
 
-  SenderAgent& sender_agent(const SenderFlow& flow) { return *senders_[flow.spec.src]; }
+  SenderAgent& sender_agent(const SenderFlow& flow) const { return *senders_[flow.spec.src]; }
   ReceiverAgent& receiver_agent(const ReceiverFlow& flow) { return *receivers_[flow.spec.dst]; }
 
   SafsConfig config_;

@@ -229,7 +229,33 @@ void WindowTransport::on_packet(Packet& packet) {
     case Side::kNone:
       break;
   }
+  const std::uint32_t id = packet.flow_id;
   env_.pool.release(&packet);
+  if (side_finished_) {
+    side_finished_ = false;
+    retire_if_done(id);
+  }
+}
+
+// Completion at either end comes only with a packet (DATA or ACK), so the
+// end of on_packet sees every flow whose two ends are done; it looks only
+// when one end has just finished (side_finished_), not at every packet.
+void WindowTransport::retire_if_done(std::uint32_t id) {
+  retire_when_done(
+      id, senders_, receivers_, retiring_,
+      [](const SenderFlow& s, const ReceiverFlow& r) { return s.done() && r.complete; },
+      [this](std::uint32_t i) { return unreachable(i); }, *this, env_.observer);
+}
+
+// Nothing can reach the flow's entries: no packet on its routes (a late
+// duplicate would still be ACKed, a late ACK read), no timer event queued,
+// not in its host's ready queue, nothing the derived transport holds.
+bool WindowTransport::unreachable(std::uint32_t id) const {
+  const SenderFlow& sender = *senders_.find(id);
+  const ReceiverFlow& receiver = *receivers_.find(id);
+  return sender.data_route.packets_alive == 0 && receiver.reverse_route.packets_alive == 0 &&
+         !sender.in_ready_queue && sender.rto_timer->idle() && sender.retry_timer->idle() &&
+         extension_idle(sender);
 }
 
 void WindowTransport::on_data(ReceiverFlow& flow, Packet& data) {
@@ -238,6 +264,7 @@ void WindowTransport::on_data(ReceiverFlow& flow, Packet& data) {
   on_segment_received(flow, data, first_copy);
   if (!flow.complete && flow.received.complete()) {
     flow.complete = true;
+    side_finished_ = true;
     env_.observer.on_flow_complete(flow.spec, env_.sim.now());
     on_receiver_complete(flow);
   }
@@ -361,6 +388,7 @@ WindowTransport::NewAck WindowTransport::on_new_ack(SenderFlow& flow, std::uint6
   if (flow.ca_state != CaState::kRecovery) flow.sacked_bytes = 0;  // tcp_reset_reno_sack
 
   if (flow.done()) {
+    side_finished_ = true;
     flow.rto_timer->cancel();
     flow.retry_timer->cancel();
     flow.retransmit_pending = false;

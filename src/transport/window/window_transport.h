@@ -36,6 +36,7 @@
 #include "engine/ring_queue.h"
 #include "engine/timer.h"
 #include "transport/common/flow_table.h"
+#include "transport/common/retiring_flows.h"
 #include "transport/common/segment_tracker.h"
 #include "transport/transport.h"
 #include "transport/window/congestion_control.h"
@@ -56,6 +57,7 @@ class WindowTransport : public Transport {
   TransportStats stats() const override { return stats_; }
   std::uint64_t delivered_bytes(std::uint32_t flow_id) const override;
   FlowCounters flow_counters(std::uint32_t flow_id) const override;
+  std::size_t live_flows() const override { return senders_.live(); }
   void update_deadline(std::uint32_t flow_id, TimePs deadline_ps) override;
 
  protected:
@@ -106,6 +108,9 @@ class WindowTransport : public Transport {
   virtual void on_receiver_message(ReceiverFlow& /*flow*/, const Packet& /*packet*/) {}
   // The deadline moved (the spec is already updated when this runs).
   virtual void on_deadline_changed(SenderFlow& /*flow*/) {}
+  // Both ends are done: may their entries be freed, as far as the derived
+  // transport's own references to them go?
+  virtual bool extension_idle(const SenderFlow& /*flow*/) const { return true; }
 
   // The flow's class priority: urgent_priority for urgent flows when set,
   // else data_priority (ACKs: ack_priority).
@@ -138,6 +143,9 @@ class WindowTransport : public Transport {
   class Host;
 
   void on_packet(Packet& packet);
+  // After a packet of flow `id`: once both ends are done it waits to be freed.
+  void retire_if_done(std::uint32_t id);
+  bool unreachable(std::uint32_t id) const;
   void on_data(ReceiverFlow& flow, Packet& data);
   void on_ack(SenderFlow& flow, const Packet& ack);
   // What an ACK that moves snd_una did.
@@ -170,6 +178,8 @@ class WindowTransport : public Transport {
   std::vector<std::unique_ptr<Host>> hosts_;
   FlowTable<SenderFlow> senders_;
   FlowTable<ReceiverFlow> receivers_;
+  RetiringFlows retiring_;
+  bool side_finished_ = false;  // the packet being handled ended one side of its flow
   std::array<Side, 256> side_of_type_{};
   TransportStats stats_;
 };
@@ -216,6 +226,7 @@ struct WindowTransport::SenderFlow : FlowSide {
   std::unique_ptr<Timer> retry_timer;  // send_gate asked to retry later
 
   std::uint64_t data_packets = 0;  // sent, including retransmissions
+  bool retiring = false;           // both ends done: waits in retiring_ to be freed
 
   std::uint64_t in_flight() const { return snd_nxt - snd_una; }
   bool reducing() const { return ca_state == CaState::kCwr || ca_state == CaState::kRecovery; }
