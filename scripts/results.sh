@@ -106,12 +106,11 @@ $afd_table
 
 Most of the p99 TPOT is compute: requests that decode while the batch is
 full see longer steps, with or without a network. The network's share is the
-difference to the compute-only bound. D2TCP's median TPOT is within 1% of
-DCTCP's: the urgent transfers (57-115 KB) mostly finish inside their first
-window, before D2TCP's deadline-aware back-off can act, and the background
-flows have no deadline. Its p99 is lower (by 8% in this run): the transfers
-that outlive their first window meet D2TCP's gentler cut near their
-deadline.
+difference to the compute-only bound. D2TCP gains little on DCTCP: the
+urgent transfers (57-115 KB) mostly finish inside their first window, before
+its deadline-aware back-off can act, and the background flows have no
+deadline; what it gains is on the transfers that outlive their first window,
+which meet its gentler cut near their deadline.
 
 Where SAFS's tail comes from: the same SAFS run with every transfer of
 these sizes sent blind at the urgent priority
@@ -136,23 +135,25 @@ transport's defaults.
 
 $paper_table
 
-Training: SAFS is within 0.3% of the best transport at every k (at k = 0
-it trails pFabric by 0.3%: it keeps 3% of each link as headroom and paces to
-its grants, where an idle network rewards sending at line rate), and flat
-from k = 1 on. Its reductions against the fair-sharing transports
+Training: the first row gives SAFS's distance to the best transport over
+k = 0..5; the largest is at k = 0, where SAFS keeps 3% of each link as
+headroom and paces to its grants while an idle network rewards sending at
+line rate; from k = 1 on it is flat. Its reductions against the fair-sharing transports
 are larger than the paper's 38.7% because each background flow here is a
 long-lived 1 GiB bulk flow that takes a fair share of every transfer's link
-for the whole iteration; pFabric's SRPT is the strong baseline in this
-setting (the 64 MiB transfers are always shorter than the background).
+for the whole iteration; pFabric's SRPT and pFabric by deadline are the
+strong baselines in this setting (the 64 MiB transfers are always shorter
+than the background), and a static priority class comes within a few
+percent.
 Microbenchmark: zero urgent misses, as in the paper; the paper's 14.3 ms
 mean urgent FCT matches our urgent_first mode (14.8 ms); the default
 just-in-time mode deliberately finishes later (21.0 ms) and gives
 background 22.7 Gbit/s instead of 1.0.
 
-The 16A2F inference claim does not reproduce with our compute-time model:
-the network adds 3-24% to the median TPOT and up to 44% to the p99 (DCTCP)
-for every transport but Reno, so SAFS's p99 is 16.6% below D2TCP's, not
-38.7%, and 3.2% above Homa's, not 66.2% below; the paper's setting
+The 16A2F inference claim does not reproduce with our compute-time model
+(the margins are in the table above): the network adds less than half of
+the compute-only TPOT for every transport but Reno, which leaves no room
+for reductions of 38.7% and 66.2%; the paper's setting
 presumably had communication further from hidden (its compute times are not
 published with the claim). SAFS's
 default, just-in-time pacing also costs it tail latency on these short

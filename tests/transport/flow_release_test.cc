@@ -72,9 +72,9 @@ INSTANTIATE_TEST_SUITE_P(Transports, FlowRelease,
                                            std::pair{"d2tcp", ""}, std::pair{"safs", ""},
                                            std::pair{"homa", ""}, std::pair{"pfabric", ""},
                                            std::pair{"safs", "reno"}),
-                         [](const auto& info) {
-                           return std::string(info.param.first) +
-                                  (*info.param.second ? "_over_" : "") + info.param.second;
+                         [](const auto& test) {
+                           return std::string(test.param.first) +
+                                  (*test.param.second ? "_over_" : "") + test.param.second;
                          });
 
 std::string read_text(const std::string& path) {
