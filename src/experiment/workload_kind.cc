@@ -1,6 +1,7 @@
 #include "experiment/workload_kind.h"
 
 #include "workload/compute/compute_graph.h"
+#include "workload/compute/compute_workload.h"
 
 namespace safs {
 
