@@ -10,8 +10,8 @@ DownlinkEstimator::DownlinkEstimator(double link_bps, const DownlinkEstimatorCon
   if (!(link_bps > 0)) throw std::invalid_argument("DownlinkEstimator: link_bps must be above 0");
   if (config.window_ps <= 0 || !(config.shortfall_ratio > 0) ||
       !(config.recovered_ratio >= config.shortfall_ratio) || !(config.decrease_gain > 0) ||
-      config.decrease_gain > 1 || !(config.probe_fraction > 0) || !(config.floor_fraction > 0) ||
-      config.floor_fraction > 1) {
+      config.shortfall_windows < 1 || config.decrease_gain > 1 || !(config.probe_fraction > 0) ||
+      !(config.floor_fraction > 0) || config.floor_fraction > 1) {
     throw std::invalid_argument("DownlinkEstimator: bad config");
   }
 }
@@ -50,12 +50,23 @@ bool DownlinkEstimator::observe(TimePs now, std::uint64_t bytes, double granted_
   const double before = budget_bps_;
   last_ratio_ = achieved_bits / granted_bits;
   if (last_ratio_ < config_.shortfall_ratio) {
-    const double achieved_bps = achieved_bits / seconds;
-    if (achieved_bps < budget_bps_) {
-      budget_bps_ += config_.decrease_gain * (achieved_bps - budget_bps_);
+    ++shortfalls_;
+    shortfall_bits_ += achieved_bits;
+    shortfall_seconds_ += seconds;
+    if (shortfalls_ >= config_.shortfall_windows) {
+      const double achieved_bps = shortfall_bits_ / shortfall_seconds_;
+      if (achieved_bps < budget_bps_) {
+        budget_bps_ += config_.decrease_gain * (achieved_bps - budget_bps_);
+      }
+      shortfalls_ = 0;
+      shortfall_bits_ = 0;
+      shortfall_seconds_ = 0;
     }
-  } else if (last_ratio_ >= config_.recovered_ratio) {
-    budget_bps_ += config_.probe_fraction * link_bps_;
+  } else {
+    shortfalls_ = 0;
+    shortfall_bits_ = 0;
+    shortfall_seconds_ = 0;
+    if (last_ratio_ >= config_.recovered_ratio) budget_bps_ += config_.probe_fraction * link_bps_;
   }
   budget_bps_ = std::clamp(budget_bps_, floor_bps(), link_bps_);
   return budget_bps_ != before;

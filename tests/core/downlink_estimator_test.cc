@@ -44,11 +44,13 @@ TEST(DownlinkEstimator, FlowsGettingTheirGrantsKeepTheBudget) {
 }
 
 TEST(DownlinkEstimator, ShortfallLowersTheBudgetToWhatTheFlowsGet) {
-  DownlinkEstimator e(kLinkBps);
+  DownlinkEstimator e = started();
   // A bulk flow takes half: granted the link, the flows get 200 Mbit/s.
-  TimePs now = run(e, 0, 60, kLinkBps, 200e6);
-  EXPECT_LT(e.budget_bps(), 0.8 * kLinkBps);  // one window: half the gap
-  now = run(e, now, 400, kLinkBps, 200e6);
+  TimePs now = run(e, 0, 50, kLinkBps, 200e6);
+  EXPECT_DOUBLE_EQ(e.budget_bps(), kLinkBps);  // one window is not enough
+  now = run(e, now, 50, kLinkBps, 200e6);
+  EXPECT_NEAR(e.budget_bps(), 300e6, 1e6);  // two: half the gap
+  now = run(e, now, 800, kLinkBps, 200e6);
   EXPECT_NEAR(e.budget_bps(), 200e6, 5e6);
   EXPECT_NEAR(e.unmanaged_bps(), 200e6, 5e6);
   EXPECT_LT(e.last_ratio(), 0.85);
@@ -57,7 +59,7 @@ TEST(DownlinkEstimator, ShortfallLowersTheBudgetToWhatTheFlowsGet) {
 TEST(DownlinkEstimator, ShortfallBelowGrantsThatAreUnderTheBudgetStillCounts) {
   // Just in time: the flows are granted only 240 of 400 Mbit/s and get 120.
   DownlinkEstimator e = started();
-  run(e, 0, 500, 240e6, 120e6);
+  run(e, 0, 1000, 240e6, 120e6);
   EXPECT_NEAR(e.budget_bps(), 120e6, 5e6);
 }
 
@@ -92,6 +94,16 @@ TEST(DownlinkEstimator, AWindowWithAnyIdleStretchIsNotJudged) {
   for (int w = 0; w < 20; ++w) {
     now = run(e, now, 49, kLinkBps, 100e6);
     now = run(e, now, 1, kLinkBps, 100e6, /*backlogged=*/false);
+  }
+  EXPECT_DOUBLE_EQ(e.budget_bps(), kLinkBps);
+}
+
+TEST(DownlinkEstimator, AShortWindowFollowedByCatchUpIsNoise) {
+  DownlinkEstimator e = started();
+  TimePs now = 0;
+  for (int w = 0; w < 10; ++w) {  // late bytes land in the next window
+    now = run(e, now, 50, kLinkBps, 0.4 * kLinkBps);
+    now = run(e, now, 50, kLinkBps, 1.5 * kLinkBps);
   }
   EXPECT_DOUBLE_EQ(e.budget_bps(), kLinkBps);
 }
