@@ -8,9 +8,16 @@
 # Needs root and network namespaces (skips without them); uses only
 # 198.18.0.0/15; removes everything it made on exit.
 #
-#   scripts/netns-testbed.sh [RATE_MBIT=400] [BYTES=15000000] [SLACKS_MS="700 1100 1500"] [BULK=1]
+#   scripts/netns-testbed.sh [RATE_MBIT=400] [BYTES=15000000] [SLACKS_MS="700 1100 1500"] [BULK=1] [QOS=0]
 #
-# BULK=0 leaves the unmanaged flow out.
+# BULK=0 leaves the unmanaged flow out. QOS=1 configures the bottleneck as an
+# operator configures switch QoS for SAFS (the deployment requirement for
+# protection from unmanaged traffic, docs/runtime.md): htb with a
+# high-priority class (90% of the rate guaranteed, may borrow all of it, first
+# to borrow) for packets carrying SAFS's DSCP marks (AF11, AF21, AF41-43, EF:
+# runtime::dscp_for_priority) and a default class (10% guaranteed, may borrow
+# the rest) for everything else, each with its own FIFO. RECV_FLAGS adds
+# flags to the SAFS receivers (e.g. --adapt-budget).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tool=${SAFS_RT:-$root/build/bin/safs-rt}
@@ -18,6 +25,8 @@ rate_mbit=${1:-400}
 bytes=${2:-15000000}
 read -r -a slacks <<<"${3:-700 1100 1500}"
 bulk_flows=${4:-1}
+qos=${5:-0}
+read -r -a recv_extra <<<"${RECV_FLAGS:-}"
 
 if [[ $(id -u) -ne 0 ]]; then echo "SKIP: the namespace testbed needs root" >&2; exit 0; fi
 if ! ip netns add safstb-probe 2>/dev/null; then
@@ -60,10 +69,26 @@ for h in "${hosts[@]}"; do
 done
 # The bottleneck: sw -> r. veth offloads build 64 KB packets (GSO), so the
 # bucket must hold at least one or htb stalls them.
-ip netns exec "$prefix-sw" tc qdisc add dev sw-r root handle 1: htb default 1
-ip netns exec "$prefix-sw" tc class add dev sw-r parent 1: classid 1:1 htb \
-  rate "${rate_mbit}mbit" burst 64k cburst 64k
-ip netns exec "$prefix-sw" tc qdisc add dev sw-r parent 1:1 handle 10: pfifo limit 1000
+sw_tc() { ip netns exec "$prefix-sw" tc "$@"; }
+if ((qos == 0)); then
+  sw_tc qdisc add dev sw-r root handle 1: htb default 1
+  sw_tc class add dev sw-r parent 1: classid 1:1 htb rate "${rate_mbit}mbit" burst 64k cburst 64k
+  sw_tc qdisc add dev sw-r parent 1:1 handle 10: pfifo limit 1000
+else
+  sw_tc qdisc add dev sw-r root handle 1: htb default 20
+  sw_tc class add dev sw-r parent 1: classid 1:1 htb rate "${rate_mbit}mbit" burst 64k cburst 64k
+  sw_tc class add dev sw-r parent 1:1 classid 1:10 htb rate "$((rate_mbit * 900))kbit" \
+    ceil "${rate_mbit}mbit" prio 0 burst 64k cburst 64k
+  sw_tc class add dev sw-r parent 1:1 classid 1:20 htb rate "$((rate_mbit * 100))kbit" \
+    ceil "${rate_mbit}mbit" prio 1 burst 64k cburst 64k
+  sw_tc qdisc add dev sw-r parent 1:10 handle 10: pfifo limit 1000
+  sw_tc qdisc add dev sw-r parent 1:20 handle 20: pfifo limit 1000
+  # SAFS's DSCPs (AF11 10, AF21 18, AF43 38, AF42 36, AF41 34, EF 46) as the
+  # TOS byte (DSCP << 2; the ECN bits masked off).
+  for tos in 0x28 0x48 0x98 0x90 0x88 0xb8; do
+    sw_tc filter add dev sw-r parent 1: protocol ip prio 1 u32 match ip tos "$tos" 0xfc flowid 1:10
+  done
+fi
 
 in_ns() { local ns=$1; shift; ip netns exec "$prefix-$ns" "$@"; }
 
@@ -72,7 +97,9 @@ run_phase() {  # $1: safs | safs-urgent-first | plain
   [[ $mode == plain ]] && flag=--plain && recv_flag=--plain && port=7200
   [[ $mode == safs-urgent-first ]] && recv_flag=--urgent-first && port=7300
   in_ns r "$tool" recv --plain --listen 198.18.0.1:7100 --count -1 >/dev/null &
-  in_ns r "$tool" recv $recv_flag --listen "198.18.0.1:$port" --downlink-mbps "$rate_mbit" \
+  local extra=()
+  [[ $mode != plain ]] && extra=("${recv_extra[@]}")
+  in_ns r "$tool" recv $recv_flag "${extra[@]}" --listen "198.18.0.1:$port" --downlink-mbps "$rate_mbit" \
     --count 3 >"$out/$mode-recv.txt" &
   local receiver=$!
   sleep 0.3
@@ -112,9 +139,12 @@ run_phase() {  # $1: safs | safs-urgent-first | plain
   fi
 }
 
-echo "bottleneck ${rate_mbit} Mbit/s (htb), 3 x ${bytes} B with slack ${slacks[*]} ms, ${bulk_flows} bulk TCP flow(s)"
+echo "bottleneck ${rate_mbit} Mbit/s (htb$( ((qos)) && echo ", SAFS DSCPs in a priority class")), 3 x ${bytes} B with slack ${slacks[*]} ms, ${bulk_flows} bulk TCP flow(s)${RECV_FLAGS:+, receivers $RECV_FLAGS}"
 run_phase safs
 sleep 1
 run_phase safs-urgent-first
 sleep 1
 run_phase plain
+if ((qos)); then  # what each class carried: SAFS's marks must land in 1:10
+  sw_tc -s class show dev sw-r | grep -A1 -E "class htb 1:(10|20)" | grep -E "class|Sent" || true
+fi

@@ -67,6 +67,12 @@ double ReceiverScheduler::unscheduled_bps(TimePs now) const {
   return unscheduled_estimate_bps_ * std::exp(-age / tau);
 }
 
+void ReceiverScheduler::set_link_bps(double link_bps) {
+  if (link_bps == config_.allocator.link_bps) return;
+  config_.allocator.link_bps = link_bps;
+  dirty_ = true;
+}
+
 void ReceiverScheduler::note_unscheduled(std::uint64_t bytes, TimePs now) {
   unscheduled_estimate_bps_ =
       unscheduled_bps(now) +

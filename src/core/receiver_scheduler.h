@@ -59,6 +59,10 @@ class ReceiverScheduler {
   void remove_flow(FlowId id);
   // Bytes that arrived without a grant (they use capacity the grants do not).
   void note_unscheduled(std::uint64_t bytes, TimePs now);
+  // The capacity allocated from changed (unmanaged traffic took part of the
+  // link, or left): the next poll re-plans with it.
+  void set_link_bps(double link_bps);
+  double link_bps() const { return config_.allocator.link_bps; }
 
   // Reallocates if anything changed or the last allocation is stale, and
   // returns the grants to send now.

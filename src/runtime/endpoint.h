@@ -105,6 +105,11 @@ struct EndpointStats {
   std::uint64_t quota_demotions = 0;  // urgent flows over their peer's urgent share
   std::uint64_t refused_flows = 0;    // announces refused with an Error
   std::uint64_t deadline_misses = 0;  // incoming flows completed after their deadline
+  // The downlink the receiver allocates from (EndpointConfig::budget_adaptation):
+  // now and its lowest so far, and how often it changed.
+  double budget_bps = 0;
+  double min_budget_bps = 0;
+  std::uint64_t budget_changes = 0;
   // Incoming flows with a deadline by lateness (kLatenessBoundsNs, then the rest).
   std::array<std::uint64_t, kLatenessBoundsNs.size() + 1> lateness_buckets{};
 };

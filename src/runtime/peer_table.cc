@@ -58,6 +58,7 @@ Peer* PeerTable::connect(const PeerAddress& address, std::string& error) {
     return nullptr;
   }
   set_no_delay(fd);
+  set_priority(fd, kControlPriority);
   Peer& peer = add(address.text());
   peer.control = std::make_unique<ControlChannel>(fd, keys_, fresh_hello());
   const PeerId id = peer.id;

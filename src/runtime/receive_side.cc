@@ -20,6 +20,11 @@ constexpr std::size_t kMaxReadPerEventBytes = 4 << 20;  // then let other socket
 // the clock arithmetic far from overflow whatever a peer sends.
 constexpr std::int64_t kMaxSlackNs = 1'000'000 * kNsPerSecond;
 
+// A flow's first grant takes a control delay to reach its sender and its
+// TCP window a few RTTs to open (slow start after the unscheduled bytes and
+// the first-grant wait); its first 20 ms say little about the capacity.
+constexpr std::int64_t kGrantSettleNs = 20 * kNsPerMs;
+
 }  // namespace
 
 ReceiveSide::ReceiveSide(EventLoop& loop, const EndpointConfig& config, PeerTable& peers,
@@ -28,7 +33,9 @@ ReceiveSide::ReceiveSide(EventLoop& loop, const EndpointConfig& config, PeerTabl
       config_(config),
       peers_(peers),
       acceptor_(acceptor),
-      scheduler_(config.scheduler) {}
+      scheduler_(config.scheduler),
+      budget_(config.scheduler.allocator.link_bps, config.budget_adaptation.estimator),
+      min_budget_bps_(budget_.budget_bps()) {}
 
 ReceiveSide::~ReceiveSide() {
   for (auto& [id, flow] : incoming_) {
@@ -329,6 +336,7 @@ void ReceiveSide::send_grants(const std::vector<core::Grant>& grants, std::int64
     ++stats_.grants_sent;
     // Bytes are expected from the moment a rate is granted, not before.
     if (!flow.granted || flow.granted_bps <= 0) flow.last_bytes_ns = now_ns;
+    if (!flow.granted) flow.first_grant_ns = now_ns;
     flow.granted = true;
     flow.granted_bps = grant.rate_bps;
     flow.overrun.on_grant(grant.rate_bps, now_ns);
@@ -353,6 +361,7 @@ void ReceiveSide::demote(Peer& peer, std::int64_t now_ns, const std::string& why
 
 void ReceiveSide::tick(std::int64_t now_ns) {
   police_idle_flows(now_ns);
+  adapt_budget(now_ns);
   send_grants(scheduler_.poll(to_core_ps(now_ns)), now_ns);
   hold_urgent_quotas();
   std::vector<core::FlowId> resume;
@@ -379,6 +388,34 @@ void ReceiveSide::tick(std::int64_t now_ns) {
     loop_.modify(it->second.fd, EPOLLIN);
     read_data(it->second, now_ns);
   }
+}
+
+// A flow counts when it could have sent its whole grant this window: granted,
+// sending to us (not a ghost, not held back), with more bytes left than its
+// grant carries in a window. Others (nearly done, or held) say nothing about
+// the capacity; when none counts, the window is not judged.
+void ReceiveSide::adapt_budget(std::int64_t now_ns) {
+  if (!config_.budget_adaptation.enabled) return;
+  const double window_s = static_cast<double>(config_.budget_adaptation.estimator.window_ps) /
+                          static_cast<double>(kPsPerSec);
+  std::uint64_t bytes = 0;
+  double granted_bps = 0;
+  for (auto& [id, flow] : incoming_) {
+    const std::uint64_t got = flow.received_bytes - flow.bytes_at_last_tick;
+    flow.bytes_at_last_tick = flow.received_bytes;
+    if (!flow.granted || flow.granted_bps <= 0 || flow.ghost || flow.throttled || flow.fd < 0 ||
+        now_ns - flow.first_grant_ns < kGrantSettleNs) {
+      continue;
+    }
+    const double left_bits = static_cast<double>(flow.target.size() - flow.received_bytes) * 8;
+    if (left_bits < flow.granted_bps * window_s) continue;
+    bytes += got;
+    granted_bps += flow.granted_bps;
+  }
+  if (!budget_.observe(to_core_ps(now_ns), bytes, granted_bps, granted_bps > 0)) return;
+  ++budget_changes_;
+  min_budget_bps_ = std::min(min_budget_bps_, budget_.budget_bps());
+  scheduler_.set_link_bps(budget_.budget_bps());
 }
 
 // A flow owes bytes from its announce (an obedient sender sends its
@@ -507,6 +544,9 @@ void ReceiveSide::add_stats(EndpointStats& stats) const {
     stats.lateness_buckets[i] += stats_.lateness_buckets[i];
   }
   stats.incoming_flows += incoming_.size();
+  stats.budget_bps = budget_.budget_bps();
+  stats.min_budget_bps = min_budget_bps_;
+  stats.budget_changes += budget_changes_;
 }
 
 }  // namespace safs::runtime

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/downlink_estimator.h"
 #include "core/receiver_scheduler.h"
 #include "runtime/acceptor.h"
 #include "runtime/endpoint.h"
@@ -57,6 +58,8 @@ struct IncomingFlow {
   bool ghost = false;                        // granted, sent nothing: out of the scheduler
   bool over_quota = false;                   // its peer's urgent share was used up: background
   std::int64_t deadline_ns = kNoDeadlineNs;  // its no-bubble deadline on this host's clock
+  std::uint64_t bytes_at_last_tick = 0;      // received_bytes then: the budget's measure
+  std::int64_t first_grant_ns = 0;           // when it was first granted a rate
 };
 
 class ReceiveSide {
@@ -115,6 +118,9 @@ class ReceiveSide {
   void hold_urgent_quotas();
   void count_lateness(std::int64_t lateness_ns);
   void send_grants(const std::vector<core::Grant>& grants, std::int64_t now_ns);
+  // Budget adaptation (EndpointConfig::budget_adaptation): feeds the tick's
+  // bytes and grants to the estimator, and its budget to the scheduler.
+  void adapt_budget(std::int64_t now_ns);
 
   EventLoop& loop_;
   const EndpointConfig& config_;
@@ -122,6 +128,9 @@ class ReceiveSide {
   Acceptor& acceptor_;
   std::function<void(const IncomingMessage&)> message_handler_;
   core::ReceiverScheduler scheduler_;
+  core::DownlinkEstimator budget_;
+  double min_budget_bps_ = 0;
+  std::uint64_t budget_changes_ = 0;
   core::FlowId next_incoming_ = 1;
   std::map<core::FlowId, IncomingFlow> incoming_;
   std::map<std::pair<PeerId, std::uint64_t>, core::FlowId> incoming_by_remote_;

@@ -123,6 +123,7 @@ void SendSide::start_data_connection(OutgoingFlow& flow) {
     return;
   }
   set_no_delay(flow.fd);  // the last partial segment must not wait for an ACK
+  set_priority(flow.fd, kUnscheduledPriority);
   flow.pacer = std::make_unique<Pacer>(flow.fd, config_.pacing);
   if (const Peer* peer = peers_.find(flow.peer); peer != nullptr && peer->authenticated) {
     write_preamble(flow, *peer);

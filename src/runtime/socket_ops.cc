@@ -7,6 +7,7 @@
 #include <netinet/tcp.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -172,7 +173,23 @@ void set_notsent_lowat(int fd, std::uint32_t bytes) {
   setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &bytes, sizeof bytes);
 }
 
-void set_priority(int fd, int priority) { set_flag(fd, SOL_SOCKET, SO_PRIORITY, priority); }
+int dscp_for_priority(int priority) {
+  constexpr int kDscp[] = {0, 10, 18, 38, 36, 34, 46};  // see socket_ops.h
+  return kDscp[std::clamp(priority, 0, 6)];
+}
+
+void set_priority(int fd, int priority) {
+  // The DSCP sits above the two ECN bits, which TCP keeps its own.
+  const int tos = dscp_for_priority(priority) << 2;
+  int domain = AF_INET;
+  socklen_t length = sizeof domain;
+  getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &length);
+  if (domain == AF_INET6) set_flag(fd, IPPROTO_IPV6, IPV6_TCLASS, tos);
+  set_flag(fd, IPPROTO_IP, IP_TOS, tos);  // an IPv4 socket, or IPv4-mapped on IPv6
+  // After IP_TOS, which sets the socket's priority from the TOS byte
+  // (rt_tos2priority) and would overwrite ours.
+  set_flag(fd, SOL_SOCKET, SO_PRIORITY, priority);
+}
 
 std::int64_t smoothed_rtt_ns(int fd) {
   tcp_info info{};

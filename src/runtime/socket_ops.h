@@ -55,7 +55,22 @@ void set_no_delay(int fd);
 // the kernel refuses it, so the caller paces in user space instead.
 bool set_pacing_rate(int fd, std::uint64_t bytes_per_second);
 void set_notsent_lowat(int fd, std::uint32_t bytes);
+// SO_PRIORITY (0-6) and the DSCP dscp_for_priority() maps it to (IP_TOS,
+// and IPV6_TCLASS on an IPv6 socket): the mark a switch's QoS classifies by.
 void set_priority(int fd, int priority);
+// SAFS's socket priority as a DSCP (RFC 4594 names): 0 best effort (0);
+// background (1) AF11 (10); 2 (a data connection before its first grant)
+// AF21 (18); urgent by rank, 3 AF43 (38), 4 AF42 (36), 5 AF41 (34); 6 (the
+// control connection) EF (46).
+// Every granted flow carries an AF or EF mark, so one filter on those values
+// puts SAFS's paced traffic in its own class (scripts/netns-testbed.sh QOS=1).
+int dscp_for_priority(int priority);
+// What a sender's connections carry before a grant: its control connection
+// (announces, updates) EF, a data connection's handshake and unscheduled
+// bytes AF21. Left unmarked they would wait behind unmanaged traffic in a
+// QoS bottleneck's default queue.
+inline constexpr int kControlPriority = 6;
+inline constexpr int kUnscheduledPriority = 2;
 // Smoothed RTT of a TCP socket in nanoseconds (TCP_INFO), 0 when unknown.
 std::int64_t smoothed_rtt_ns(int fd);
 

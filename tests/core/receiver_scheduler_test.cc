@@ -498,3 +498,25 @@ TEST(ReceiverSchedulerTest, StarvationGuardActuallyFeedsBackground) {
 
 }  // namespace
 }  // namespace safs::core
+
+namespace safs::core {
+namespace {
+
+// A lower link (unmanaged traffic took part of it) re-plans at once: the
+// background flow loses what the budget lost; the urgent flow keeps its need.
+TEST(ReceiverSchedulerTest, LoweredLinkReplansWithinTheNewBudget) {
+  Fixture f;
+  const double urgent_before = rate_of(f.rs, 1);
+  const double total_before = f.rs.allocation().total_bps();
+  f.rs.set_link_bps(50 * kGbps);
+  EXPECT_TRUE(f.rs.has_changes());
+  f.rs.poll(Fixture::kT0 + kUs);
+  EXPECT_LE(f.rs.allocation().total_bps(), 50 * kGbps);
+  EXPECT_LT(f.rs.allocation().total_bps(), total_before);
+  EXPECT_NEAR(rate_of(f.rs, 1), urgent_before, 0.01 * urgent_before);
+  f.rs.set_link_bps(50 * kGbps);  // unchanged: nothing to re-plan
+  EXPECT_FALSE(f.rs.has_changes());
+}
+
+}  // namespace
+}  // namespace safs::core

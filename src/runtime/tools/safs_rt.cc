@@ -120,6 +120,7 @@ struct RecvOptions {
   double downlink_mbps = 1000;
   int count = 1;
   bool urgent_first = false;
+  bool adapt_budget = false;
   std::string metrics;
 };
 
@@ -127,6 +128,7 @@ int run_recv(const RecvOptions& o, const SecurityConfig& security) {
   EndpointConfig config = endpoint_config(o.listen, security);
   if (!o.metrics.empty()) config.metrics_listen = address(o.metrics);
   config.scheduler.allocator.urgent_first = o.urgent_first;
+  config.budget_adaptation.enabled = o.adapt_budget;
   config.downlink_bps = o.downlink_mbps * kBitsPerMbit;
   Endpoint endpoint = open_endpoint(config);
   // Where senders reach it (the port chosen when --listen said 0).
@@ -149,11 +151,12 @@ int run_recv(const RecvOptions& o, const SecurityConfig& security) {
   const EndpointStats stats = endpoint.stats();
   std::printf(
       "recv-summary messages=%d control_bytes_sent=%llu control_bytes_received=%llu "
-      "grants_sent=%llu data_bytes=%llu\n",
+      "grants_sent=%llu data_bytes=%llu min_budget_mbps=%.0f budget_changes=%llu\n",
       received, static_cast<unsigned long long>(stats.control_bytes_sent),
       static_cast<unsigned long long>(stats.control_bytes_received),
       static_cast<unsigned long long>(stats.grants_sent),
-      static_cast<unsigned long long>(stats.data_bytes_received));
+      static_cast<unsigned long long>(stats.data_bytes_received), stats.min_budget_bps / 1e6,
+      static_cast<unsigned long long>(stats.budget_changes));
   return 0;
 }
 
@@ -248,6 +251,8 @@ int main(int argc, char** argv) {
       ->check(safs::rt::host_port(false));
   recv->add_flag("--urgent-first", recv_options.urgent_first,
                  "urgent flows take all they can (EDF at line rate)");
+  recv->add_flag("--adapt-budget", recv_options.adapt_budget,
+                 "lower the budget when flows get less than granted (unmanaged traffic)");
 
   SendOptions send_options;
   auto* send = app.add_subcommand("send", "send one message and wait for its completion");

@@ -1,0 +1,137 @@
+// Budget adaptation against a competing flow: in a network namespace of its
+// own (a forked child unshares one), loopback is given an htb bottleneck and
+// an unmanaged bulk TCP flow shares it with one SAFS flow. The receiver must
+// lower the budget it allocates from (but not below its floor) and the flow
+// must arrive whole. Skips without root, namespaces or tc; bounded by an alarm.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+#include "runtime/endpoint.h"
+#include "runtime/test_support.h"
+
+namespace safs::runtime::testing {
+namespace {
+
+constexpr int kSkip = 77;
+constexpr double kLinkBps = 200e6;  // the htb rate below
+constexpr std::size_t kFlowBytes = 30'000'000;
+
+// An unmanaged TCP flow from a thread to a thread until stopped.
+class BulkFlow {
+ public:
+  bool start() {
+    listener_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof a;
+    if (listener_ < 0 || bind(listener_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
+        listen(listener_, 1) != 0 ||
+        getsockname(listener_, reinterpret_cast<sockaddr*>(&a), &length) != 0) {
+      return false;
+    }
+    reader_ = std::thread([this] {
+      const int fd = accept(listener_, nullptr, nullptr);
+      std::vector<char> buffer(1 << 20);
+      while (fd >= 0 && recv(fd, buffer.data(), buffer.size(), 0) > 0) {
+      }
+      if (fd >= 0) close(fd);
+    });
+    writer_fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    if (connect(writer_fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return false;
+    writer_ = std::thread([this] {
+      std::vector<char> buffer(1 << 20, 'x');
+      while (!stop_ && send(writer_fd_, buffer.data(), buffer.size(), MSG_NOSIGNAL) > 0) {
+      }
+    });
+    return true;
+  }
+  ~BulkFlow() {
+    stop_ = true;
+    if (writer_fd_ >= 0) shutdown(writer_fd_, SHUT_RDWR);
+    if (writer_.joinable()) writer_.join();
+    if (writer_fd_ >= 0) close(writer_fd_);
+    if (reader_.joinable()) reader_.join();
+    if (listener_ >= 0) close(listener_);
+  }
+
+ private:
+  int listener_ = -1;
+  int writer_fd_ = -1;
+  std::atomic<bool> stop_{false};
+  std::thread reader_, writer_;
+};
+
+// Runs in the child, in its own network namespace. Exit 0: passed.
+int run_in_namespace() {
+  if (unshare(CLONE_NEWNET) != 0) {
+    std::fprintf(stderr, "SKIP: cannot create a network namespace\n");
+    return kSkip;
+  }
+  // veth-like 64 KB GSO packets on loopback: the bucket holds several.
+  const int tc = std::system(
+      "ip link set lo up && tc qdisc add dev lo root handle 1: htb default 1 && "
+      "tc class add dev lo parent 1: classid 1:1 htb rate 200mbit burst 256k cburst 256k && "
+      "tc qdisc add dev lo parent 1:1 handle 10: pfifo limit 1000");
+  if (tc != 0) {
+    std::fprintf(stderr, "SKIP: cannot configure htb on the namespace's loopback\n");
+    return kSkip;
+  }
+  BulkFlow bulk;
+  if (!bulk.start()) {
+    std::fprintf(stderr, "FAIL: the bulk flow did not start\n");
+    return 1;
+  }
+  usleep(300'000);  // the bulk flow fills the bottleneck first
+  EndpointConfig config = config_at("127.0.0.1", kLinkBps, nullptr);
+  config.budget_adaptation.enabled = true;  // off by default
+  Endpoint receiver(config);
+  Endpoint sender(config_at("127.0.0.1", 1e10, nullptr));
+  LoopThread receiver_loop(receiver);
+  const std::vector<std::byte> payload = random_bytes(kFlowBytes, 7);
+  const FlowHandle flow = sender.send(receiver.address(), payload, FlowHint::background(1));
+  const FlowStatus status = sender.wait(flow, 20 * kSecond);
+  usleep(100'000);  // the receiver's last frames
+  const EndpointStats stats = receiver_loop.stats();
+  receiver_loop.stop();
+  std::fprintf(stderr, "flow state %d, min budget %.0f Mbit/s of %.0f, %llu budget changes\n",
+               static_cast<int>(status.state), stats.min_budget_bps / 1e6, kLinkBps / 1e6,
+               static_cast<unsigned long long>(stats.budget_changes));
+  if (status.state != FlowState::kDone) return 1;
+  // The bulk flow takes a large part of 200 Mbit/s: the budget comes down...
+  if (!(stats.min_budget_bps < 0.85 * kLinkBps) || stats.budget_changes == 0) return 1;
+  // ...but never below its floor (a tenth of the link).
+  if (!(stats.min_budget_bps >= 0.1 * kLinkBps - 1)) return 1;
+  return 0;
+}
+
+TEST(BudgetAdaptation, CompetingBulkFlowLowersTheBudgetNotBelowItsFloor) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (a network namespace and tc)";
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(40);  // bounded whatever happens
+    _exit(run_in_namespace());
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child was killed (signal " << WTERMSIG(status) << ")";
+  if (WEXITSTATUS(status) == kSkip) GTEST_SKIP() << "no namespace or htb here";
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "see the child's line on stderr";
+}
+
+}  // namespace
+}  // namespace safs::runtime::testing
