@@ -105,6 +105,9 @@ struct EndpointStats {
   std::uint64_t quota_demotions = 0;  // urgent flows over their peer's urgent share
   std::uint64_t refused_flows = 0;    // announces refused with an Error
   std::uint64_t deadline_misses = 0;  // incoming flows completed after their deadline
+  // Held whole for a later post_receive() (no buffer was posted, no handler).
+  std::uint64_t unexpected_messages = 0;
+  std::uint64_t unexpected_bytes = 0;
   // Incoming flows with a deadline by lateness (kLatenessBoundsNs, then the rest).
   std::array<std::uint64_t, kLatenessBoundsNs.size() + 1> lateness_buckets{};
 };
@@ -138,7 +141,11 @@ class Endpoint {
   void on_message(std::function<void(const IncomingMessage&)> handler);
   // The next message with this tag that fits lands in `buffer`; with `from`,
   // only one from that sender (its endpoint's address), so another member
-  // of the job cannot land its bytes there.
+  // of the job cannot land its bytes there. Without a message handler,
+  // messages that came before their post are held (EndpointLimits::
+  // max_unexpected_*): the oldest one for the tag (and sender) is taken at
+  // once, copied in; one larger than `buffer` fails this receive and stays
+  // held.
   ReceiveHandle post_receive(std::uint64_t tag, std::span<std::byte> buffer,
                              const std::optional<PeerAddress>& from = std::nullopt);
   ReceiveStatus test_receive(ReceiveHandle receive) const;

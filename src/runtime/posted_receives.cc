@@ -42,7 +42,9 @@ void PostedReceives::complete(ReceiveHandle receive, std::uint64_t bytes) {
 }
 
 void PostedReceives::fail(ReceiveHandle receive, const std::string& reason) {
-  ReceiveStatus& status = posted_.at(receive).status;
+  Posted& posted = posted_.at(receive);
+  posted.claimed = true;  // a failed receive takes nothing more
+  ReceiveStatus& status = posted.status;
   status.state = FlowState::kFailed;
   status.error = reason;
 }

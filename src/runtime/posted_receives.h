@@ -1,7 +1,8 @@
 // Buffers the caller posted for incoming messages, by tag (and, if the
 // caller says so, by sender), and what became of each. A buffer takes the
-// first announced flow with its tag (from its sender) that fits;
-// flows no buffer takes are delivered whole to the message handler.
+// first announced flow with its tag (from its sender) that fits; flows no
+// buffer takes are delivered whole to the message handler, or without one
+// held for a later post (unexpected_messages.h, receive_side_posts.cc).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +27,7 @@ class PostedReceives {
   std::span<std::byte> claim(ReceiveHandle receive, const std::string& peer,
                              std::uint64_t size_bytes);
   void complete(ReceiveHandle receive, std::uint64_t bytes);
+  // Fails the receive; it takes no message after.
   void fail(ReceiveHandle receive, const std::string& reason);
 
  private:
