@@ -159,6 +159,12 @@ class Endpoint {
 
   EndpointStats stats() const;
 
+  // An eventfd (EFD_NONBLOCK | EFD_CLOEXEC, owned by the endpoint) that
+  // becomes readable when a send or a posted receive completes or fails:
+  // for an event loop that waits on it beside its own descriptors. Reading
+  // its 8-byte counter resets it; test() / test_receive() say which ended.
+  int completion_fd() const;
+
  private:
   std::unique_ptr<EndpointCore> core_;
 };

@@ -39,6 +39,7 @@ void PostedReceives::complete(ReceiveHandle receive, std::uint64_t bytes) {
   ReceiveStatus& status = posted_.at(receive).status;
   status.state = FlowState::kDone;
   status.bytes = bytes;
+  completions_.notify();
 }
 
 void PostedReceives::fail(ReceiveHandle receive, const std::string& reason) {
@@ -47,6 +48,7 @@ void PostedReceives::fail(ReceiveHandle receive, const std::string& reason) {
   ReceiveStatus& status = posted.status;
   status.state = FlowState::kFailed;
   status.error = reason;
+  completions_.notify();
 }
 
 }  // namespace safs::runtime

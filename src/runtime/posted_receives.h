@@ -10,12 +10,16 @@
 #include <span>
 #include <string>
 
+#include "runtime/completion_signal.h"
 #include "runtime/endpoint.h"
 
 namespace safs::runtime {
 
 class PostedReceives {
  public:
+  // Each receive that completes or fails is signalled there.
+  explicit PostedReceives(CompletionSignal& completions) : completions_(completions) {}
+
   // `from`: the sender's address (host:listen port), empty for any sender.
   ReceiveHandle post(std::uint64_t tag, std::span<std::byte> buffer, std::string from);
   ReceiveStatus status(ReceiveHandle receive) const;
@@ -39,6 +43,7 @@ class PostedReceives {
     ReceiveStatus status;
   };
 
+  CompletionSignal& completions_;
   ReceiveHandle next_receive_ = 1;
   std::map<ReceiveHandle, Posted> posted_;
 };

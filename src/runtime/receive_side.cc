@@ -23,12 +23,13 @@ constexpr std::int64_t kMaxSlackNs = 1'000'000 * kNsPerSecond;
 }  // namespace
 
 ReceiveSide::ReceiveSide(EventLoop& loop, const EndpointConfig& config, PeerTable& peers,
-                         Acceptor& acceptor)
+                         Acceptor& acceptor, CompletionSignal& completions)
     : loop_(loop),
       config_(config),
       peers_(peers),
       acceptor_(acceptor),
       scheduler_(config.scheduler),
+      posted_(completions),
       unexpected_(config.endpoint_limits) {}
 
 ReceiveSide::~ReceiveSide() {

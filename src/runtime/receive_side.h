@@ -63,7 +63,8 @@ struct IncomingFlow {
 
 class ReceiveSide {
  public:
-  ReceiveSide(EventLoop& loop, const EndpointConfig& config, PeerTable& peers, Acceptor& acceptor);
+  ReceiveSide(EventLoop& loop, const EndpointConfig& config, PeerTable& peers, Acceptor& acceptor,
+              CompletionSignal& completions);
   ~ReceiveSide();
   ReceiveSide(const ReceiveSide&) = delete;
   ReceiveSide& operator=(const ReceiveSide&) = delete;
