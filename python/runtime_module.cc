@@ -394,7 +394,8 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
   // ended meanwhile let go of their buffers even if nobody asks.
   void track(const std::shared_ptr<Op>& op) {
     pending_[op.get()] = op;
-    if (pending_.size() < kSweepEvery) return;
+    if (++tracked_since_sweep_ < kSweepEvery) return;
+    tracked_since_sweep_ = 0;
     std::vector<std::pair<bool, std::uint64_t>> ids;
     std::vector<Op*> ops;
     for (const auto& [key, held] : pending_) {
@@ -436,8 +437,10 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     return completions_generation_;
   }
 
-  // Pending operations are swept once this many are held.
+  // Held operations are looked at once every this many new ones: the
+  // sweep costs one loop hop and a test() each.
   static constexpr std::size_t kSweepEvery = 64;
+  std::size_t tracked_since_sweep_ = 0;
 
   std::unique_ptr<Endpoint> endpoint_;
   int signal_fd_ = -1;

@@ -124,6 +124,16 @@ class Transfers(Pair):
         self.b.close()
         self.assertIsNone(orphaned())
 
+    def test_ended_transfers_let_go_of_their_buffers_without_being_asked(self):
+        for i in range(70):  # handles dropped at once
+            self.b.recv_into(bytearray(10), tag=100 + i)
+        for i in range(70):
+            self.a.send(bytes([i]) * 10, self.b.address, tag=100 + i).wait(10)
+        self.assertEqual(self.b.pending, 70)  # nobody looked yet
+        waiting = [self.b.recv_into(bytearray(10), tag=1000 + i) for i in range(58)]
+        # The 128th post swept: the 70 that ended are gone, the 58 wait.
+        self.assertEqual(self.b.pending, len(waiting))
+
     def test_update_moves_the_deadline(self):
         r = self.b.recv_into(bytearray(4 << 20), tag=4)
         s = self.a.send(bytes(4 << 20), self.b.address, slack_ns=10_000 * MS, tag=4)
