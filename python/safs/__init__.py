@@ -2,8 +2,9 @@
 
 The packet-level simulator's API is the module ``safs.sim``; its names are
 also the package's top-level names (``safs.Scenario`` is
-``safs.sim.Scenario``). The package leaves room for a ``safs.runtime``
-module (SAFS on real hosts) beside ``safs.sim``; nothing here imports it.
+``safs.sim.Scenario``). ``safs.runtime`` (SAFS on real hosts: endpoints
+that send and receive buffers) is a module beside ``safs.sim``; nothing
+here imports it.
 
     import safs
     run = safs.Scenario("scenarios/examples/incast.toml").set("transport.name", "safs").run()

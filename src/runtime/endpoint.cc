@@ -70,5 +70,6 @@ void Endpoint::run() {
 void Endpoint::stop() { core_->request_stop(); }
 void Endpoint::post(std::function<void()> task) { core_->loop().post(std::move(task)); }
 EndpointStats Endpoint::stats() const { return core_->stats(); }
+int Endpoint::completion_fd() const { return core_->completion_fd(); }
 
 }  // namespace safs::runtime

@@ -110,6 +110,9 @@ struct EndpointStats {
   double budget_bps = 0;
   double min_budget_bps = 0;
   std::uint64_t budget_changes = 0;
+  // Held whole for a later post_receive() (no buffer was posted, no handler).
+  std::uint64_t unexpected_messages = 0;
+  std::uint64_t unexpected_bytes = 0;
   // Incoming flows with a deadline by lateness (kLatenessBoundsNs, then the rest).
   std::array<std::uint64_t, kLatenessBoundsNs.size() + 1> lateness_buckets{};
 };
@@ -143,7 +146,11 @@ class Endpoint {
   void on_message(std::function<void(const IncomingMessage&)> handler);
   // The next message with this tag that fits lands in `buffer`; with `from`,
   // only one from that sender (its endpoint's address), so another member
-  // of the job cannot land its bytes there.
+  // of the job cannot land its bytes there. Without a message handler,
+  // messages that came before their post are held (EndpointLimits::
+  // max_unexpected_*): the oldest one for the tag (and sender) is taken at
+  // once, copied in; one larger than `buffer` fails this receive and stays
+  // held.
   ReceiveHandle post_receive(std::uint64_t tag, std::span<std::byte> buffer,
                              const std::optional<PeerAddress>& from = std::nullopt);
   ReceiveStatus test_receive(ReceiveHandle receive) const;
@@ -156,6 +163,12 @@ class Endpoint {
   void post(std::function<void()> task);  // thread-safe: runs on the loop's thread
 
   EndpointStats stats() const;
+
+  // An eventfd (EFD_NONBLOCK | EFD_CLOEXEC, owned by the endpoint) that
+  // becomes readable when a send or a posted receive completes or fails:
+  // for an event loop that waits on it beside its own descriptors. Reading
+  // its 8-byte counter resets it; test() / test_receive() say which ended.
+  int completion_fd() const;
 
  private:
   std::unique_ptr<EndpointCore> core_;

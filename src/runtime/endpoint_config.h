@@ -45,6 +45,13 @@ struct EndpointLimits {
   // Buffers held for incoming flows (not posted ones), all peers together: a
   // flow that would exceed it is refused with an Error naming the limit.
   std::uint64_t max_buffer_bytes = 1ull << 30;
+  // Messages nobody posted a receive for yet, on an endpoint without a
+  // message handler, are held (in progress and whole) for a late
+  // post_receive(); a flow beyond either bound is refused with an Error.
+  // 256 MiB: what one peer may buffer (PeerLimits), so one stage running a
+  // few microbatches ahead fits; 1024 messages bound the bookkeeping.
+  std::uint64_t max_unexpected_bytes = 256ull << 20;
+  std::uint64_t max_unexpected_messages = 1024;
   std::uint32_t max_peers = 256;  // control connections, authenticated or not
   // Accepted connections that have not said what they are, or data
   // connections waiting for their announce. At the cap the oldest is closed

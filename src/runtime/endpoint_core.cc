@@ -80,8 +80,8 @@ EndpointCore::EndpointCore(EndpointConfig config)
       acceptor_(loop_, config_, *this),
       peers_(loop_, config_, local_hello(config_, acceptor_.address()),
              channel_keys(config_.security), *this),
-      send_(loop_, config_, peers_),
-      receive_(loop_, config_, peers_, acceptor_) {
+      send_(loop_, config_, peers_, completions_),
+      receive_(loop_, config_, peers_, acceptor_, completions_) {
   if (config_.metrics_listen) {
     metrics_ =
         std::make_unique<MetricsServer>(loop_, *config_.metrics_listen, [this] { return stats(); });

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "runtime/acceptor.h"
+#include "runtime/completion_signal.h"
 #include "runtime/endpoint.h"
 #include "runtime/event_loop.h"
 #include "runtime/metrics.h"
@@ -50,6 +51,7 @@ class EndpointCore final : private Acceptor::Events, private PeerTable::Events {
   bool stop_requested() const { return stop_; }
   void clear_stop() { stop_ = false; }
   EventLoop& loop() { return loop_; }
+  int completion_fd() const { return completions_.fd(); }
   EndpointStats stats() const;
 
  private:
@@ -68,6 +70,7 @@ class EndpointCore final : private Acceptor::Events, private PeerTable::Events {
   // Declared in construction order: each part refers to those above it.
   EndpointConfig config_;
   EventLoop loop_;
+  CompletionSignal completions_;
   Acceptor acceptor_;
   PeerTable peers_;
   SendSide send_;

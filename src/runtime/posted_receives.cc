@@ -39,12 +39,16 @@ void PostedReceives::complete(ReceiveHandle receive, std::uint64_t bytes) {
   ReceiveStatus& status = posted_.at(receive).status;
   status.state = FlowState::kDone;
   status.bytes = bytes;
+  completions_.notify();
 }
 
 void PostedReceives::fail(ReceiveHandle receive, const std::string& reason) {
-  ReceiveStatus& status = posted_.at(receive).status;
+  Posted& posted = posted_.at(receive);
+  posted.claimed = true;  // a failed receive takes nothing more
+  ReceiveStatus& status = posted.status;
   status.state = FlowState::kFailed;
   status.error = reason;
+  completions_.notify();
 }
 
 }  // namespace safs::runtime

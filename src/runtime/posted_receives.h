@@ -1,7 +1,8 @@
 // Buffers the caller posted for incoming messages, by tag (and, if the
 // caller says so, by sender), and what became of each. A buffer takes the
-// first announced flow with its tag (from its sender) that fits;
-// flows no buffer takes are delivered whole to the message handler.
+// first announced flow with its tag (from its sender) that fits; flows no
+// buffer takes are delivered whole to the message handler, or without one
+// held for a later post (unexpected_messages.h, receive_side_posts.cc).
 #pragma once
 
 #include <cstdint>
@@ -9,12 +10,16 @@
 #include <span>
 #include <string>
 
+#include "runtime/completion_signal.h"
 #include "runtime/endpoint.h"
 
 namespace safs::runtime {
 
 class PostedReceives {
  public:
+  // Each receive that completes or fails is signalled there.
+  explicit PostedReceives(CompletionSignal& completions) : completions_(completions) {}
+
   // `from`: the sender's address (host:listen port), empty for any sender.
   ReceiveHandle post(std::uint64_t tag, std::span<std::byte> buffer, std::string from);
   ReceiveStatus status(ReceiveHandle receive) const;
@@ -26,6 +31,7 @@ class PostedReceives {
   std::span<std::byte> claim(ReceiveHandle receive, const std::string& peer,
                              std::uint64_t size_bytes);
   void complete(ReceiveHandle receive, std::uint64_t bytes);
+  // Fails the receive; it takes no message after.
   void fail(ReceiveHandle receive, const std::string& reason);
 
  private:
@@ -37,6 +43,7 @@ class PostedReceives {
     ReceiveStatus status;
   };
 
+  CompletionSignal& completions_;
   ReceiveHandle next_receive_ = 1;
   std::map<ReceiveHandle, Posted> posted_;
 };

@@ -28,14 +28,16 @@ constexpr std::int64_t kGrantSettleNs = 20 * kNsPerMs;
 }  // namespace
 
 ReceiveSide::ReceiveSide(EventLoop& loop, const EndpointConfig& config, PeerTable& peers,
-                         Acceptor& acceptor)
+                         Acceptor& acceptor, CompletionSignal& completions)
     : loop_(loop),
       config_(config),
       peers_(peers),
       acceptor_(acceptor),
       scheduler_(config.scheduler),
       budget_(config.scheduler.allocator.link_bps, config.budget_adaptation.estimator),
-      min_budget_bps_(budget_.budget_bps()) {}
+      min_budget_bps_(budget_.budget_bps()),
+      posted_(completions),
+      unexpected_(config.endpoint_limits) {}
 
 ReceiveSide::~ReceiveSide() {
   for (auto& [id, flow] : incoming_) {
@@ -74,6 +76,12 @@ void ReceiveSide::on_announce(Peer& peer, const wire::Announce& announce) {
   if (const auto refusal = peers_.refusal(peer, announce.size_bytes, posted == 0)) {
     return refuse(refusal->code, refusal->reason);
   }
+  const bool unexpected = posted == 0 && !message_handler_;
+  if (unexpected) {
+    if (const auto full = unexpected_.reserve(announce.size_bytes)) {
+      return refuse(wire::ErrorCode::kMemoryLimit, *full);
+    }
+  }
   const std::int64_t now = monotonic_ns();
   const core::FlowId id = next_incoming_++;
   IncomingFlow& flow =
@@ -83,6 +91,7 @@ void ReceiveSide::on_announce(Peer& peer, const wire::Announce& announce) {
   flow.peer = peer.id;
   flow.announce = announce;
   flow.last_bytes_ns = now;
+  flow.unexpected = unexpected;
   if (posted != 0) {
     flow.posted = posted;
     flow.target = posted_.claim(posted, peer.name, announce.size_bytes);
@@ -90,6 +99,7 @@ void ReceiveSide::on_announce(Peer& peer, const wire::Announce& announce) {
     // Not value-initialised: pages are touched as bytes land, not all at once.
     flow.owned.reset(new (std::nothrow) std::byte[announce.size_bytes]);
     if (!flow.owned) {
+      if (unexpected) unexpected_.unreserve(announce.size_bytes);
       incoming_.erase(id);
       return refuse(wire::ErrorCode::kMemoryLimit,
                     "cannot allocate " + std::to_string(announce.size_bytes) + " bytes");
@@ -260,14 +270,8 @@ void ReceiveSide::complete(IncomingFlow& flow) {
   if (flow.deadline_ns != kNoDeadlineNs) count_lateness(monotonic_ns() - flow.deadline_ns);
   if (flow.posted != 0) {
     posted_.complete(flow.posted, flow.announce.size_bytes);
-  } else if (message_handler_) {
-    IncomingMessage message;
-    message.peer = peer.name;
-    message.member = peer.control->verified_member();
-    message.tag = flow.announce.tag;
-    message.group = flow.announce.group;
-    message.data = flow.target;
-    message_handler_(message);
+  } else {
+    deliver_unposted(flow, peer);
   }
   // The handler may have closed the peer, and with it this flow.
   const auto it = incoming_.find(id);
@@ -284,6 +288,7 @@ void ReceiveSide::drop(IncomingFlow& flow, const std::string& reason) {
 }
 
 void ReceiveSide::forget(IncomingFlow& flow) {
+  if (flow.unexpected) unexpected_.unreserve(flow.announce.size_bytes);
   peers_.refund(flow.peer, flow.owned_bytes);
   scheduler_.remove_flow(flow.id);
   incoming_by_remote_.erase({flow.peer, flow.announce.flow});
@@ -547,6 +552,8 @@ void ReceiveSide::add_stats(EndpointStats& stats) const {
   stats.budget_bps = budget_.budget_bps();
   stats.min_budget_bps = min_budget_bps_;
   stats.budget_changes += budget_changes_;
+  stats.unexpected_messages += unexpected_.held_messages();
+  stats.unexpected_bytes += unexpected_.held_bytes();
 }
 
 }  // namespace safs::runtime

@@ -34,6 +34,7 @@
 #include "runtime/peer_table.h"
 #include "runtime/posted_receives.h"
 #include "runtime/token_bucket.h"
+#include "runtime/unexpected_messages.h"
 #include "runtime/wire.h"
 
 namespace safs::runtime {
@@ -60,20 +61,22 @@ struct IncomingFlow {
   std::int64_t deadline_ns = kNoDeadlineNs;  // its no-bubble deadline on this host's clock
   std::uint64_t bytes_at_last_tick = 0;      // received_bytes then: the budget's measure
   std::int64_t first_grant_ns = 0;           // when it was first granted a rate
+  bool unexpected = false;  // no buffer, no handler: room reserved in UnexpectedMessages
 };
 
 class ReceiveSide {
  public:
-  ReceiveSide(EventLoop& loop, const EndpointConfig& config, PeerTable& peers, Acceptor& acceptor);
+  ReceiveSide(EventLoop& loop, const EndpointConfig& config, PeerTable& peers, Acceptor& acceptor,
+              CompletionSignal& completions);
   ~ReceiveSide();
   ReceiveSide(const ReceiveSide&) = delete;
   ReceiveSide& operator=(const ReceiveSide&) = delete;
 
   // Endpoint's interface for receiving.
+  // Takes a held message or a flow in progress for it at once
+  // (receive_side_posts.cc), else waits for the next one announced.
   ReceiveHandle post_receive(std::uint64_t tag, std::span<std::byte> buffer,
-                             const std::optional<PeerAddress>& from) {
-    return posted_.post(tag, buffer, from ? from->text() : std::string());
-  }
+                             const std::optional<PeerAddress>& from);
   ReceiveStatus test_receive(ReceiveHandle receive) const { return posted_.status(receive); }
   void on_message(std::function<void(const IncomingMessage&)> handler) {
     message_handler_ = std::move(handler);
@@ -99,6 +102,11 @@ class ReceiveSide {
   void on_data_event(core::FlowId id);
   void read_data(IncomingFlow& flow, std::int64_t now_ns);
   void complete(IncomingFlow& flow);
+  // A whole flow no posted buffer took: to the handler, else held.
+  void deliver_unposted(IncomingFlow& flow, const Peer& peer);
+  // A late post takes the oldest flow in progress for it: true if one was found.
+  bool attach_in_progress(ReceiveHandle receive, std::uint64_t tag, std::span<std::byte> buffer,
+                          const std::string& from);
   void drop(IncomingFlow& flow, const std::string& reason);
   void forget(IncomingFlow& flow);
   // Demotes the peer's flows and its identity's standing, saying why.
@@ -135,6 +143,7 @@ class ReceiveSide {
   std::map<core::FlowId, IncomingFlow> incoming_;
   std::map<std::pair<PeerId, std::uint64_t>, core::FlowId> incoming_by_remote_;
   PostedReceives posted_;
+  UnexpectedMessages unexpected_;
   EndpointStats stats_;  // the fields add_stats() reports
 };
 

@@ -24,8 +24,9 @@ std::int64_t slack_for(std::int64_t deadline_ns, std::int64_t now_ns) {
 
 }  // namespace
 
-SendSide::SendSide(EventLoop& loop, const EndpointConfig& config, PeerTable& peers)
-    : loop_(loop), config_(config), peers_(peers) {}
+SendSide::SendSide(EventLoop& loop, const EndpointConfig& config, PeerTable& peers,
+                   CompletionSignal& completions)
+    : loop_(loop), config_(config), peers_(peers), completions_(completions) {}
 
 SendSide::~SendSide() {
   for (auto& [id, flow] : outgoing_) {
@@ -63,6 +64,7 @@ FlowHandle SendSide::send(const PeerAddress& address, std::span<const std::byte>
   if (peer == nullptr) {
     flow.state = FlowState::kFailed;
     flow.error = error;
+    completions_.notify();
     return id;
   }
   flow.peer = peer->id;
@@ -320,6 +322,7 @@ void SendSide::end(OutgoingFlow& flow, FlowState state, const std::string& error
   flow.error = error;
   loop_.remove_and_close(flow.fd);
   flow.pacer.reset();
+  completions_.notify();
 }
 
 // ---- the tick ----

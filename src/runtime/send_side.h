@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "core/grant.h"
+#include "runtime/completion_signal.h"
 #include "runtime/endpoint.h"
 #include "runtime/endpoint_config.h"
 #include "runtime/event_loop.h"
@@ -60,7 +61,9 @@ struct OutgoingFlow {
 
 class SendSide {
  public:
-  SendSide(EventLoop& loop, const EndpointConfig& config, PeerTable& peers);
+  // Each flow that completes or fails is signalled on `completions`.
+  SendSide(EventLoop& loop, const EndpointConfig& config, PeerTable& peers,
+           CompletionSignal& completions);
   ~SendSide();
   SendSide(const SendSide&) = delete;
   SendSide& operator=(const SendSide&) = delete;
@@ -111,6 +114,7 @@ class SendSide {
   EventLoop& loop_;
   const EndpointConfig& config_;
   PeerTable& peers_;
+  CompletionSignal& completions_;
   std::function<void(const FlowRisk&)> risk_handler_;
   FlowHandle next_flow_ = 1;
   std::map<FlowHandle, OutgoingFlow> outgoing_;

@@ -56,4 +56,7 @@ ps = namespace["ps"].flows
 assert list(ps["dst"]) == [0, 0, 0, 1, 2, 3] * 2, ps
 assert abs(ps["start_s"][3] - (ps["finish_s"][:3].max() + 100e-6)) < 1e-12, ps
 assert f"end at {ps['finish_s'].max() * 1e3:.3f} ms" in page, ps
+# "The runtime from Python": the late post took the held message.
+assert namespace["received"].bytes == namespace["activations"].nbytes
+assert namespace["sent"].done()
 print(f"docs/python.md: {len(cells)} cells ran")

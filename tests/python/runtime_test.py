@@ -1,0 +1,252 @@
+"""safs.runtime: two endpoints on loopback in one process. Buffers go both
+ways and arrive byte for byte (numpy arrays, skipped without numpy; bytes
+and bytearrays always), a receive posted after its message takes it,
+wait() times out, the completion descriptor becomes readable, and failures
+surface as exceptions naming what failed."""
+
+import gc
+import selectors
+import socket
+import sys
+import time
+import unittest
+import weakref
+
+from safs_test_support import import_safs_or_skip
+
+import_safs_or_skip()
+try:
+    from safs import runtime
+except ImportError as e:
+    print(f"skipped: safs.runtime is not built ({e})", file=sys.stderr)
+    sys.exit(77)
+
+try:
+    import numpy as np
+except ImportError:
+    np = None
+
+needs_numpy = unittest.skipIf(np is None, "numpy is not installed (python3-numpy)")
+MS = 1_000_000
+
+
+def endpoint(**kwargs):
+    return runtime.Endpoint(insecure_loopback_only=True, quiet=True, **kwargs)
+
+
+def unused_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Pair(unittest.TestCase):
+    """Endpoints a and b, each driven on its own thread."""
+
+    def setUp(self):
+        self.a = endpoint()
+        self.b = endpoint()
+        self.addCleanup(self.a.close)
+        self.addCleanup(self.b.close)
+        self.a.start()
+        self.b.start()
+
+
+class Transfers(Pair):
+    @needs_numpy
+    def test_numpy_arrays_both_ways(self):
+        rng = np.random.default_rng(1)
+        to_b = rng.standard_normal((512, 1024)).astype(np.float32)  # 2 MiB
+        to_a = rng.integers(0, 255, 3_000_001, dtype=np.uint8)
+        at_b = np.zeros_like(to_b)
+        at_a = np.zeros_like(to_a)
+        rb = self.b.recv_into(at_b, tag=1, peer=self.a.address)
+        ra = self.a.recv_into(at_a, tag=2)
+        sa = self.a.send(to_b, self.b.address, slack_ns=200 * MS, tag=1, group=7)
+        sb = self.b.send(to_a, self.a.address, tag=2, urgent=False)
+        for handle in (sa, sb, rb, ra):
+            handle.wait(10)
+            self.assertTrue(handle.done())
+        self.assertEqual(to_b.tobytes(), at_b.tobytes())
+        self.assertEqual(to_a.tobytes(), at_a.tobytes())
+        self.assertEqual(rb.bytes, to_b.nbytes)
+        self.assertEqual(rb.peer, "%s:%d" % self.a.address)
+        self.assertEqual(sa.nbytes, to_b.nbytes)
+        self.assertIsNone(sa.error)
+
+    def test_bytes_into_a_bytearray_and_a_memoryview(self):
+        payload = bytes(range(256)) * 1000
+        whole = bytearray(len(payload))
+        part = bytearray(len(payload) + 10)
+        r1 = self.b.recv_into(whole, tag=5)
+        r2 = self.b.recv_into(memoryview(part)[5:-5], tag=6)
+        self.a.send(payload, self.b.address, tag=5).wait(10)
+        self.a.send(payload, "%s:%d" % self.b.address, tag=6).wait(10)
+        r1.wait(10)
+        r2.wait(10)
+        self.assertEqual(bytes(whole), payload)
+        self.assertEqual(bytes(part[5:-5]), payload)
+        self.assertEqual(bytes(part[:5]), b"\0" * 5)
+
+    @needs_numpy
+    def test_a_late_post_takes_the_message_that_came_before(self):
+        sent = np.arange(100_000, dtype=np.int64)
+        self.a.send(sent, self.b.address, tag=9).wait(10)
+        self.assertEqual(self.b.stats()["unexpected_messages"], 1)
+        got = np.empty_like(sent)
+        r = self.b.recv_into(got, tag=9)
+        self.assertTrue(r.done())  # at once
+        r.wait(0)
+        self.assertTrue(np.array_equal(sent, got))
+        self.assertEqual(self.b.stats()["unexpected_messages"], 0)
+
+    @needs_numpy
+    def test_the_buffer_lives_until_the_transfer_ends(self):
+        landing = np.zeros(1 << 20, dtype=np.uint8)
+        landed = weakref.ref(landing)
+        r = self.b.recv_into(landing, tag=3)
+        del landing
+        gc.collect()
+        self.assertIsNotNone(landed())  # pending: the handle holds it
+        self.a.send(np.full(1 << 20, 7, dtype=np.uint8), self.b.address, tag=3).wait(10)
+        r.wait(10)
+        gc.collect()
+        self.assertIsNone(landed())  # ended: let go (the handle keeps only its counts)
+        self.assertEqual(r.bytes, 1 << 20)
+        # A handle dropped early: the endpoint holds the buffer until it ends.
+        orphan = np.zeros(10, dtype=np.uint8)
+        orphaned = weakref.ref(orphan)
+        self.b.recv_into(orphan, tag=30)
+        del orphan
+        gc.collect()
+        self.assertIsNotNone(orphaned())
+        self.assertEqual(self.b.pending, 1)
+        self.b.close()
+        self.assertIsNone(orphaned())
+
+    def test_ended_transfers_let_go_of_their_buffers_without_being_asked(self):
+        for i in range(70):  # handles dropped at once
+            self.b.recv_into(bytearray(10), tag=100 + i)
+        for i in range(70):
+            self.a.send(bytes([i]) * 10, self.b.address, tag=100 + i).wait(10)
+        self.assertEqual(self.b.pending, 70)  # nobody looked yet
+        waiting = [self.b.recv_into(bytearray(10), tag=1000 + i) for i in range(58)]
+        # The 128th post swept: the 70 that ended are gone, the 58 wait.
+        self.assertEqual(self.b.pending, len(waiting))
+
+    def test_update_moves_the_deadline(self):
+        r = self.b.recv_into(bytearray(4 << 20), tag=4)
+        s = self.a.send(bytes(4 << 20), self.b.address, slack_ns=10_000 * MS, tag=4)
+        self.assertIn(self.a.update(s, slack_ns=5 * MS), (True, False))  # False: already done
+        s.wait(10)
+        self.assertFalse(self.a.update(s, slack_ns=5 * MS))  # ended: nothing to move
+        r.wait(10)
+
+
+class Waiting(Pair):
+    def test_wait_times_out_on_a_receive_nobody_sends(self):
+        r = self.b.recv_into(bytearray(10), tag=77)
+        start = time.monotonic()
+        with self.assertRaises(TimeoutError) as caught:
+            r.wait(0.2)
+        self.assertGreaterEqual(time.monotonic() - start, 0.19)
+        self.assertIn("receive with tag 77", str(caught.exception))
+        self.assertFalse(r.done())
+
+    def test_completion_fd_becomes_readable(self):
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.b, selectors.EVENT_READ)
+            self.assertEqual(selector.select(timeout=0), [])
+            r = self.b.recv_into(bytearray(1000), tag=8)
+            self.a.send(bytes(1000), self.b.address, tag=8)
+            ready = selector.select(timeout=5)
+            self.assertEqual(len(ready), 1)
+            self.assertGreaterEqual(self.b.drain(), 1)
+            self.assertTrue(r.done())
+            self.assertEqual(selector.select(timeout=0), [])  # drained
+        self.assertEqual(self.b.completion_fd(), self.b.fileno())
+
+
+class Failures(unittest.TestCase):
+    def test_send_to_nobody_raises_transfer_error(self):
+        with endpoint() as a:
+            a.start()
+            s = a.send(b"x" * 100, ("127.0.0.1", unused_port()), tag=1)
+            with self.assertRaises(runtime.TransferError) as caught:
+                s.wait(15)
+            self.assertIn("send of 100 bytes (tag 1) to 127.0.0.1:", str(caught.exception))
+            self.assertIn("refused", str(caught.exception))
+            self.assertIsNotNone(s.error)
+
+    def test_a_held_message_too_large_fails_the_receive(self):
+        with endpoint() as a, endpoint() as b:
+            a.start()
+            b.start()
+            a.send(bytes(3000), b.address, tag=2).wait(10)
+            small = b.recv_into(bytearray(100), tag=2)
+            with self.assertRaises(runtime.TransferError) as caught:
+                small.wait(1)
+            self.assertIn("3000 bytes, more than the posted buffer's 100", str(caught.exception))
+            b.recv_into(bytearray(3000), tag=2).wait(1)  # still held: a larger one takes it
+
+    def test_beyond_the_unexpected_bound_the_sender_is_refused(self):
+        with endpoint() as a, endpoint(max_unexpected_messages=1) as b:
+            a.start()
+            b.start()
+            a.send(bytes(10), b.address, tag=1).wait(10)
+            with self.assertRaises(runtime.TransferError) as caught:
+                a.send(bytes(10), b.address, tag=2).wait(10)
+            self.assertIn("more than 1 messages nobody posted", str(caught.exception))
+
+    def test_bad_input(self):
+        with endpoint() as a:
+            with self.assertRaises(ValueError):
+                a.send(b"x", a.address, deadline_ns=1, slack_ns=1)
+            with self.assertRaises(BufferError):
+                a.recv_into(b"read-only", tag=1)
+            with self.assertRaises(ValueError):
+                a.send(b"x", "no-port")
+            with self.assertRaises(TypeError):
+                a.send(b"x", 1234)
+            if np is not None:
+                with self.assertRaises(BufferError):  # not contiguous
+                    a.send(np.zeros((4, 4))[:, 1], a.address)
+        with self.assertRaises(ValueError) as caught:
+            runtime.Endpoint(downlink_bps=-1, insecure_loopback_only=True)
+        self.assertIn("downlink_bps", str(caught.exception))
+        with self.assertRaises(ValueError) as caught:
+            runtime.Endpoint(job_key=b"short")
+        self.assertIn("32 bytes", str(caught.exception))
+
+    def test_closed_endpoint(self):
+        a = endpoint()
+        r = a.recv_into(bytearray(10), tag=1)
+        a.close()
+        with self.assertRaises(runtime.TransferError) as caught:
+            r.wait(0)
+        self.assertIn("closed", str(caught.exception))
+        with self.assertRaises(RuntimeError):
+            a.send(b"x", ("127.0.0.1", 1))
+
+
+class Progress(unittest.TestCase):
+    """Driven by progress() and wait() from this thread, without start()."""
+
+    def test_progress_drives_an_endpoint_not_started(self):
+        with endpoint() as a, endpoint() as b:
+            r = b.recv_into(bytearray(100_000), tag=1)
+            s = a.send(bytes(range(100)) * 1000, b.address, tag=1)
+            deadline = time.monotonic() + 10
+            while not (s.done() and r.done()) and time.monotonic() < deadline:
+                a.progress(0.001)
+                b.progress(0.001)
+            s.wait(0)
+            r.wait(0)
+            self.assertEqual(r.bytes, 100_000)
+            b.start()
+            with self.assertRaises(RuntimeError):
+                b.progress(0)
+
+
+if __name__ == "__main__":
+    unittest.main()
