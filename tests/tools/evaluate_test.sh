@@ -72,6 +72,14 @@ check "report spliced between markers" "$evaluate" --sim "$sim" --matrix "$work/
 check "text around the markers kept" \
   test "$(head -1 "$work/doc.md")$(tail -1 "$work/doc.md")" = "introafter"
 check "old matrix replaced" bash -c "! grep -qx old '$work/doc.md' && grep -q '^| incast |' '$work/doc.md'"
+# Prose that quotes the markers inside a line is not where the report goes.
+printf 'quoting `<!-- matrix:begin -->` in prose\n<!-- matrix:begin -->\nold\n<!-- matrix:end -->\nafter\n' \
+  >"$work/quoted.md"
+check "report spliced at the marker lines, not the quote" "$evaluate" --sim "$sim" \
+  --matrix "$work/matrix.toml" --out "$work/out" --report "$work/quoted.md"
+check "the quoting line is kept whole" \
+  grep -qx 'quoting `<!-- matrix:begin -->` in prose' "$work/quoted.md"
+check "the quoted report replaced old" bash -c "! grep -qx old '$work/quoted.md' && grep -q '^| incast |' '$work/quoted.md'"
 expect_bad "unknown level" "no level 'fast'" --matrix "$work/matrix.toml" --level fast
 expect_bad "unknown scenario" "no scenario 'nope'" --matrix "$work/matrix.toml" --only nope
 expect_bad "missing matrix" "cannot read" --matrix "$work/none.toml"
