@@ -28,6 +28,21 @@ bulk_flows=${4:-1}
 qos=${5:-0}
 read -r -a recv_extra <<<"${RECV_FLAGS:-}"
 
+# Bad arguments end here, before anything needs root: the argument, its
+# value and what was expected, exit 2.
+expect() {  # NAME VALUE REGEX WHAT
+  [[ $2 =~ $3 ]] || {
+    echo "netns-testbed: $1 = '$2': expected $4" >&2
+    exit 2
+  }
+}
+expect RATE_MBIT "$rate_mbit" '^[1-9][0-9]*$' "a positive whole number of Mbit/s"
+expect BYTES "$bytes" '^[1-9][0-9]*$' "a positive whole number of bytes"
+((${#slacks[@]} == 3)) || expect SLACKS_MS "${3:-}" '^$' "three slacks in ms"
+for slack in "${slacks[@]}"; do expect SLACKS_MS "$slack" '^[1-9][0-9]*$' "positive whole ms"; done
+expect BULK "$bulk_flows" '^[0-9]+$' "a number of bulk flows (0 or more)"
+expect QOS "$qos" '^[01]$' "0 or 1"
+
 if [[ $(id -u) -ne 0 ]]; then echo "SKIP: the namespace testbed needs root" >&2; exit 0; fi
 if ! ip netns add safstb-probe 2>/dev/null; then
   echo "SKIP: cannot create network namespaces" >&2
