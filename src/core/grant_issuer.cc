@@ -128,8 +128,48 @@ bool GrantIssuer::all_lapsed() const {
                                         [](const auto& entry) { return entry.second.lapsed; });
 }
 
+void GrantIssuer::retire(FlowId flow, StreamId stream, TimePs now) {
+  const auto it = flows_.find(flow);
+  if (it == flows_.end()) return;
+  const FlowState& state = it->second;
+  if (!state.lapsed && state.sent_rate_bps > 0 && state.lease_end_ps > now) {
+    streams_[stream] = {state.sent_rate_bps, state.sent_priority, state.lease_end_ps};
+  }
+  flows_.erase(it);
+}
+
+bool GrantIssuer::adopt(FlowId flow, StreamId stream) {
+  const auto it = streams_.find(stream);
+  if (it == streams_.end()) return false;
+  FlowState& state = flows_[flow];
+  state.sent_rate_bps = it->second.rate_bps;
+  state.sent_priority = it->second.priority;
+  state.lease_end_ps = it->second.lease_end_ps;
+  state.listed = true;
+  state.heard = true;  // it is sending under the lease
+  streams_.erase(it);
+  return true;
+}
+
+// The sender's lease starts when the grant reaches it, up to one control delay
+// after the receiver sent it: the reservation lasts that much longer.
+bool GrantIssuer::expire_streams(TimePs now) {
+  return std::erase_if(streams_, [&](const auto& entry) {
+           return now >= entry.second.lease_end_ps + config_.control_delay_ps;
+         }) > 0;
+}
+
+double GrantIssuer::reserved_bps() const {
+  double sum = 0;
+  for (const auto& [stream, lease] : streams_) sum += lease.rate_bps;
+  return sum;
+}
+
 TimePs GrantIssuer::next_due_ps() const {
   TimePs next = kTimeNever;
+  for (const auto& [stream, lease] : streams_) {
+    next = std::min(next, lease.lease_end_ps + config_.control_delay_ps);
+  }
   for (const auto& [id, state] : flows_) {
     if (state.pending) {
       next = std::min(next, state.release_ps);

@@ -13,6 +13,13 @@
 // its window, and the flow's next data makes it a new flow to grant (until the
 // lease's end its rate still counts as in effect, and decreases still go). A paused
 // flow (rate 0) is silent by the receiver's choice and is refreshed anyway.
+//
+// Stream leases: a lease outlives its flow. When a flow on a stream finishes,
+// its lease stays with the stream until the lease ends; a new transfer on the
+// stream that its sender starts under that lease takes it over, so it starts
+// at once at the stream's rate and priority (no blind burst, no grant round
+// trip) and is granted only when its rate moves past theta. Until then the
+// lease's rate counts as in effect, so the allocation leaves room for it.
 #pragma once
 
 #include <algorithm>
@@ -64,6 +71,17 @@ class GrantIssuer {
   // When due() will next have something (kTimeNever if nothing is pending).
   TimePs next_due_ps() const;
 
+  // The flow finished on `stream`: its lease, if it has one in effect, stays
+  // reserved for the stream's next transfer until it ends.
+  void retire(FlowId flow, StreamId stream, TimePs now);
+  // A new flow that its sender started under `stream`'s lease takes it over.
+  // False if the stream holds none (it ended): the flow is granted as new.
+  bool adopt(FlowId flow, StreamId stream);
+  // Drops stream leases that have ended. True if any did (capacity is free).
+  bool expire_streams(TimePs now);
+  // The rate the stream leases hold for transfers not started yet.
+  double reserved_bps() const;
+
   std::uint64_t grants_issued() const { return grants_issued_; }
 
  private:
@@ -79,14 +97,22 @@ class GrantIssuer {
     TimePs release_ps = 0;  // when the held-back increase may go
   };
 
+  struct StreamLease {
+    double rate_bps = 0;
+    std::uint8_t priority = 0;
+    // As the receiver estimates it; the sender's may end a control delay later.
+    TimePs lease_end_ps = 0;
+  };
+
   Grant issue(FlowState& state, const GrantTarget& target, TimePs now);
   bool differs(const FlowState& state, const GrantTarget& target) const;
   // Its lease is worth renewing: used since the last grant, or a pause.
   static bool refreshes(const FlowState& state) { return state.heard || state.sent_rate_bps == 0; }
 
   GrantConfig config_;
-  std::map<FlowId, FlowState> flows_;  // ordered: deterministic output
-  TimePs increases_allowed_ps_ = 0;    // one control delay after the last decrease
+  std::map<FlowId, FlowState> flows_;        // ordered: deterministic output
+  std::map<StreamId, StreamLease> streams_;  // leases left by finished flows
+  TimePs increases_allowed_ps_ = 0;          // one control delay after the last decrease
   // Epochs count grants of the whole receiver, so they increase per flow even
   // across a flow's removal and return, with no state kept for gone flows.
   std::uint32_t last_epoch_ = 0;

@@ -24,6 +24,8 @@ void ReceiverScheduler::add_flow(const SemanticFlow& flow) {
     *known = flow;
   } else {
     flows_.push_back(flow);
+    // Started under its stream's lease: it is sending at the stream's rate.
+    if (flow.on_stream_lease && flow.stream != 0) issuer_.adopt(flow.id, flow.stream);
   }
   dirty_ = true;
 }
@@ -59,6 +61,13 @@ void ReceiverScheduler::remove_flow(FlowId id) {
   dirty_ = true;
 }
 
+void ReceiverScheduler::complete_flow(FlowId id, TimePs now) {
+  const SemanticFlow* f = find(id);
+  if (f == nullptr) return;
+  if (f->stream != 0) issuer_.retire(id, f->stream, now);
+  remove_flow(id);
+}
+
 // An exponentially decaying count: each byte adds 8 / tau bits per second,
 // and the sum decays with time constant tau.
 double ReceiverScheduler::unscheduled_bps(TimePs now) const {
@@ -84,6 +93,7 @@ void ReceiverScheduler::note_unscheduled(std::uint64_t bytes, TimePs now) {
 std::vector<Grant> ReceiverScheduler::poll(TimePs now) {
   const bool stale =
       reallocates_periodically() && now >= last_allocation_ps_ + config_.reallocate_every_ps;
+  if (issuer_.expire_streams(now)) dirty_ = true;  // a stream's reserved rate is free again
   if (!dirty_ && !stale) return issuer_.due(now);
 
   // Fold the allocation that was in force since the last one into background's
@@ -103,7 +113,10 @@ std::vector<Grant> ReceiverScheduler::poll(TimePs now) {
   dirty_ = false;
   last_allocation_ps_ = now;
   ++reallocations_;
-  allocation_ = allocate(flows_, now, unscheduled_bps(now), config_.allocator, protect);
+  // Stream leases hold their rate for transfers not started yet, as blind
+  // arrivals do: both are capacity the allocation must leave free.
+  allocation_ = allocate(flows_, now, unscheduled_bps(now) + issuer_.reserved_bps(),
+                         config_.allocator, protect);
   background_rate_bps_ = 0;
   for (const FlowAllocation& a : allocation_.flows) {
     if (!a.urgent) background_rate_bps_ += a.rate_bps;

@@ -57,6 +57,9 @@ class ReceiverScheduler {
   // The sender reported what it can achieve for this flow.
   void set_sender_cap(FlowId id, double cap_bps);
   void remove_flow(FlowId id);
+  // The flow's last byte arrived: remove it. On a stream, its lease stays
+  // reserved for the stream's next transfer (GrantIssuer::retire).
+  void complete_flow(FlowId id, TimePs now);
   // Bytes that arrived without a grant (they use capacity the grants do not).
   void note_unscheduled(std::uint64_t bytes, TimePs now);
   // The capacity allocated from changed (unmanaged traffic took part of the

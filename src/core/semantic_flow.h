@@ -26,6 +26,11 @@ struct SemanticFlow {
   // What the sender says it can achieve (its uplink may be shared by several
   // receivers); infinity until it says otherwise.
   double sender_cap_bps = std::numeric_limits<double>::infinity();
+  // The stream it belongs to (0: none), and whether its sender started it
+  // under the lease the stream's previous transfer left (so it is already
+  // sending at that rate and needs no grant to start).
+  StreamId stream = 0;
+  bool on_stream_lease = false;
 
   bool urgent() const { return urgency == Urgency::kUrgent; }
 };

@@ -23,6 +23,12 @@ std::vector<std::size_t> service_order(const std::vector<SenderFlow>& flows) {
 
 }  // namespace
 
+std::uint64_t blind_bytes(std::uint64_t flow_bytes, double budget_bytes,
+                          double whole_flow_budgets) {
+  if (static_cast<double>(flow_bytes) <= whole_flow_budgets * budget_bytes) return flow_bytes;
+  return std::min(flow_bytes, static_cast<std::uint64_t>(budget_bytes));
+}
+
 std::vector<double> achievable_rates(const std::vector<SenderFlow>& flows, double uplink_bps) {
   const std::vector<std::size_t> order = service_order(flows);
   std::vector<double> rate(flows.size(), 0.0);
@@ -43,6 +49,17 @@ std::vector<double> available_rates(const std::vector<SenderFlow>& flows, double
     used += flows[i].granted_bps;
   }
   return available;
+}
+
+std::vector<TimePs> uplink_waits(const std::vector<SenderFlow>& flows, double uplink_bps) {
+  const std::vector<std::size_t> order = service_order(flows);
+  std::vector<TimePs> wait(flows.size(), 0);
+  double ahead_bytes = 0;
+  for (const std::size_t i : order) {
+    wait[i] = transfer_ps(ahead_bytes, uplink_bps);
+    if (flows[i].granted_bps > 0) ahead_bytes += static_cast<double>(flows[i].remaining_bytes);
+  }
+  return wait;
 }
 
 }  // namespace safs::core

@@ -5,6 +5,7 @@
 // can hand the difference to someone else.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "core/types.h"
@@ -16,7 +17,16 @@ struct SenderFlow {
   double granted_bps = 0;
   bool urgent = false;
   TimePs slack_ps = kTimeNever;  // from the flow's own timestamp; kTimeNever for background
+  std::uint64_t remaining_bytes = 0;
 };
+
+// Bytes a flow sends before any grant: its blind budget (about one BDP of
+// its path), or all of it when it is at most `whole_flow_budgets` budgets
+// long. A short flow's granted rest would queue in its host's NIC behind
+// the blind bytes of the flows started after it, which go at a higher
+// priority: on a host that starts many at once (a one-to-many combine), each
+// would end after all of their blind parts (docs/safs.md, "Sender side").
+std::uint64_t blind_bytes(std::uint64_t flow_bytes, double budget_bytes, double whole_flow_budgets);
 
 // The rate each flow can achieve, in the input order; the total never exceeds
 // uplink_bps and no flow gets more than its grant.
@@ -27,5 +37,12 @@ std::vector<double> achievable_rates(const std::vector<SenderFlow>& flows, doubl
 // reports; it does not depend on the flow's own grant, so reporting it cannot
 // make grants and reports chase each other.
 std::vector<double> available_rates(const std::vector<SenderFlow>& flows, double uplink_bps);
+
+// How long each flow waits for the granted flows served before it to finish
+// at the full uplink. A limit that ends sooner than a receiver can act on a
+// report (a report, a reallocation, a grant) is not worth reporting: the
+// receiver would pause the flow and grant it again, one round trip after the
+// uplink could have served it.
+std::vector<TimePs> uplink_waits(const std::vector<SenderFlow>& flows, double uplink_bps);
 
 }  // namespace safs::core

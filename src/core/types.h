@@ -10,6 +10,10 @@
 namespace safs::core {
 
 using FlowId = std::uint64_t;
+// A stream: the transfers one sender sends one receiver in one class (a
+// stage boundary across micro-batches, an attention-FFN pair across layers).
+// 0: the flow is on no stream.
+using StreamId = std::uint64_t;
 
 enum class Urgency : std::uint8_t {
   kUrgent,      // feeds a computation that waits for it

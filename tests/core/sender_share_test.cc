@@ -185,5 +185,40 @@ TEST(SenderShareTest, AvailableRatesRandomProperties) {
   }
 }
 
+// The wait of each flow is the granted bytes served before it, at the full
+// uplink: a flow first in line waits nothing, paused flows hold nothing up.
+TEST(UplinkWaitsTest, BytesAheadAtTheUplinkRate) {
+  const double uplink = 100 * kGbps;
+  std::vector<SenderFlow> flows = {
+      {.id = 1,
+       .granted_bps = 50 * kGbps,
+       .urgent = true,
+       .slack_ps = 30,
+       .remaining_bytes = 125'000},
+      {.id = 2,
+       .granted_bps = 50 * kGbps,
+       .urgent = true,
+       .slack_ps = 10,
+       .remaining_bytes = 250'000},
+      {.id = 3, .granted_bps = 0, .urgent = true, .slack_ps = 20, .remaining_bytes = 1'000'000},
+      {.id = 4, .granted_bps = 10 * kGbps, .urgent = false, .remaining_bytes = 125'000},
+  };
+  const std::vector<TimePs> wait = uplink_waits(flows, uplink);
+  ASSERT_EQ(wait.size(), 4u);
+  EXPECT_EQ(wait[1], 0);              // least slack: first
+  EXPECT_EQ(wait[2], 20 * kPsPerUs);  // behind flow 2's 250 kB
+  EXPECT_EQ(wait[0], 20 * kPsPerUs);  // flow 3 is paused: it holds nothing up
+  EXPECT_EQ(wait[3], 30 * kPsPerUs);  // background after every urgent flow
+}
+
+// One budget blind, or the whole flow when it is short: at most the given
+// number of budgets.
+TEST(BlindBytesTest, ABudgetOrTheWholeShortFlow) {
+  EXPECT_EQ(blind_bytes(114'688, 62'500.0, 2), 114'688u);  // 1.8 budgets: whole
+  EXPECT_EQ(blind_bytes(125'001, 62'500.0, 2), 62'500u);   // just over two: one budget
+  EXPECT_EQ(blind_bytes(114'688, 62'500.0, 1), 62'500u);   // the proposal's rule
+  EXPECT_EQ(blind_bytes(40'000, 62'500.0, 1), 40'000u);    // shorter than the budget
+}
+
 }  // namespace
 }  // namespace safs::core

@@ -7,7 +7,8 @@
 //   words[0] no-bubble timestamp (ps, kTimeNever for none)
 //   words[1] flow size (bytes)
 //   words[2] dependency (consumer op)
-//   words[3] bit 0 urgent, bit 1 sent unscheduled, bits 8..39 criticality,
+//   words[3] bit 0 urgent, bit 1 sent unscheduled, bit 2 started under its
+//            stream's lease (the previous transfer's), bits 8..39 criticality,
 //            bits 40..63 version of the timestamp (raised when it moves, so
 //            an older packet overtaken by a META cannot restore it)
 // GRANT:
@@ -22,9 +23,9 @@
 #include <cstdint>
 #include <limits>
 
+#include "base/flow.h"
 #include "core/grant.h"
 #include "net/packet.h"
-#include "base/flow.h"
 #include "transport/window/window_header.h"
 
 namespace safs::safs_header {
@@ -41,6 +42,7 @@ struct Semantics {
   std::uint64_t dependency = 0;
   bool urgent = false;
   bool unscheduled = false;
+  bool on_stream_lease = false;
   std::uint32_t criticality = 0;
   std::uint32_t version = 0;  // 24 bits
 };
@@ -51,7 +53,7 @@ inline void put_semantics(Packet& p, const Semantics& s) {
   p.words[0] = static_cast<std::uint64_t>(s.no_bubble_ps);
   p.words[1] = s.size_bytes;
   p.words[2] = s.dependency;
-  p.words[3] = (s.urgent ? 1u : 0u) | (s.unscheduled ? 2u : 0u) |
+  p.words[3] = (s.urgent ? 1u : 0u) | (s.unscheduled ? 2u : 0u) | (s.on_stream_lease ? 4u : 0u) |
                ((static_cast<std::uint64_t>(s.criticality) & 0xffffffffu) << 8) |
                (static_cast<std::uint64_t>(s.version & kVersionMask) << 40);
 }
@@ -63,6 +65,7 @@ inline Semantics get_semantics(const Packet& p) {
   s.dependency = p.words[2];
   s.urgent = (p.words[3] & 1u) != 0;
   s.unscheduled = (p.words[3] & 2u) != 0;
+  s.on_stream_lease = (p.words[3] & 4u) != 0;
   s.criticality = static_cast<std::uint32_t>(p.words[3] >> 8);
   s.version = static_cast<std::uint32_t>(p.words[3] >> 40) & kVersionMask;
   return s;

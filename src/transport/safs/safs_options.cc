@@ -45,6 +45,11 @@ KnobTable<SafsOptions> safs_knobs() {
   t.integer("unscheduled_bytes", "bytes", SAFS_FIELD(safs.unscheduled_bytes), 0, 1e12,
             "Bytes a flow sends before its first grant; 0 = one bandwidth-delay product of its "
             "path.");
+  t.number("whole_flow_blind_bdps", "", SAFS_FIELD(safs.whole_flow_blind_bdps), 1, 1e6,
+           "With unscheduled_bytes = 0: an urgent flow of at most this many bandwidth-delay "
+           "products goes entirely unscheduled, so its rest does not wait for a grant behind the "
+           "blind bytes of flows its host started after it (background flows keep one BDP). 1: "
+           "only the first BDP goes blind.");
   t.time("batch_changes_us", "us", kPsPerUs, SAFS_FIELD(safs.batch_changes_ps), 0, 1e4,
          "Arrivals, timestamp moves and sender reports at a receiver within this window share "
          "one reallocation, so a burst of N arrivals costs one round of grants, not N "
@@ -64,6 +69,15 @@ KnobTable<SafsOptions> safs_knobs() {
          "true: an urgent flow without a no-bubble timestamp (lost, or never derived) takes "
          "leftover before background, as a static priority class would serve it. false: it is "
          "scheduled as background, having no timestamp to plan against.");
+  t.time("report_horizon_us", "us", kPsPerUs, SAFS_FIELD(safs.report_horizon_ps), 0, 1e6,
+         "A sender reports that its uplink limits a flow only when the flows served before it "
+         "hold the uplink at least this long; a shorter hold ends before the receiver could "
+         "use the report. 0: report every limit.");
+  t.flag("stream_leases", SAFS_FIELD(safs.stream_leases),
+         "true: a finished urgent flow's lease stays with its stream (same sender, receiver "
+         "and class) until it ends, and the stream's next transfer starts under it at once: no "
+         "blind first BDP, no grant round trip. The receiver keeps the lease's rate free "
+         "meanwhile.");
   return t;
 }
 

@@ -14,6 +14,10 @@ namespace safs {
 struct SafsConfig {
   core::ReceiverConfig receiver;
   std::uint64_t unscheduled_bytes = 0;  // 0: one BDP of the flow's path
+  // With unscheduled_bytes = 0, an urgent flow of at most this many BDPs of
+  // its path goes entirely blind (ours, measured: docs/safs.md). 1: the first
+  // BDP only, as for background flows.
+  double whole_flow_blind_bdps = 2;
   std::uint8_t control_priority = kTopPriority;
   std::uint8_t unscheduled_urgent_priority = 6;
   std::uint8_t unscheduled_background_priority = 2;
@@ -21,8 +25,15 @@ struct SafsConfig {
   // How long a flow that never got a grant waits before falling back.
   TimePs first_grant_wait_ps = 200 * kPsPerUs;
   double report_threshold = 0.1;  // re-report an achievable rate when it moves this much
+  // Report a limit only when the flows ahead hold the uplink this long
+  // (core::uplink_waits): about two reallocation periods and two control
+  // delays, what a report needs to pay off (ours; docs/safs.md).
+  TimePs report_horizon_ps = 50 * kPsPerUs;
   // Changes within this window share one reallocation (0: reallocate at once).
   TimePs batch_changes_ps = 0;
+  // An urgent flow's lease outlives it: the next urgent transfer from the
+  // same sender to the same receiver starts under it (docs/safs.md).
+  bool stream_leases = false;
 };
 
 struct SafsOptions {

@@ -40,6 +40,11 @@ core::SemanticFlow SafsTransport::ReceiverAgent::semantic_flow(
   f.dependency = s.dependency;
   f.urgency = urgent ? core::Urgency::kUrgent : core::Urgency::kBackground;
   f.criticality = s.criticality;
+  if (transport_.config_.stream_leases && s.urgent) {
+    // Streams are per sender and class; the receiver is this host.
+    f.stream = (static_cast<core::StreamId>(flow.spec.src) << 1) | 1u;
+    f.on_stream_lease = s.on_stream_lease;
+  }
   return f;
 }
 
@@ -76,7 +81,7 @@ void SafsTransport::ReceiverAgent::on_segment(ReceiverFlow& flow, const Packet& 
 }
 
 void SafsTransport::ReceiverAgent::on_complete(ReceiverFlow& flow) {
-  scheduler_.remove_flow(flow.spec.id);
+  scheduler_.complete_flow(flow.spec.id, transport_.env().sim.now());
   poll();  // at once: the next flow in line should not wait
 }
 

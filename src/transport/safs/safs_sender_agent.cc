@@ -20,7 +20,9 @@ struct SafsTransport::SenderAgent::FlowState final : FlowExtension {
   double uplink_available_bps = kNoLimit;  // what this host's uplink can give the flow
   double reported_bps = kNoLimit;          // last achievable rate reported to the receiver
   bool on_uplink_list = false;
-  std::uint32_t version = 0;  // of the flow's timestamp; raised at every move
+  bool on_stream_lease = false;  // started under its stream's previous lease
+  bool granted = false;          // a grant of its own arrived
+  std::uint32_t version = 0;     // of the flow's timestamp; raised at every move
 };
 
 SafsTransport::SenderAgent::FlowState& SafsTransport::SenderAgent::state(const SenderFlow& flow) {
@@ -36,9 +38,14 @@ safs_header::Semantics SafsTransport::SenderAgent::semantics(const SenderFlow& f
   const FlowSpec& spec = flow.spec;
   // The timestamp's version travels with it, so the receiver holds (and its
   // grants echo) the version this sender last sent.
-  return {
-      spec.deadline_ps, spec.size_bytes,  spec.dependency,    spec.flow_class == FlowClass::kUrgent,
-      unscheduled,      spec.criticality, state(flow).version};
+  return {.no_bubble_ps = spec.deadline_ps,
+          .size_bytes = spec.size_bytes,
+          .dependency = spec.dependency,
+          .urgent = spec.flow_class == FlowClass::kUrgent,
+          .unscheduled = unscheduled,
+          .on_stream_lease = state(flow).on_stream_lease,
+          .criticality = spec.criticality,
+          .version = state(flow).version};
 }
 
 void SafsTransport::SenderAgent::on_start(SenderFlow& flow) {
@@ -46,14 +53,63 @@ void SafsTransport::SenderAgent::on_start(SenderFlow& flow) {
   flow.extension = std::make_unique<FlowState>();
   FlowState& s = state(flow);
   s.started_ps = env.sim.now();
-  std::uint64_t limit = transport_.config_.unscheduled_bytes;
-  if (limit == 0) {  // one bandwidth-delay product of this flow's path
-    limit = static_cast<std::uint64_t>(static_cast<double>(flow.data_route.bottleneck_bps()) / 8.0 *
-                                       ps_to_sec(flow.base_rtt_ps));
+  const SafsConfig& config = transport_.config_;
+  if (config.unscheduled_bytes != 0) {
+    s.unscheduled_limit = std::min(config.unscheduled_bytes, flow.spec.size_bytes);
+  } else {  // one bandwidth-delay product of this flow's path, or a short urgent flow whole
+    const double bdp_bytes =
+        static_cast<double>(flow.data_route.bottleneck_bps()) / 8.0 * ps_to_sec(flow.base_rtt_ps);
+    const bool urgent = flow.spec.flow_class == FlowClass::kUrgent;
+    s.unscheduled_limit = core::blind_bytes(flow.spec.size_bytes, bdp_bytes,
+                                            urgent ? config.whole_flow_blind_bdps : 1.0);
   }
-  s.unscheduled_limit = std::min<std::uint64_t>(limit, flow.spec.size_bytes);
-  // The window must not hold back the blind first BDP.
+  // The window must not hold back the blind first BDP (nor, under a stream's
+  // lease, the paced one).
   flow.cc.cwnd_bytes = std::max<std::uint64_t>(flow.cc.cwnd_bytes, s.unscheduled_limit);
+  // A flow that fits in its blind first BDP needs no grant at all.
+  if (s.unscheduled_limit < flow.spec.size_bytes && take_stream_lease(flow, s.started_ps)) {
+    s.unscheduled_limit = 0;
+  }
+}
+
+bool SafsTransport::SenderAgent::take_stream_lease(SenderFlow& flow, TimePs now) {
+  if (!transport_.config_.stream_leases || flow.spec.flow_class != FlowClass::kUrgent) return false;
+  std::erase_if(stream_leases_, [now](const StreamLease& l) { return !l.grant.active(now); });
+  const auto it = std::find_if(stream_leases_.begin(), stream_leases_.end(),
+                               [&](const StreamLease& l) { return l.receiver == flow.spec.dst; });
+  if (it == stream_leases_.end()) return false;
+  FlowState& s = state(flow);
+  s.grant = it->grant;
+  s.on_uplink_list = true;
+  sending_flows_.push_back(flow.spec.id);
+  rebalance_uplink();
+  // Held back behind this host's other flows, it would sit on the lease
+  // unannounced: start it blind instead, and leave the lease to the stream.
+  if (std::min(s.grant.grant().rate_bps, s.uplink_available_bps) < 1.0) {
+    std::erase(sending_flows_, flow.spec.id);
+    s.on_uplink_list = false;
+    s.grant = core::GrantHolder{};
+    s.uplink_available_bps = kNoLimit;
+    rebalance_uplink();
+    return false;
+  }
+  s.on_stream_lease = true;
+  stream_leases_.erase(it);
+  return true;
+}
+
+void SafsTransport::SenderAgent::on_complete(SenderFlow& flow) {
+  const TimePs now = transport_.env().sim.now();
+  const FlowState& s = state(flow);
+  // A pause (rate 0) is not worth keeping: the receiver keeps no rate for it.
+  if (transport_.config_.stream_leases && flow.spec.flow_class == FlowClass::kUrgent &&
+      s.grant.active(now) && s.grant.grant().rate_bps >= 1.0) {
+    std::erase_if(stream_leases_, [&](const StreamLease& l) {
+      return l.receiver == flow.spec.dst || !l.grant.active(now);
+    });
+    stream_leases_.push_back({flow.spec.dst, s.grant});
+  }
+  rebalance_uplink();
 }
 
 WindowTransport::SendGate SafsTransport::SenderAgent::gate(SenderFlow& flow) {
@@ -72,7 +128,10 @@ WindowTransport::SendGate SafsTransport::SenderAgent::gate(SenderFlow& flow) {
     if (s.next_send_ps > now) return {false, 0, s.next_send_ps};
     return {true, s.grant.grant().priority};
   }
-  if (!s.grant.held() && now < s.started_ps + config.first_grant_wait_ps) {
+  // A flow that started under its stream's lease and outlived it waits for
+  // its own first grant as a new flow does (the receiver may not know it yet).
+  if ((!s.grant.held() || (s.on_stream_lease && !s.granted)) &&
+      now < s.started_ps + config.first_grant_wait_ps) {
     return {false, 0, s.started_ps + config.first_grant_wait_ps};  // the grant is on its way
   }
   return {true, config.fallback_priority};  // lost or expired lease: window only, lowest level
@@ -135,9 +194,10 @@ void SafsTransport::SenderAgent::rebalance_uplink() {
         core::transfer_ps(static_cast<double>(spec.size_bytes - flow.snd_una), uplink);
     const TimePs slack =
         urgent && spec.has_deadline() ? spec.deadline_ps - now - remaining_ps : remaining_ps;
-    flows.push_back({id, granted, urgent, slack});
+    flows.push_back({id, granted, urgent, slack, spec.size_bytes - flow.snd_una});
   }
   const std::vector<double> available = core::available_rates(flows, uplink);
+  const std::vector<TimePs> waits = core::uplink_waits(flows, uplink);
   const double threshold = transport_.config_.report_threshold;
   for (std::size_t i = 0; i < ids.size(); ++i) {
     SenderFlow& flow = *transport_.sender_flow(ids[i]);
@@ -150,7 +210,8 @@ void SafsTransport::SenderAgent::rebalance_uplink() {
       transport_.make_ready(flow);
     }
     const bool was_limited = s.reported_bps != kNoLimit;
-    const bool limited = s.uplink_available_bps < flows[i].granted_bps;
+    const bool limited = s.uplink_available_bps < flows[i].granted_bps &&
+                         waits[i] >= transport_.config_.report_horizon_ps;
     const bool moved = std::abs(s.uplink_available_bps - s.reported_bps) >
                        threshold * std::min(s.reported_bps, uplink);
     if ((limited || was_limited) && moved) {
@@ -166,6 +227,7 @@ void SafsTransport::SenderAgent::on_grant(SenderFlow& flow, const Packet& packet
   const TimePs now = env.sim.now();
   FlowState& s = state(flow);
   if (flow.done() || !s.grant.accept(safs_header::get_grant(packet), now)) return;
+  s.granted = true;
   // The receiver holds an older timestamp: the META was lost. Again.
   if (safs_header::grant_known_version(packet) != s.version) send_meta(flow);
   // The receiver grants more than this sender said it can give: the report

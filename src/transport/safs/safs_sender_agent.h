@@ -21,8 +21,9 @@ class SafsTransport::SenderAgent {
   SendGate gate(SenderFlow& flow);
   void on_segment_sent(SenderFlow& flow, Packet& packet);
   void on_deadline_changed(SenderFlow& flow);
-  // A finished flow frees its share of the uplink for the others.
-  void on_complete() { rebalance_uplink(); }
+  // A finished flow frees its share of the uplink for the others, and leaves
+  // its lease to its stream.
+  void on_complete(SenderFlow& flow);
   void on_grant(SenderFlow& flow, const Packet& packet);
   // The flow is off the uplink list, which names flows by id.
   static bool holds_no_reference(const SenderFlow& flow);
@@ -35,10 +36,19 @@ class SafsTransport::SenderAgent {
   void send_meta(SenderFlow& flow);
   void send_report(SenderFlow& flow, double achievable_bps);
   void rebalance_uplink();
+  // Starts `flow` under the lease its stream's last transfer left, if any is
+  // still valid. True if it did.
+  bool take_stream_lease(SenderFlow& flow, TimePs now);
 
   SafsTransport& transport_;
   int host_;
   std::vector<std::uint32_t> sending_flows_;  // flows with a grant, in the order they got one
+  // Leases left by finished urgent flows, by receiver (few: one per peer).
+  struct StreamLease {
+    int receiver = 0;
+    core::GrantHolder grant;
+  };
+  std::vector<StreamLease> stream_leases_;
 };
 
 }  // namespace safs

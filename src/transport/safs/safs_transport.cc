@@ -35,7 +35,7 @@ void SafsTransport::on_deadline_changed(SenderFlow& flow) {
   sender_agent(flow).on_deadline_changed(flow);
 }
 
-void SafsTransport::on_sender_complete(SenderFlow& flow) { sender_agent(flow).on_complete(); }
+void SafsTransport::on_sender_complete(SenderFlow& flow) { sender_agent(flow).on_complete(flow); }
 
 void SafsTransport::on_sender_message(SenderFlow& flow, const Packet& packet) {
   if (packet.message_type == safs_header::kGrant) sender_agent(flow).on_grant(flow, packet);
