@@ -154,4 +154,17 @@ TEST(CliBadInput, OverrideForATransportNotInUseIsReported) {
       << r.output;
 }
 
+// The sender-side keys of docs/safs.md: each bad value names its key and
+// what it expected.
+TEST(CliBadInput, SafsSenderKeysOutOfRange) {
+  const fs::path scenario = write_temp("safs-bad-input-safs.toml", kSmall);
+  const std::string run = "validate " + scenario.string() + " --set transport.name=safs --set ";
+  expect_bad_input(run_cli(run + "transport.safs.whole_flow_blind_bdps=0.5"),
+                   "transport.safs.whole_flow_blind_bdps: expected a value in [1, 1e+06], got 0.5");
+  expect_bad_input(run_cli(run + "transport.safs.report_horizon_us=-1"),
+                   "transport.safs.report_horizon_us: expected a value in [0, 1e+06] us, got -1");
+  expect_bad_input(run_cli(run + "transport.safs.stream_leases=maybe"),
+                   "transport.safs.stream_leases: expected boolean (true or false)");
+}
+
 }  // namespace
