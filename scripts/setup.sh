@@ -23,9 +23,11 @@ optional_packages=(
 )
 # Optional: the Python module, `import safs` (python/, docs/python.md), built
 # when pybind11 and Python's headers are found; pandas gives its DataFrames
-# (lists of dicts without it). Apart from the ns-3 list, so that an archive
-# without ns-3 still gets these.
-python_packages=(pybind11-dev python3-dev python3-pandas)
+# (lists of dicts without it); torch (1.13, CPU) is what safs.torch, the
+# torch.distributed backend, plugs into, and OpenBLAS replaces the reference
+# BLAS it would load otherwise (about 30x slower on a transformer layer).
+# Apart from the ns-3 list, so that an archive without ns-3 still gets these.
+python_packages=(pybind11-dev python3-dev python3-pandas python3-torch libopenblas0-pthread)
 
 # Installs whichever of the given packages are not installed yet.
 install_missing() {
@@ -46,7 +48,7 @@ install_missing "${packages[@]}"
 install_missing "${optional_packages[@]}" ||
   echo "setup: optional packages (ns-3, tshark) unavailable; validation/run.sh and the pcap_tshark test will skip" >&2
 install_missing "${python_packages[@]}" ||
-  echo "setup: pybind11, python3-dev or pandas unavailable; the Python module (or its DataFrames) and its tests will skip" >&2
+  echo "setup: pybind11, python3-dev, pandas or torch unavailable; the Python module (its DataFrames, its torch backend) and their tests will skip" >&2
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build_type=${SAFS_BUILD_TYPE:-Release}

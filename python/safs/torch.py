@@ -1,0 +1,329 @@
+"""safs.torch: SAFS as a torch.distributed backend (docs/python.md, "A torch
+backend").
+
+Importing this module registers the backend ``"safs"`` with c10d, so that
+pipeline code moves its tensors over SAFS endpoints (``safs.runtime``) by
+choosing the backend; the semantics come from ``hint``::
+
+    import torch.distributed as dist
+    import safs.torch
+
+    dist.init_process_group("safs", init_method="tcp://198.18.0.1:29500",
+                            rank=rank, world_size=2)
+    safs.torch.hint(tag=3, slack_ns=20_000_000)   # the consumer needs it in 20 ms
+    work = dist.isend(activations, dst=1, tag=3)
+    ...
+    safs.torch.update(work, slack_ns=5_000_000)   # the plan moved: sooner
+
+Point-to-point only: send, recv, isend, irecv (from a named source) and a
+barrier through the rendezvous store; collectives raise. Tensors are CPU
+and contiguous, sent and received in place. Each process group owns one
+endpoint: it listens on ``SAFS_LISTEN_HOST`` (or ``options(listen_host=)``;
+default 127.0.0.1) and publishes its address through the store. Peers
+authenticate with the job key (``SAFS_JOB_KEY`` / ``SAFS_JOB_KEY_FILE``, as
+``safs-rt`` reads it); without one the endpoint is allowed only on loopback.
+The key never travels through the store, which is not authenticated.
+
+Matching follows torch's rule: the n-th send from a rank to a peer with a
+tag lands in the n-th receive posted there for that rank and tag (the SAFS
+tag carries the torch tag and that count).
+"""
+
+import atexit
+import ctypes
+import os
+import threading
+import weakref
+
+import torch
+import torch.distributed as dist
+from torch._C._distributed_c10d import ProcessGroup as _ProcessGroup
+from torch._C._distributed_c10d import Work as _Work
+
+from safs import runtime
+
+BACKEND_NAME = "safs"
+
+# What a process group's endpoint is made with; options() and the
+# environment set it before init_process_group.
+_options = {}
+_hints = {}  # torch tag -> the hint for the next send with that tag
+_hints_lock = threading.Lock()
+_groups = weakref.WeakSet()
+
+
+def options(*, listen_host=None, downlink_bps=None, wait_timeout_s=None, quiet=None):
+    """Sets how the next process groups' endpoints are made (before
+    init_process_group; the environment's SAFS_LISTEN_HOST and
+    SAFS_DOWNLINK_BPS are read when an option is not set here):
+    `listen_host` the address this rank listens on and its peers reach it
+    at; `downlink_bps` what its receiver may grant in all (the link's rate);
+    `wait_timeout_s` how long a Work's wait() waits at most (default: the
+    group's timeout); `quiet` no log lines on stderr."""
+    given = {
+        "listen_host": listen_host,
+        "downlink_bps": downlink_bps,
+        "wait_timeout_s": wait_timeout_s,
+        "quiet": quiet,
+    }
+    for key, value in given.items():
+        if value is not None:
+            _options[key] = value
+
+
+def hint(tag, *, deadline_ns=None, slack_ns=None, urgent=True, group=0, criticality=0):
+    """The semantics of the next send with torch tag `tag` from this process
+    (to any peer): its no-bubble deadline on ``runtime.monotonic_ns()`` or a
+    slack from the moment it is sent, whether it is urgent (feeds an op) or
+    background, the dependency group of the op it feeds, and criticality.
+    A send without a hint is urgent with no deadline."""
+    if deadline_ns is not None and slack_ns is not None:
+        raise ValueError("safs.torch.hint: give deadline_ns or slack_ns, not both")
+    with _hints_lock:
+        _hints[int(tag)] = {
+            "deadline_ns": deadline_ns,
+            "slack_ns": slack_ns,
+            "urgent": bool(urgent),
+            "group": int(group),
+            "criticality": int(criticality),
+        }
+
+
+def update(work, *, deadline_ns=None, slack_ns=None, urgent=None):
+    """Moves a pending send's hint (`work` from isend on a safs group), as
+    execution moves; a finished send is left as it is."""
+    if not isinstance(work, SafsWork) or work.handle_kind != "send":
+        raise TypeError("safs.torch.update: expected the Work of an isend on a safs process group")
+    if work.is_completed():
+        return
+    kwargs = {}
+    if deadline_ns is not None:
+        kwargs["deadline_ns"] = deadline_ns
+    if slack_ns is not None:
+        kwargs["slack_ns"] = slack_ns
+    if urgent is not None:
+        kwargs["urgent"] = urgent
+    work.endpoint.update(work.handle, **kwargs)
+
+
+def stats(group=None):
+    """The counters of a safs process group's endpoint (default: the default
+    group): data and control bytes each way, grants, misses."""
+    pg = group if group is not None else dist.distributed_c10d._get_default_group()
+    if not isinstance(pg, ProcessGroupSafs):
+        raise TypeError("safs.torch.stats: not a safs process group")
+    return pg.endpoint.stats()
+
+
+def _tensor_buffer(tensor, what):
+    """A writable view of a CPU tensor's bytes, without a copy (any dtype:
+    numpy has no bfloat16)."""
+    if not isinstance(tensor, torch.Tensor):
+        raise TypeError(f"safs backend: {what} expects a torch.Tensor, got {type(tensor).__name__}")
+    if tensor.device.type != "cpu":
+        raise ValueError(f"safs backend: {what} needs a CPU tensor (got {tensor.device})")
+    if not tensor.is_contiguous():
+        raise ValueError(f"safs backend: {what} needs a contiguous tensor (call .contiguous())")
+    nbytes = tensor.numel() * tensor.element_size()
+    if nbytes == 0:
+        return bytearray()
+    return memoryview((ctypes.c_char * nbytes).from_address(tensor.data_ptr())).cast("B")
+
+
+class SafsWork(_Work):
+    """One isend or irecv: wait() blocks (the GIL released) until it ends and
+    raises ``runtime.TransferError`` if it failed."""
+
+    def __init__(self, endpoint, handle, handle_kind, tensor, peer_rank, timeout_s):
+        super().__init__()
+        self.endpoint = endpoint
+        self.handle = handle
+        self.handle_kind = handle_kind
+        self._tensor = tensor  # kept alive until the transfer ends
+        self._peer_rank = peer_rank
+        self._timeout_s = timeout_s
+
+    def wait(self, timeout=None):
+        seconds = self._timeout_s
+        given_s = timeout.total_seconds() if hasattr(timeout, "total_seconds") else 0
+        if given_s > 0:
+            seconds = given_s
+        self.handle.wait(timeout_s=seconds)
+        return True
+
+    def is_completed(self):
+        return self.handle.done()
+
+    def is_success(self):
+        return self.handle.done() and self.handle.error is None
+
+    def exception(self):
+        return None if self.handle.error is None else runtime.TransferError(self.handle.error)
+
+    def result(self):
+        return [self._tensor]
+
+    def source_rank(self):
+        return self._peer_rank
+
+    def _source_rank(self):
+        return self._peer_rank
+
+    def synchronize(self):
+        pass
+
+
+class _DoneWork(_Work):
+    """A Work that is already complete (barrier)."""
+
+    def wait(self, timeout=None):
+        return True
+
+    def is_completed(self):
+        return True
+
+    def is_success(self):
+        return True
+
+
+class ProcessGroupSafs(_ProcessGroup):
+    """The "safs" backend: one SAFS endpoint per process group."""
+
+    def __init__(self, store, rank, size, timeout):
+        super().__init__(rank, size)
+        self._store = store
+        self._rank = rank
+        self._size = size
+        self._timeout_s = timeout.total_seconds() if timeout is not None else 1800.0
+        self._timeout_s = float(_options.get("wait_timeout_s", self._timeout_s))
+        host = _options.get("listen_host") or os.environ.get("SAFS_LISTEN_HOST", "127.0.0.1")
+        kwargs = {"listen": (host, 0), "quiet": bool(_options.get("quiet", False))}
+        downlink = _options.get("downlink_bps") or os.environ.get("SAFS_DOWNLINK_BPS")
+        if downlink is not None:
+            kwargs["downlink_bps"] = float(downlink)
+        has_key = os.environ.get("SAFS_JOB_KEY") or os.environ.get("SAFS_JOB_KEY_FILE")
+        if not has_key:
+            if not host.startswith("127."):
+                raise ValueError(
+                    f"safs backend: listening on {host} needs the job key (SAFS_JOB_KEY or "
+                    "SAFS_JOB_KEY_FILE, 32 bytes shared by the job's ranks); without one "
+                    "only a loopback address (SAFS_LISTEN_HOST=127.0.0.1) is allowed"
+                )
+            kwargs["insecure_loopback_only"] = True
+        self.endpoint = runtime.Endpoint(**kwargs)
+        self.endpoint.start()
+        address_host, address_port = self.endpoint.address
+        store.set(f"safs/address/{rank}", f"{address_host}:{address_port}")
+        self._peers = {}
+        self._sent = {}  # (dst, tag) -> sends so far
+        self._posted = {}  # (src, tag) -> receives so far
+        self._barriers = 0
+        _groups.add(self)
+
+    # -- what c10d asks of a backend ------------------------------------
+
+    def getBackendName(self):
+        return BACKEND_NAME
+
+    def size(self):
+        return self._size
+
+    def rank(self):
+        return self._rank
+
+    def send(self, tensors, dst, tag=0):
+        tensor = self._one_tensor(tensors, "send")
+        buffer = _tensor_buffer(tensor, "send")
+        _safs_tag(tag, 0)  # a bad tag fails before it takes a place in the order
+        peer = self._peer(dst)
+        seq = self._next(self._sent, (dst, tag))
+        with _hints_lock:
+            given = _hints.pop(int(tag), None)
+        kwargs = {"tag": _safs_tag(tag, seq)}
+        if given is not None:
+            if given["deadline_ns"] is not None:
+                kwargs["deadline_ns"] = int(given["deadline_ns"])
+            if given["slack_ns"] is not None:
+                kwargs["slack_ns"] = int(given["slack_ns"])
+            kwargs["urgent"] = given["urgent"]
+            kwargs["group"] = given["group"]
+            kwargs["criticality"] = given["criticality"]
+        handle = self.endpoint.send(buffer, peer, **kwargs)
+        return SafsWork(self.endpoint, handle, "send", tensor, dst, self._timeout_s)
+
+    def recv(self, tensors, src, tag=0):
+        tensor = self._one_tensor(tensors, "recv")
+        buffer = _tensor_buffer(tensor, "recv")
+        _safs_tag(tag, 0)
+        peer = self._peer(src)
+        seq = self._next(self._posted, (src, tag))
+        handle = self.endpoint.recv_into(buffer, tag=_safs_tag(tag, seq), peer=peer)
+        return SafsWork(self.endpoint, handle, "recv", tensor, src, self._timeout_s)
+
+    def recv_anysource(self, tensors, tag=0):
+        raise NotImplementedError(
+            "safs backend: a receive names its source (recv from any source is not supported)"
+        )
+
+    def barrier(self, opts=None):
+        # Through the rendezvous store: the last rank to arrive opens it.
+        self._barriers += 1
+        key = f"safs/barrier/{self._barriers}"
+        if self._store.add(key, 1) == self._size:
+            self._store.set(key + "/open", "1")
+        self._store.wait([key + "/open"])
+        return _DoneWork()
+
+    def close(self):
+        """Closes the endpoint (pending transfers fail)."""
+        if self.endpoint is not None:
+            self.endpoint.close()
+
+    # -- helpers ----------------------------------------------------------
+
+    def _one_tensor(self, tensors, what):
+        if len(tensors) != 1:
+            raise ValueError(f"safs backend: {what} takes one tensor, got {len(tensors)}")
+        return tensors[0]
+
+    def _peer(self, rank):
+        if not 0 <= rank < self._size or rank == self._rank:
+            raise ValueError(
+                f"safs backend: peer rank {rank} is not another rank of 0..{self._size - 1}"
+            )
+        peer = self._peers.get(rank)
+        if peer is None:
+            peer = self._store.get(f"safs/address/{rank}").decode()
+            self._peers[rank] = peer
+        return peer
+
+    @staticmethod
+    def _next(counters, key):
+        seq = counters.get(key, 0)
+        counters[key] = seq + 1
+        return seq
+
+
+def _safs_tag(tag, seq):
+    if not 0 <= int(tag) < 2**32:
+        raise ValueError(f"safs backend: tag {tag} is outside 0..2^32-1")
+    return (int(tag) << 32) | (seq % 2**32)
+
+
+def _create(store, rank, size, timeout):
+    return ProcessGroupSafs(store, rank, size, timeout)
+
+
+def _close_all():
+    for group in list(_groups):
+        try:
+            group.close()
+        except Exception:  # closing at exit: nothing left to report to
+            pass
+
+
+if BACKEND_NAME.upper() not in dist.Backend._plugins:
+    dist.Backend.register_backend(BACKEND_NAME, _create)
+atexit.register(_close_all)
+
+__all__ = ["BACKEND_NAME", "ProcessGroupSafs", "SafsWork", "hint", "options", "stats", "update"]

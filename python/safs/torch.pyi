@@ -1,0 +1,49 @@
+# Type stubs for safs.torch (safs/torch.py): the "safs" torch.distributed backend.
+from datetime import timedelta
+from typing import Any, Dict, List, Optional
+
+import torch
+from torch._C._distributed_c10d import ProcessGroup, Store, Work
+
+from safs.runtime import Endpoint, RecvHandle, SendHandle
+
+BACKEND_NAME: str
+
+def options(
+    *,
+    listen_host: Optional[str] = None,
+    downlink_bps: Optional[float] = None,
+    wait_timeout_s: Optional[float] = None,
+    quiet: Optional[bool] = None,
+) -> None: ...
+def hint(
+    tag: int,
+    *,
+    deadline_ns: Optional[int] = None,
+    slack_ns: Optional[int] = None,
+    urgent: bool = True,
+    group: int = 0,
+    criticality: int = 0,
+) -> None: ...
+def update(
+    work: "SafsWork",
+    *,
+    deadline_ns: Optional[int] = None,
+    slack_ns: Optional[int] = None,
+    urgent: Optional[bool] = None,
+) -> None: ...
+def stats(group: Optional[ProcessGroup] = None) -> Dict[str, int]: ...
+
+class SafsWork(Work):
+    endpoint: Endpoint
+    handle: Any  # SendHandle | RecvHandle
+    handle_kind: str
+    def wait(self, timeout: Optional[timedelta] = None) -> bool: ...
+    def is_completed(self) -> bool: ...
+    def is_success(self) -> bool: ...
+    def result(self) -> List[torch.Tensor]: ...
+
+class ProcessGroupSafs(ProcessGroup):
+    endpoint: Endpoint
+    def __init__(self, store: Store, rank: int, size: int, timeout: Optional[timedelta]) -> None: ...
+    def close(self) -> None: ...

@@ -1,0 +1,216 @@
+"""safs.torch: the "safs" torch.distributed backend, two ranks on loopback
+(each a process of its own, as torch.distributed runs them). Tensors of any
+dtype arrive byte for byte both ways; sends with one tag land in the
+receives for that tag in order, however late a receive is posted; hints and
+updates reach the SAFS endpoint (its receiver grants); a two-stage pipeline
+step over "safs" gives the same gradients as over "gloo"; and bad use fails
+with a message. Skips (77) without torch (python3-torch)."""
+
+import datetime
+import json
+import os
+import socket
+import subprocess
+import sys
+import unittest
+
+from safs_test_support import import_safs_or_skip
+
+import_safs_or_skip()
+try:
+    import torch
+    import torch.distributed as dist
+except ImportError as e:
+    print(f"skipped: torch is not installed ({e}); scripts/setup.sh installs it", file=sys.stderr)
+    sys.exit(77)
+try:
+    import safs.torch as safs_torch
+except ImportError as e:
+    print(f"skipped: safs.runtime is not built ({e})", file=sys.stderr)
+    sys.exit(77)
+
+MS = 1_000_000
+
+
+def unused_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def pipeline_step(backend, rank, port):
+    """One training step of a two-stage model, stage `rank`: F on stage 0,
+    activations to stage 1, loss and backward there, the input gradient back.
+    Returns the stage's parameter gradients, flattened."""
+    torch.manual_seed(7 + rank)
+    stage = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.Tanh())
+    torch.manual_seed(99)
+    inputs = [torch.randn(16, 64) for _ in range(4)]
+    for mb, x in enumerate(inputs):
+        if rank == 0:
+            y = stage(x)
+            safs_torch.hint(mb, slack_ns=50 * MS)
+            dist.send(y.detach().contiguous(), dst=1, tag=mb)
+            grad = torch.empty_like(y)
+            dist.recv(grad, src=1, tag=100 + mb)
+            y.backward(grad)
+        else:
+            x_in = torch.empty(16, 64)
+            dist.recv(x_in, src=0, tag=mb)
+            x_in.requires_grad_(True)
+            stage(x_in).pow(2).mean().backward()
+            safs_torch.hint(100 + mb, slack_ns=50 * MS)
+            dist.send(x_in.grad.contiguous(), dst=0, tag=100 + mb)
+    return torch.cat([p.grad.flatten() for p in stage.parameters()]).tolist()
+
+
+def worker(rank, port, backend):
+    """The body of one rank: prints a JSON line of what it saw."""
+    import time
+
+    safs_torch.options(quiet=True)
+    dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
+    seen = {"backend": dist.get_backend()}
+    if backend == "safs":
+        peer = 1 - rank
+        # Any dtype, in place: bfloat16 has no numpy equivalent.
+        big = torch.arange(1 << 18, dtype=torch.float32).to(torch.bfloat16)
+        if rank == 0:
+            works = []
+            for i in range(5):  # one tag, in order
+                safs_torch.hint(3, slack_ns=(20 + i) * MS)
+                works.append(dist.isend(torch.full((1000,), float(i)), dst=peer, tag=3))
+            safs_torch.hint(4, slack_ns=500 * MS)
+            late = dist.isend(big, dst=peer, tag=4)
+            safs_torch.update(late, slack_ns=30 * MS)
+            for w in works + [late]:
+                w.wait()
+            seen["send_done"] = all(w.is_completed() and w.is_success() for w in works + [late])
+            back = torch.empty(7, dtype=torch.int64)
+            dist.recv(back, src=peer, tag=9)
+            seen["back"] = back.tolist()
+        else:
+            time.sleep(0.3)  # posted after the messages came: held, then taken
+            outs = [torch.empty(1000) for _ in range(5)]
+            recvs = [dist.irecv(o, src=peer, tag=3) for o in outs]
+            landing = torch.empty(1 << 18, dtype=torch.bfloat16)
+            dist.irecv(landing, src=peer, tag=4).wait()
+            for r in recvs:
+                r.wait()
+            seen["order"] = [o[0].item() for o in outs]
+            seen["big_equal"] = bool(torch.equal(landing, big))
+            dist.send(torch.arange(7, dtype=torch.int64) * 3, dst=peer, tag=9)
+        dist.barrier()
+        seen["stats"] = safs_torch.stats()
+    seen["grads"] = pipeline_step(backend, rank, port)
+    dist.barrier()
+    dist.destroy_process_group()
+    print(json.dumps(seen), flush=True)
+
+
+def run_ranks(backend):
+    port = unused_port()
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    procs = [
+        subprocess.Popen(
+            [sys.executable, __file__, "--worker", str(rank), str(port), backend],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for rank in range(2)
+    ]
+    results = []
+    for p in procs:
+        try:
+            out, err = p.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            for q in procs:
+                q.kill()
+            raise AssertionError(f"a {backend} rank did not finish within 120 s")
+        if p.returncode != 0:
+            raise AssertionError(f"a {backend} rank failed (exit {p.returncode}):\n{err}")
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    return results
+
+
+class TorchBackendTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.safs = run_ranks("safs")
+        cls.gloo = run_ranks("gloo")
+
+    def test_registered_backend_is_used(self):
+        self.assertEqual([r["backend"] for r in self.safs], ["safs", "safs"])
+
+    def test_sends_with_one_tag_land_in_order_even_posted_late(self):
+        self.assertEqual(self.safs[1]["order"], [0.0, 1.0, 2.0, 3.0, 4.0])
+
+    def test_bfloat16_arrives_byte_for_byte(self):
+        self.assertTrue(self.safs[1]["big_equal"])
+        self.assertTrue(self.safs[0]["send_done"])
+
+    def test_both_directions(self):
+        self.assertEqual(self.safs[0]["back"], [0, 3, 6, 9, 12, 15, 18])
+
+    def test_receiver_granted_what_it_was_told(self):
+        sender, receiver = self.safs[0]["stats"], self.safs[1]["stats"]
+        self.assertGreater(receiver["grants_sent"], 0)
+        self.assertGreater(sender["control_bytes_sent"], 0)
+        self.assertGreaterEqual(receiver["data_bytes_received"], 5 * 4000 + 2 * (1 << 18))
+        self.assertEqual(sender["protocol_errors"] + receiver["protocol_errors"], 0)
+
+    def test_pipeline_gradients_match_gloo(self):
+        for rank in range(2):
+            self.assertEqual(self.safs[rank]["grads"], self.gloo[rank]["grads"])
+
+
+class TorchBackendBadUseTest(unittest.TestCase):
+    def group(self, **env):
+        old = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        try:
+            store = dist.HashStore()
+            store.set_timeout(datetime.timedelta(seconds=5))
+            return safs_torch.ProcessGroupSafs(store, 0, 2, None)
+        finally:
+            for k, v in old.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+
+    def test_non_loopback_without_key_is_refused(self):
+        for name in ("SAFS_JOB_KEY", "SAFS_JOB_KEY_FILE"):
+            os.environ.pop(name, None)
+        with self.assertRaisesRegex(ValueError, "needs the job key"):
+            self.group(SAFS_LISTEN_HOST="198.18.0.1")
+
+    def test_bad_tensors_and_peers(self):
+        safs_torch.options(quiet=True)
+        pg = self.group(SAFS_LISTEN_HOST="127.0.0.1")
+        try:
+            with self.assertRaisesRegex(ValueError, "contiguous"):
+                pg.send([torch.zeros(4, 4).t()], 1, 0)
+            with self.assertRaisesRegex(ValueError, "peer rank 0"):
+                pg.send([torch.zeros(4)], 0, 0)
+            with self.assertRaisesRegex(ValueError, "peer rank 5"):
+                pg.recv([torch.zeros(4)], 5, 0)
+            with self.assertRaisesRegex(NotImplementedError, "names its source"):
+                pg.recv_anysource([torch.zeros(4)], 0)
+            with self.assertRaisesRegex(ValueError, "one tensor"):
+                pg.send([torch.zeros(1), torch.zeros(1)], 1, 0)
+            with self.assertRaisesRegex(ValueError, "tag"):
+                safs_torch._safs_tag(-1, 0)
+            with self.assertRaisesRegex(ValueError, "not both"):
+                safs_torch.hint(1, deadline_ns=1, slack_ns=1)
+        finally:
+            pg.close()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 5 and sys.argv[1] == "--worker":
+        worker(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
+    else:
+        unittest.main()
