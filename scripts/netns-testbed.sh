@@ -30,12 +30,9 @@ read -r -a recv_extra <<<"${RECV_FLAGS:-}"
 
 # Bad arguments end here, before anything needs root: the argument, its
 # value and what was expected, exit 2.
-expect() {  # NAME VALUE REGEX WHAT
-  [[ $2 =~ $3 ]] || {
-    echo "netns-testbed: $1 = '$2': expected $4" >&2
-    exit 2
-  }
-}
+expect_prefix=netns-testbed
+# shellcheck source=scripts/expect.sh
+source "$root/scripts/expect.sh"
 expect RATE_MBIT "$rate_mbit" '^[1-9][0-9]*$' "a positive whole number of Mbit/s"
 expect BYTES "$bytes" '^[1-9][0-9]*$' "a positive whole number of bytes"
 ((${#slacks[@]} == 3)) || expect SLACKS_MS "${3:-}" '^$' "three slacks in ms"

@@ -43,6 +43,9 @@ from torch._C._distributed_c10d import Work as _Work
 from safs import runtime
 
 BACKEND_NAME = "safs"
+# The SAFS tag of background messages a group takes and drops (options:
+# background); torch tags stop below it.
+BACKGROUND_TAG = (2**32 - 1) << 32
 
 # What a process group's endpoint is made with; options() and the
 # environment set it before init_process_group.
@@ -52,16 +55,25 @@ _hints_lock = threading.Lock()
 _groups = weakref.WeakSet()
 
 
-def options(*, listen_host=None, downlink_bps=None, wait_timeout_s=None, quiet=None):
+def options(*, listen_host=None, listen_port=None, downlink_bps=None, wait_timeout_s=None,
+            quiet=None, background=None, background_max_bytes=None):
     """Sets how the next process groups' endpoints are made (before
     init_process_group; the environment's SAFS_LISTEN_HOST and
     SAFS_DOWNLINK_BPS are read when an option is not set here):
     `listen_host` the address this rank listens on and its peers reach it
-    at; `downlink_bps` what its receiver may grant in all (the link's rate);
+    at, `listen_port` its port (SAFS_LISTEN_PORT; default: any free one);
+    `downlink_bps` what its receiver may grant in all (the link's rate);
     `wait_timeout_s` how long a Work's wait() waits at most (default: the
-    group's timeout); `quiet` no log lines on stderr."""
+    group's timeout); `quiet` no log lines on stderr; `background`
+    (SAFS_BACKGROUND=1) the endpoint takes, and discards, messages from any
+    peer that carry the SAFS tag BACKGROUND_TAG, up to
+    `background_max_bytes` each (default 16 MiB): background traffic into
+    the rank that its receiver schedules with the job's."""
     given = {
         "listen_host": listen_host,
+        "listen_port": listen_port,
+        "background": background,
+        "background_max_bytes": background_max_bytes,
         "downlink_bps": downlink_bps,
         "wait_timeout_s": wait_timeout_s,
         "quiet": quiet,
@@ -197,7 +209,8 @@ class ProcessGroupSafs(_ProcessGroup):
         self._timeout_s = timeout.total_seconds() if timeout is not None else 1800.0
         self._timeout_s = float(_options.get("wait_timeout_s", self._timeout_s))
         host = _options.get("listen_host") or os.environ.get("SAFS_LISTEN_HOST", "127.0.0.1")
-        kwargs = {"listen": (host, 0), "quiet": bool(_options.get("quiet", False))}
+        port = int(_options.get("listen_port") or os.environ.get("SAFS_LISTEN_PORT", 0))
+        kwargs = {"listen": (host, port), "quiet": bool(_options.get("quiet", False))}
         downlink = _options.get("downlink_bps") or os.environ.get("SAFS_DOWNLINK_BPS")
         if downlink is not None:
             kwargs["downlink_bps"] = float(downlink)
@@ -218,6 +231,13 @@ class ProcessGroupSafs(_ProcessGroup):
         self._sent = {}  # (dst, tag) -> sends so far
         self._posted = {}  # (src, tag) -> receives so far
         self._barriers = 0
+        self.background_bytes = 0
+        self._closing = threading.Event()
+        self._drainer = None
+        if _options.get("background", os.environ.get("SAFS_BACKGROUND") == "1"):
+            size = int(_options.get("background_max_bytes", 16 << 20))
+            self._drainer = threading.Thread(target=self._drain, args=(BACKGROUND_TAG, size), daemon=True)
+            self._drainer.start()
         _groups.add(self)
 
     # -- what c10d asks of a backend ------------------------------------
@@ -276,10 +296,33 @@ class ProcessGroupSafs(_ProcessGroup):
 
     def close(self):
         """Closes the endpoint (pending transfers fail)."""
+        self._closing.set()
+        if self._drainer is not None:
+            self._drainer.join()
+            self._drainer = None
         if self.endpoint is not None:
             self.endpoint.close()
 
     # -- helpers ----------------------------------------------------------
+
+    def _drain(self, tag, size):
+        # Background into this rank: taken and dropped, one at a time, until
+        # the endpoint closes (the posted receive then fails).
+        # It waits in short turns, so that close() can stop it before the
+        # endpoint goes.
+        scratch = bytearray(size)
+        handle = None
+        while not self._closing.is_set():
+            try:
+                if handle is None:
+                    handle = self.endpoint.recv_into(scratch, tag=tag)
+                handle.wait(timeout_s=0.1)
+            except TimeoutError:
+                continue
+            except Exception:
+                return
+            self.background_bytes += handle.bytes
+            handle = None
 
     def _one_tensor(self, tensors, what):
         if len(tensors) != 1:
@@ -305,8 +348,8 @@ class ProcessGroupSafs(_ProcessGroup):
 
 
 def _safs_tag(tag, seq):
-    if not 0 <= int(tag) < 2**32:
-        raise ValueError(f"safs backend: tag {tag} is outside 0..2^32-1")
+    if not 0 <= int(tag) < 2**32 - 1:
+        raise ValueError(f"safs backend: tag {tag} is outside 0..2^32-2 (2^32-1 is background's)")
     return (int(tag) << 32) | (seq % 2**32)
 
 
@@ -326,4 +369,4 @@ if BACKEND_NAME.upper() not in dist.Backend._plugins:
     dist.Backend.register_backend(BACKEND_NAME, _create)
 atexit.register(_close_all)
 
-__all__ = ["BACKEND_NAME", "ProcessGroupSafs", "SafsWork", "hint", "options", "stats", "update"]
+__all__ = ["BACKEND_NAME", "BACKGROUND_TAG", "ProcessGroupSafs", "SafsWork", "hint", "options", "stats", "update"]

@@ -8,13 +8,17 @@ from torch._C._distributed_c10d import ProcessGroup, Store, Work
 from safs.runtime import Endpoint, RecvHandle, SendHandle
 
 BACKEND_NAME: str
+BACKGROUND_TAG: int
 
 def options(
     *,
     listen_host: Optional[str] = None,
+    listen_port: Optional[int] = None,
     downlink_bps: Optional[float] = None,
     wait_timeout_s: Optional[float] = None,
     quiet: Optional[bool] = None,
+    background: Optional[bool] = None,
+    background_max_bytes: Optional[int] = None,
 ) -> None: ...
 def hint(
     tag: int,
@@ -45,5 +49,6 @@ class SafsWork(Work):
 
 class ProcessGroupSafs(ProcessGroup):
     endpoint: Endpoint
+    background_bytes: int
     def __init__(self, store: Store, rank: int, size: int, timeout: Optional[timedelta]) -> None: ...
     def close(self) -> None: ...

@@ -209,6 +209,34 @@ class TorchBackendBadUseTest(unittest.TestCase):
             pg.close()
 
 
+class BackgroundDrainTest(unittest.TestCase):
+    def test_background_is_taken_and_dropped_and_close_stops_it(self):
+        import time
+
+        from safs import runtime
+
+        safs_torch.options(quiet=True, background=True, background_max_bytes=1 << 20)
+        try:
+            store = dist.HashStore()
+            pg = safs_torch.ProcessGroupSafs(store, 0, 2, None)
+        finally:
+            safs_torch._options.pop("background", None)
+            safs_torch._options.pop("background_max_bytes", None)
+        with runtime.Endpoint(insecure_loopback_only=True, quiet=True) as sender:
+            sender.start()
+            for _ in range(3):
+                sender.send(bytes(1 << 19), pg.endpoint.address, urgent=False,
+                            tag=safs_torch.BACKGROUND_TAG).wait(timeout_s=20)
+            deadline = time.monotonic() + 20
+            while pg.background_bytes < 3 << 19 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            self.assertEqual(pg.background_bytes, 3 << 19)
+            self.assertEqual(pg.endpoint.stats()["unexpected_messages"], 0)
+        started = time.monotonic()
+        pg.close()
+        self.assertLess(time.monotonic() - started, 5)
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 5 and sys.argv[1] == "--worker":
         worker(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])

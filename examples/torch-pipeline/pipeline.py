@@ -1,0 +1,227 @@
+"""One stage of a pipeline-parallel transformer, as a process of its own.
+
+A small transformer (`--layers` TransformerEncoderLayers per stage, hidden
+`--hidden`, `--sequence` tokens: 0.5 MiB activations with the defaults) is
+trained with the GPipe, 1F1B or ZB-H1 schedule (schedules.py); activations
+go forward and input gradients back through torch.distributed, over one of
+
+  safs            the "safs" backend (safs.torch), each send hinted with its
+                  no-bubble deadline: when the consumer op starts in the
+                  plan (schedules.plan, from the ops' measured durations),
+                  moved by how late the sender runs, updated after each op
+  gloo-preposted  gloo with every receive of an iteration posted at its
+                  start (the strongest plain baseline)
+  gloo            gloo with each receive posted when its op needs it
+
+Each rank writes a JSON file: per iteration the iteration time, its bubble
+(time not computing), exposed communication (time waiting for a tensor),
+and for safs the deadline misses and control bytes; and the last
+iteration's ops (start, end) for the sim-to-real check (to_scenario.py).
+
+Run by run.sh; alone: python3 pipeline.py --rank R --stages S --master HOST:PORT ...
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+import schedules
+
+COMMS = ("safs", "gloo-preposted", "gloo")
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--rank", type=int, required=True)
+    p.add_argument("--stages", type=int, default=2)
+    p.add_argument("--schedule", choices=schedules.SCHEDULES, default="1f1b")
+    p.add_argument("--comm", choices=COMMS, default="safs")
+    p.add_argument("--microbatches", type=int, default=8)
+    p.add_argument("--iterations", type=int, default=4, help="measured, after one warm-up")
+    p.add_argument("--layers", type=int, default=1)
+    p.add_argument("--hidden", type=int, default=256)
+    p.add_argument("--sequence", type=int, default=512)
+    p.add_argument("--link-mbit", type=float, default=1000.0,
+                   help="the bottleneck's rate, for the plan's transfer time")
+    p.add_argument("--master", required=True, help="HOST:PORT of rank 0's rendezvous store")
+    p.add_argument("--out", required=True, help="JSON file this rank writes")
+    a = p.parse_args(argv)
+    if not 2 <= a.stages <= 8 or not 0 <= a.rank < a.stages:
+        p.error(f"--stages {a.stages} --rank {a.rank}: expected 2..8 stages and a rank below them")
+    for name in ("microbatches", "iterations", "layers", "hidden", "sequence"):
+        if getattr(a, name) < 1:
+            p.error(f"--{name}: expected a positive whole number")
+    if a.link_mbit <= 0:
+        p.error("--link-mbit: expected a positive rate")
+    return a
+
+
+class Stage:
+    def __init__(self, a):
+        self.a = a
+        self.last = a.rank == a.stages - 1
+        torch.manual_seed(1000 + a.rank)
+        layer = lambda: torch.nn.TransformerEncoderLayer(  # noqa: E731
+            a.hidden, 4, 4 * a.hidden, dropout=0.0, batch_first=True)
+        self.model = torch.nn.Sequential(*[layer() for _ in range(a.layers)])
+        self.params = list(self.model.parameters())
+        self.shape = (1, a.sequence, a.hidden)
+        self.nbytes = a.sequence * a.hidden * 4
+        self.ops = schedules.stage_ops(a.schedule, a.stages, a.microbatches, a.rank)
+        self.durations = {"F": 0.0, "B": 0.0, "W": 0.0, "BW": 0.0}
+        self.transfer_s = self.nbytes * 8 / (a.link_mbit * 1e6)
+
+    # Tags: activations of micro-batch i use tag i, gradients 100000 + i.
+    def tag(self, kind, mb):
+        return mb if kind == "F" else 100000 + mb
+
+    def iteration(self, record_ops):
+        a = self.a
+        inputs, outputs, grads_in = {}, {}, {}
+        recvs = {}
+
+        def post(kind, mb):
+            buf = torch.empty(self.shape)
+            src = a.rank - 1 if kind == "F" else a.rank + 1
+            recvs[(kind, mb)] = (dist.irecv(buf, src=src, tag=self.tag(kind, mb)), buf)
+
+        needs = [(k, mb) for k, mb in self.ops
+                 if (k == "F" and a.rank > 0) or (k in ("B", "BW") and not self.last)]
+        need_set = set(needs)
+        plan = schedules.plan(a.schedule, a.stages, a.microbatches, self.durations, self.transfer_s)
+        dist.barrier()
+        t0 = time.monotonic_ns()
+        if a.comm != "gloo":
+            for k, mb in needs:
+                post(k, mb)
+        waited_s = busy_s = 0.0
+        pending_sends, log = [], []
+        measured = {k: [] for k in self.durations}
+        late_s = 0.0
+        for kind, mb in self.ops:
+            if (kind, mb) in need_set:
+                if a.comm == "gloo":
+                    post(kind, mb)
+                w0 = time.monotonic_ns()
+                work, buf = recvs.pop((kind, mb))
+                work.wait()
+                waited_s += (time.monotonic_ns() - w0) / 1e9
+                if kind == "F":
+                    inputs[mb] = buf.requires_grad_(True)
+                else:
+                    grads_in[mb] = buf
+            start = time.monotonic_ns()
+            send = self.compute(kind, mb, inputs, outputs, grads_in)
+            end = time.monotonic_ns()
+            busy_s += (end - start) / 1e9
+            measured[kind].append((end - start) / 1e9)
+            log.append({"kind": kind, "mb": mb, "start_s": (start - t0) / 1e9, "end_s": (end - t0) / 1e9})
+            # How late this stage runs against the plan: its consumers will be too.
+            planned_end = plan[(a.rank, kind, mb)] + self.durations[kind]
+            late_s = max(0.0, (end - t0) / 1e9 - planned_end) if any(self.durations.values()) else 0.0
+            if send is not None:
+                pending_sends.append(self.send(kind, mb, send, plan, t0, late_s))
+            if a.comm == "safs":
+                import safs.torch as st
+                for work, consumer in pending_sends:
+                    if not work.is_completed() and consumer is not None:
+                        st.update(work, deadline_ns=t0 + int((consumer + late_s) * 1e9))
+        for work, _ in pending_sends:
+            work.wait()
+        dist.barrier()
+        iteration_s = (time.monotonic_ns() - t0) / 1e9
+        for k, values in measured.items():
+            if values:
+                self.durations[k] = sum(values) / len(values)
+        result = {"iteration_s": iteration_s, "bubble_s": iteration_s - busy_s,
+                  "exposed_comm_s": waited_s}
+        if record_ops:
+            result["ops"] = log
+        return result
+
+    def compute(self, kind, mb, inputs, outputs, grads_in):
+        """Runs one op; returns the tensor to send, if any."""
+        if kind == "F":
+            x = inputs.get(mb)
+            if x is None:  # the first stage makes its micro-batch
+                g = torch.Generator().manual_seed(mb)
+                x = torch.randn(self.shape, generator=g)
+                inputs[mb] = x
+            y = self.model(x)
+            outputs[mb] = y
+            return None if self.last else y.detach().contiguous()
+        y, x = outputs[mb], inputs[mb]
+        if self.last:
+            loss = y.pow(2).mean()
+            y, grad = loss, None
+        else:
+            grad = grads_in[mb]
+        if kind == "BW":
+            torch.autograd.backward(y, grad)
+            for p in self.params:
+                p.grad = None  # no optimizer step: each iteration is alike
+            return x.grad.contiguous() if x.requires_grad else None
+        if kind == "B":
+            if not x.requires_grad:
+                return None
+            (gx,) = torch.autograd.grad(y, [x], grad, retain_graph=True)
+            return gx.contiguous()
+        torch.autograd.grad(y, self.params, grad)  # W
+        return None
+
+    def send(self, kind, mb, tensor, plan, t0, late_s):
+        a = self.a
+        dst = a.rank + 1 if kind == "F" else a.rank - 1
+        consumer = schedules.consumer_of(kind, a.stages, a.rank, a.schedule)
+        when = None
+        if consumer is not None and any(self.durations.values()):
+            when = plan[(consumer[0], consumer[1], mb)]
+        if a.comm == "safs" and when is not None:
+            import safs.torch as st
+            st.hint(self.tag(kind, mb), deadline_ns=t0 + int((when + late_s) * 1e9))
+        return dist.isend(tensor, dst=dst, tag=self.tag(kind, mb)), when
+
+
+def main(argv):
+    a = parse_args(argv)
+    torch.set_num_threads(1)
+    host, port = a.master.rsplit(":", 1)
+    if a.comm == "safs":
+        import safs.torch as st
+        st.options(quiet=True)
+    dist.init_process_group("safs" if a.comm == "safs" else "gloo",
+                            init_method=f"tcp://{host}:{port}", rank=a.rank, world_size=a.stages)
+    stage = Stage(a)
+    stage.iteration(record_ops=False)  # warm-up: measures the op durations
+    before = None
+    group = dist.distributed_c10d._get_default_group()
+    if a.comm == "safs":
+        import safs.torch as st
+        before = st.stats()
+        background_before = group.background_bytes
+    t_measured = time.monotonic()
+    iterations = [stage.iteration(record_ops=(i == a.iterations - 1)) for i in range(a.iterations)]
+    measured_s = time.monotonic() - t_measured
+    report = {"rank": a.rank, "stages": a.stages, "schedule": a.schedule, "comm": a.comm,
+              "microbatches": a.microbatches, "message_bytes": stage.nbytes,
+              "durations_s": stage.durations, "link_mbit": a.link_mbit, "iterations": iterations,
+              "measured_s": measured_s}
+    if before is not None:
+        after = st.stats()
+        report["deadline_misses"] = after["deadline_misses"] - before["deadline_misses"]
+        report["control_bytes"] = (after["control_bytes_sent"] - before["control_bytes_sent"]
+                                   + after["control_bytes_received"] - before["control_bytes_received"])
+        # Background taken by this rank's endpoint while measuring.
+        report["background_bytes"] = group.background_bytes - background_before
+    dist.destroy_process_group()
+    with open(a.out, "w") as f:
+        json.dump(report, f)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

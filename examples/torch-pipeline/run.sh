@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# A real pipeline job over SAFS and over gloo, each stage a process in its
+# own network namespace behind an htb bottleneck, with and without an
+# unmanaged bulk TCP flow into every stage; writes the table of
+# docs/real-pipeline.md and the sim-to-real check (to_scenario.py).
+#
+#   examples/torch-pipeline/run.sh [OUT_DIR]   (root; after scripts/setup.sh)
+#
+# Environment: RATE_MBIT (bottleneck into each stage, default 200), STAGES
+# (2), MICROBATCHES (8), ITERATIONS (measured per run, 3), RUNS (runs per
+# cell, 2), SCHEDULES ("gpipe 1f1b zb-h1"), COMMS ("safs gloo-preposted
+# gloo"), COMPETITION ("none background bulk bulk-qos": no competitor;
+# background into each stage on the job's transport (SAFS background flows
+# into the stage's own endpoint for safs, TCP for gloo); one unmanaged bulk
+# TCP flow into each stage through one FIFO; the same with the job's
+# traffic in a QoS class of its own). Only 198.18.0.0/15; a trap removes the
+# namespaces. Skips (exit 0, with a message) without root or namespaces.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+out=${1:-$root/out/torch-pipeline}
+rate_mbit=${RATE_MBIT:-200}
+stages=${STAGES:-2}
+microbatches=${MICROBATCHES:-8}
+iterations=${ITERATIONS:-3}
+runs=${RUNS:-2}
+read -r -a schedule_list <<<"${SCHEDULES:-gpipe 1f1b zb-h1}"
+read -r -a comm_list <<<"${COMMS:-safs gloo-preposted gloo}"
+read -r -a competition_list <<<"${COMPETITION:-none background bulk bulk-qos}"
+python=/usr/bin/python3
+
+expect_prefix=torch-pipeline
+# shellcheck source=scripts/expect.sh
+source "$root/scripts/expect.sh"
+expect RATE_MBIT "$rate_mbit" '^[1-9][0-9]*$' "a positive whole number of Mbit/s"
+expect STAGES "$stages" '^[2-8]$' "2..8 stages"
+expect MICROBATCHES "$microbatches" '^[1-9][0-9]*$' "a positive whole number"
+expect ITERATIONS "$iterations" '^[1-9][0-9]*$' "a positive whole number"
+expect RUNS "$runs" '^[1-9][0-9]*$' "a positive whole number"
+for c in "${competition_list[@]}"; do
+  expect COMPETITION "$c" '^(none|background|bulk|bulk-qos)$' "none, background, bulk, bulk-qos"
+done
+if [[ -e $out && -n $(ls -A "$out" 2>/dev/null) && ! -e $out/.torch-pipeline ]]; then
+  echo "torch-pipeline: $out exists and is not an earlier run's output; not writing into it" >&2
+  exit 2
+fi
+
+if [[ $(id -u) -ne 0 ]]; then echo "SKIP: the torch pipeline testbed needs root" >&2; exit 0; fi
+if ! ip netns add safspp-probe 2>/dev/null; then echo "SKIP: cannot create network namespaces" >&2; exit 0; fi
+ip netns del safspp-probe
+if ! PYTHONPATH=$root/build/python $python -c 'import torch, safs.torch' 2>/dev/null; then
+  echo "torch-pipeline: needs torch and the safs module (run scripts/setup.sh first)" >&2
+  exit 1
+fi
+
+prefix=safspp
+if ip netns list | grep -q "^$prefix-"; then
+  echo "another run owns the $prefix-* namespaces; not touching them" >&2
+  exit 1
+fi
+hosts=(bg)
+for ((s = 0; s < stages; s++)); do hosts+=("s$s"); done
+address() { [[ $1 == bg ]] && echo 198.18.1.100 || echo "198.18.1.$((10 + ${1#s}))"; }
+mkdir -p "$out"
+rm -f "$out"/*.rank*.json "$out"/*.sim.json "$out"/*.sink* "$out"/*.toml "$out"/table.md  # an earlier run's
+touch "$out/.torch-pipeline"
+keydir=$(mktemp -d)
+cleanup() {
+  for ns in "${hosts[@]}" sw; do ip netns pids "$prefix-$ns" 2>/dev/null | xargs -r kill 2>/dev/null || true; done
+  for ns in "${hosts[@]}" sw; do ip netns del "$prefix-$ns" 2>/dev/null || true; done
+  rm -rf "$keydir"
+}
+trap cleanup EXIT
+head -c 32 /dev/urandom >"$keydir/job.key"
+chmod 600 "$keydir/job.key"
+
+ip netns add "$prefix-sw"
+ip -n "$prefix-sw" link add br0 type bridge
+ip -n "$prefix-sw" link set br0 up
+for h in "${hosts[@]}"; do
+  ip netns add "$prefix-$h"
+  ip link add "eth-$h" netns "$prefix-$h" type veth peer name "sw-$h" netns "$prefix-sw"
+  ip -n "$prefix-$h" addr add "$(address "$h")/24" dev "eth-$h"
+  ip -n "$prefix-$h" link set lo up
+  ip -n "$prefix-$h" link set "eth-$h" up
+  ip -n "$prefix-sw" link set "sw-$h" master br0 up
+done
+# Processes started in the background are `ip netns exec` itself (it execs
+# the command), so that kill reaches them.
+in_ns() { local ns=$1; shift; ip netns exec "$prefix-$ns" "$@"; }
+sw_tc() { ip netns exec "$prefix-sw" tc "$@"; }
+
+# The bottleneck into each stage (htb; 64 KB burst: veths carry 64 KB GSO
+# packets). One FIFO, as a switch port without QoS; or, for bulk-qos, two
+# classes as an operator would configure switch QoS for the job: the job's
+# traffic (everything not from bg) in 1:10, served first with 90% of the
+# rate guaranteed and the rest to borrow, and the competitor in 1:20 (10%).
+configure_bottleneck() {  # COMPETITION
+  local s port
+  for ((s = 0; s < stages; s++)); do
+    port=sw-s$s
+    sw_tc qdisc del dev "$port" root 2>/dev/null || true
+    sw_tc qdisc add dev "$port" root handle 1: htb default 10
+    sw_tc class add dev "$port" parent 1: classid 1:1 htb rate "${rate_mbit}mbit" burst 64k cburst 64k quantum 1514
+    if [[ $1 == bulk-qos ]]; then
+      sw_tc class add dev "$port" parent 1:1 classid 1:10 htb rate "$((rate_mbit * 900))kbit" \
+        ceil "${rate_mbit}mbit" burst 64k cburst 64k prio 0 quantum 1514
+      sw_tc class add dev "$port" parent 1:1 classid 1:20 htb rate "$((rate_mbit * 100))kbit" \
+        ceil "${rate_mbit}mbit" burst 64k cburst 64k prio 1 quantum 1514
+      sw_tc qdisc add dev "$port" parent 1:20 handle 20: pfifo limit 1000
+      sw_tc filter add dev "$port" parent 1: protocol ip prio 1 u32 match ip src "$(address bg)/32" flowid 1:20
+    else
+      sw_tc class add dev "$port" parent 1:1 classid 1:10 htb rate "${rate_mbit}mbit" \
+        ceil "${rate_mbit}mbit" burst 64k cburst 64k quantum 1514
+    fi
+    sw_tc qdisc add dev "$port" parent 1:10 handle 10: pfifo limit 1000
+  done
+}
+
+# The unmanaged competitor: one bulk TCP flow from bg into every stage.
+bulk_pids=()
+start_bulk() {
+  for ((s = 0; s < stages; s++)); do
+    ip netns exec "$prefix-s$s" $python -c '
+import socket
+srv = socket.create_server(("0.0.0.0", 5001)); c, _ = srv.accept()
+while c.recv(1 << 20): pass' &
+    bulk_pids+=($!)
+  done
+  sleep 0.5
+  for ((s = 0; s < stages; s++)); do
+    ip netns exec "$prefix-bg" $python -c '
+import socket, sys
+c = socket.create_connection((sys.argv[1], 5001)); b = bytes(1 << 20)
+while True: c.sendall(b)' "$(address "s$s")" 2>/dev/null &
+    bulk_pids+=($!)
+  done
+  sleep 1  # past slow start
+}
+stop_bulk() {
+  ((${#bulk_pids[@]})) && kill "${bulk_pids[@]}" 2>/dev/null || true
+  wait "${bulk_pids[@]}" 2>/dev/null || true
+  bulk_pids=()
+}
+
+# Background on the job's transport, for one cell: SAFS background flows
+# into each stage's endpoint (port 7100), or TCP into a sink (port 5001).
+background_pids=()
+start_background() {  # COMM NAME
+  local s peers=() name=$2
+  if [[ $1 != safs ]]; then
+    for ((s = 0; s < stages; s++)); do
+      # On SIGTERM the sink writes the bytes it got and the seconds since
+      # its sender connected: the background's rate over the cell.
+      ip netns exec "$prefix-s$s" $python -c '
+import signal, socket, sys, time
+t0, got = time.monotonic(), 0
+def done(*_):
+    open(sys.argv[1], "w").write("%d %.6f" % (got, time.monotonic() - t0)); sys.exit(0)
+signal.signal(signal.SIGTERM, done)
+srv = socket.create_server(("0.0.0.0", 5001)); c, _ = srv.accept(); t0 = time.monotonic()
+while True:
+    n = len(c.recv(1 << 20)); got += n
+    if not n: done()' "$out/$name.sink$s" &
+      background_pids+=($!)
+      peers+=("$(address "s$s"):5001")
+    done
+  else
+    for ((s = 0; s < stages; s++)); do peers+=("$(address "s$s"):7100"); done
+  fi
+  ip netns exec "$prefix-bg" env PYTHONPATH="$root/build/python" SAFS_JOB_KEY_FILE="$keydir/job.key" \
+    $python "$here/background.py" "$([[ $1 == safs ]] && echo safs || echo tcp)" \
+    --listen-host "$(address bg)" "${peers[@]}" 2>/dev/null &
+  background_pids+=($!)
+}
+stop_background() {
+  ((${#background_pids[@]})) && kill "${background_pids[@]}" 2>/dev/null || true
+  wait "${background_pids[@]}" 2>/dev/null || true
+  background_pids=()
+}
+
+run_cell() {  # SCHEDULE COMM COMPETITION RUN
+  local name="$1.$2.$3.$4" pids=() s
+  if [[ $3 == background ]]; then start_background "$2" "$name"; fi
+  for ((s = 0; s < stages; s++)); do
+    in_ns "s$s" env PYTHONPATH="$root/build/python" SAFS_JOB_KEY_FILE="$keydir/job.key" \
+      SAFS_LISTEN_PORT=7100 SAFS_BACKGROUND="$([[ $3 == background ]] && echo 1 || echo 0)" \
+      SAFS_LISTEN_HOST="$(address "s$s")" SAFS_DOWNLINK_BPS="$((rate_mbit * 1000000))" \
+      GLOO_SOCKET_IFNAME="eth-s$s" OPENBLAS_NUM_THREADS=1 timeout 300 $python "$here/pipeline.py" --rank "$s" --stages "$stages" \
+      --schedule "$1" --comm "$2" --microbatches "$microbatches" --iterations "$iterations" \
+      --link-mbit "$rate_mbit" --master "$(address s0):29500" --out "$out/$name.rank$s.json" &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do wait "$pid" || { echo "torch-pipeline: a stage of $name failed" >&2; return 1; }; done
+  if [[ $3 == background ]]; then stop_background; fi
+  PYTHONPATH=$root/build/python $python "$here/to_scenario.py" --competitor "$3" "$out/$name.toml" "$out/$name".rank*.json \
+    >"$out/$name.sim.json"
+  echo "torch-pipeline: $name done" >&2
+}
+
+for competition in "${competition_list[@]}"; do
+  configure_bottleneck "$competition"
+  if [[ $competition == bulk* ]]; then start_bulk; fi
+  for schedule in "${schedule_list[@]}"; do
+    for comm in "${comm_list[@]}"; do
+      for ((run = 1; run <= runs; run++)); do run_cell "$schedule" "$comm" "$competition" "$run"; done
+    done
+  done
+  if [[ $competition == bulk* ]]; then stop_bulk; fi
+done
+$python "$here/report.py" "$out" "$rate_mbit" | tee "$out/table.md"

@@ -1,0 +1,137 @@
+"""examples/torch-pipeline: the schedules are what they claim (every op
+once per micro-batch, 1F1B's and ZB-H1's in-flight bounds, plans without
+deadlock, ZB-H1 no longer than 1F1B when B + W = fused backward), and on
+loopback a two-stage pipeline runs over safs and over gloo, writes its
+report, and its sim-to-real scenario predicts its iteration time. The
+loopback part skips without torch."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import unittest
+
+from safs_test_support import SOURCE_DIR, import_safs_or_skip
+
+import_safs_or_skip()
+EXAMPLE = SOURCE_DIR / "examples" / "torch-pipeline"
+sys.path.insert(0, str(EXAMPLE))
+import schedules  # noqa: E402
+
+try:
+    import torch  # noqa: F401
+
+    HAVE_TORCH = True
+except ImportError:
+    HAVE_TORCH = False
+
+
+class ScheduleTest(unittest.TestCase):
+    def test_every_op_once(self):
+        for schedule in schedules.SCHEDULES:
+            for stages in (2, 3, 4):
+                for m in (1, 3, 8):
+                    for s in range(stages):
+                        ops = schedules.stage_ops(schedule, stages, m, s)
+                        kinds = ("F", "B", "W") if schedule == "zb-h1" else ("F", "BW")
+                        self.assertEqual(sorted(ops), sorted((k, i) for k in kinds for i in range(m)))
+                        self.assertEqual(len(set(ops)), len(ops))
+
+    def test_in_flight_bounds(self):
+        stages, m = 4, 8
+        for s in range(stages):
+            for schedule in ("1f1b", "zb-h1"):
+                ops = schedules.stage_ops(schedule, stages, m, s)
+                live = peak = 0
+                pending_w = peak_w = 0
+                for kind, _ in ops:
+                    live += kind == "F"
+                    live -= kind in ("B", "BW")
+                    pending_w += kind == "B"
+                    pending_w -= kind == "W"
+                    peak, peak_w = max(peak, live), max(peak_w, pending_w)
+                self.assertLessEqual(peak, stages - s, (schedule, s))
+                if schedule == "zb-h1":
+                    self.assertLessEqual(peak_w, stages - s, s)
+
+    def test_plans(self):
+        d = {"F": 1.0, "B": 1.0, "W": 1.0, "BW": 2.0}
+        ends = {}
+        for schedule in schedules.SCHEDULES:
+            plan = schedules.plan(schedule, 4, 8, d, 0.0)
+            self.assertEqual(len(plan), sum(len(schedules.stage_ops(schedule, 4, 8, s)) for s in range(4)))
+            ends[schedule] = max(start + d[k] for (s, k, mb), start in plan.items())
+        # Compute alone: 8 x (F + B + W) per stage; the bubbles on top.
+        for schedule, end in ends.items():
+            self.assertGreaterEqual(end, 24.0, schedule)
+        self.assertLessEqual(ends["zb-h1"], ends["1f1b"])
+        self.assertLessEqual(ends["1f1b"], ends["gpipe"] + 1e-9)
+
+    def test_bad_input(self):
+        with self.assertRaisesRegex(ValueError, "schedule 'zb-v'"):
+            schedules.stage_ops("zb-v", 2, 4, 0)
+        with self.assertRaisesRegex(ValueError, "stage 2"):
+            schedules.stage_ops("1f1b", 2, 4, 2)
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def unused_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@unittest.skipUnless(HAVE_TORCH, "torch is not installed (scripts/setup.sh installs it)")
+class LoopbackPipelineTest(unittest.TestCase):
+    def run_pipeline(self, comm, schedule, directory):
+        port = unused_port()
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+        outs = [os.path.join(directory, f"{comm}.rank{r}.json") for r in range(2)]
+        procs = [
+            subprocess.Popen(
+                [sys.executable, str(EXAMPLE / "pipeline.py"), "--rank", str(r), "--schedule", schedule,
+                 "--comm", comm, "--microbatches", "3", "--iterations", "1", "--hidden", "128",
+                 "--sequence", "256", "--master", f"127.0.0.1:{port}", "--out", outs[r]],
+                stderr=subprocess.PIPE, text=True, env=env)
+            for r in range(2)
+        ]
+        for p in procs:
+            _, err = p.communicate(timeout=120)
+            self.assertEqual(p.returncode, 0, err)
+        return outs
+
+    def test_safs_and_gloo_run_and_the_simulator_predicts_them(self):
+        with tempfile.TemporaryDirectory() as d:
+            for comm, schedule in (("safs", "zb-h1"), ("gloo-preposted", "1f1b"), ("gloo", "gpipe")):
+                outs = self.run_pipeline(comm, schedule, d)
+                reports = [read_json(o) for o in outs]
+                ops = reports[1]["iterations"][-1]["ops"]
+                self.assertEqual(len(ops), len(schedules.stage_ops(schedule, 2, 3, 1)))
+                self.assertTrue(all(o["end_s"] >= o["start_s"] for o in ops))
+                if comm == "safs":
+                    self.assertGreater(reports[1]["control_bytes"], 0)
+                sim = subprocess.run(
+                    [sys.executable, str(EXAMPLE / "to_scenario.py"), os.path.join(d, f"{comm}.toml")] + outs,
+                    capture_output=True, text=True, timeout=120)
+                self.assertEqual(sim.returncode, 0, sim.stderr)
+                check = json.loads(sim.stdout)
+                # Measured op times, in the measured order: what is left is
+                # the network (fast here) and the processes' own overheads.
+                ratio = check["predicted_iteration_s"] / check["measured_iteration_s"]
+                self.assertGreater(ratio, 0.5, check)
+                self.assertLess(ratio, 1.5, check)
+            bad = subprocess.run([sys.executable, str(EXAMPLE / "pipeline.py"), "--rank", "3", "--master",
+                                  "127.0.0.1:1", "--out", os.path.join(d, "x.json")],
+                                 capture_output=True, text=True, timeout=60)
+            self.assertEqual(bad.returncode, 2)
+            self.assertIn("--stages 2 --rank 3", bad.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
