@@ -325,6 +325,10 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     d["deadline_misses"] = s.deadline_misses;
     d["unexpected_messages"] = s.unexpected_messages;
     d["unexpected_bytes"] = s.unexpected_bytes;
+    d["data_connections_opened"] = s.data_connections_opened;
+    d["data_connections_reused"] = s.data_connections_reused;
+    d["data_connections_idle"] = s.data_connections_idle;
+    d["data_connections_kept"] = s.data_connections_kept;
     d["protocol_errors"] = s.protocol_errors;
     d["authentication_failures"] = s.authentication_failures;
     return d;
@@ -469,7 +473,8 @@ EndpointConfig make_config(const py::object& listen, double downlink_bps,
                            const std::optional<std::string>& member_key_file,
                            const std::optional<std::string>& roster_file,
                            std::optional<std::uint64_t> max_unexpected_bytes,
-                           std::optional<std::uint64_t> max_unexpected_messages, bool quiet) {
+                           std::optional<std::uint64_t> max_unexpected_messages,
+                           bool reuse_connections, bool quiet) {
   EndpointConfig config;
   const py::tuple where = listen.cast<py::tuple>();
   if (where.size() != 2) throw py::value_error("listen: expected (host, port)");
@@ -510,6 +515,7 @@ EndpointConfig make_config(const py::object& listen, double downlink_bps,
   if (max_unexpected_messages) {
     config.endpoint_limits.max_unexpected_messages = *max_unexpected_messages;
   }
+  config.data_reuse.enabled = reuse_connections;
   if (quiet) config.log = [](std::string_view) {};
   return config;
 }
@@ -565,11 +571,12 @@ PYBIND11_MODULE(_runtime, m) {
                        const std::optional<std::string>& member_key_file,
                        const std::optional<std::string>& roster_file,
                        std::optional<std::uint64_t> max_unexpected_bytes,
-                       std::optional<std::uint64_t> max_unexpected_messages, bool quiet) {
+                       std::optional<std::uint64_t> max_unexpected_messages, bool reuse_connections,
+                       bool quiet) {
              EndpointConfig config =
                  make_config(listen, downlink_bps, job_key, job_key_file, insecure_loopback_only,
                              member_key_file, roster_file, max_unexpected_bytes,
-                             max_unexpected_messages, quiet);
+                             max_unexpected_messages, reuse_connections, quiet);
              py::gil_scoped_release release;
              return std::make_shared<PyEndpoint>(std::move(config));
            }),
@@ -578,7 +585,8 @@ PYBIND11_MODULE(_runtime, m) {
            py::arg("job_key_file") = py::none(), py::arg("insecure_loopback_only") = false,
            py::arg("member_key_file") = py::none(), py::arg("roster_file") = py::none(),
            py::arg("max_unexpected_bytes") = py::none(),
-           py::arg("max_unexpected_messages") = py::none(), py::arg("quiet") = false)
+           py::arg("max_unexpected_messages") = py::none(), py::arg("reuse_connections") = true,
+           py::arg("quiet") = false)
       .def_property_readonly("address", &PyEndpoint::address)
       .def("fileno", &PyEndpoint::fileno)
       .def("completion_fd", &PyEndpoint::fileno)

@@ -41,6 +41,7 @@ class Endpoint:
         roster_file: Optional[str] = None,
         max_unexpected_bytes: Optional[int] = None,
         max_unexpected_messages: Optional[int] = None,
+        reuse_connections: bool = True,
         quiet: bool = False,
     ) -> None: ...
     def __enter__(self) -> "Endpoint": ...

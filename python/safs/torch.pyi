@@ -19,6 +19,7 @@ def options(
     quiet: Optional[bool] = None,
     background: Optional[bool] = None,
     background_max_bytes: Optional[int] = None,
+    reuse_connections: Optional[bool] = None,
 ) -> None: ...
 def hint(
     tag: int,

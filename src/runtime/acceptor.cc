@@ -24,6 +24,7 @@ Acceptor::Acceptor(EventLoop& loop, const EndpointConfig& config, Events& events
 
 Acceptor::~Acceptor() {
   for (auto& [fd, connection] : unbound_) close(fd);
+  for (auto& [fd, connection] : kept_) close(fd);
   close(listen_fd_);
   if (reserve_fd_ >= 0) close(reserve_fd_);
 }
@@ -87,11 +88,20 @@ void Acceptor::close_unbound(int fd, const std::string& reason) {
   loop_.remove(fd);
   close(fd);
   unbound_.erase(fd);
+  kept_.erase(fd);
 }
 
 void Acceptor::on_readable(int fd) {
-  auto it = unbound_.find(fd);
-  if (it == unbound_.end()) return;
+  if (const auto it = unbound_.find(fd); it != unbound_.end()) {
+    read_first_frame(unbound_, it);
+  } else if (const auto kept = kept_.find(fd); kept != kept_.end()) {
+    read_first_frame(kept_, kept);
+  }
+}
+
+void Acceptor::read_first_frame(std::map<int, UnboundConnection>& table,
+                                std::map<int, UnboundConnection>::iterator it) {
+  const int fd = it->first;
   UnboundConnection& connection = it->second;
   auto protocol_error = [&](const std::string& reason) {
     ++stats_.protocol_errors;
@@ -142,14 +152,25 @@ void Acceptor::on_readable(int fd) {
   connection.bytes.erase(
       connection.bytes.begin(),
       connection.bytes.begin() + static_cast<std::ptrdiff_t>(result.consumed_bytes));
-  if (const auto* hello = std::get_if<wire::Hello>(&result.message)) {
+  const auto* hello = std::get_if<wire::Hello>(&result.message);
+  const auto* open = std::get_if<wire::DataOpen>(&result.message);
+  if (connection.kept_for != 0) {
+    // A kept data connection carries its own control connection's flows only.
+    if (open == nullptr) return protocol_error("a kept data connection sent no data-open");
+    if (open->connection != connection.kept_for) {
+      return protocol_error("a kept data connection named another control connection");
+    }
+  }
+  if (hello != nullptr) {
     UnboundConnection taken = std::move(connection);
-    unbound_.erase(it);
+    table.erase(it);
     events_.on_control_connection(taken, *hello);
-  } else if (const auto* open = std::get_if<wire::DataOpen>(&result.message)) {
+  } else if (open != nullptr) {
     UnboundConnection taken = std::move(connection);
-    unbound_.erase(it);
+    table.erase(it);
     taken.data_open = *open;
+    taken.kept_for = 0;
+    taken.since_ns = monotonic_ns();  // a parked one waits for its announce from now
     events_.on_data_connection(taken);
   } else {
     protocol_error("first frame is neither hello nor data-open");
@@ -190,14 +211,29 @@ std::vector<UnboundConnection> Acceptor::take_parked(
   return ready;
 }
 
-void Acceptor::close_parked(std::uint64_t connection_id) {
-  for (auto it = unbound_.begin(); it != unbound_.end();) {
-    if (it->second.data_open && it->second.data_open->connection == connection_id) {
-      loop_.remove(it->first);
-      close(it->first);
-      it = unbound_.erase(it);
-    } else {
-      ++it;
+bool Acceptor::keep(int fd, std::uint64_t connection_id) {
+  const auto kept = std::count_if(kept_.begin(), kept_.end(), [&](const auto& entry) {
+    return entry.second.kept_for == connection_id;
+  });
+  if (kept >= static_cast<std::ptrdiff_t>(config_.limits.max_idle_data_connections)) return false;
+  loop_.remove(fd);
+  kept_[fd] = {fd, {}, std::nullopt, monotonic_ns(), connection_id};
+  loop_.add(fd, EPOLLIN, [this, fd](std::uint32_t) { on_readable(fd); });
+  return true;
+}
+
+void Acceptor::close_data_connections(std::uint64_t connection_id) {
+  for (auto* table : {&unbound_, &kept_}) {
+    for (auto it = table->begin(); it != table->end();) {
+      const UnboundConnection& connection = it->second;
+      if ((connection_id != 0 && connection.kept_for == connection_id) ||
+          (connection.data_open && connection.data_open->connection == connection_id)) {
+        loop_.remove(it->first);
+        close(it->first);
+        it = table->erase(it);
+      } else {
+        ++it;
+      }
     }
   }
 }

@@ -4,6 +4,10 @@
 // A data connection that comes before its peer's Hello or its flow's
 // Announce is parked here, unread, until the receive side takes it. The caps
 // and the timeout on connections that have not said who they are live here,
+// and so do finished flows' data connections kept for their sender's next
+// DataOpen (EndpointConfig::data_reuse): known to be their peer's, they are
+// exempt from that cap and timeout, bounded per peer instead, and closed with
+// the peer's control connection;
 // and the handling of running out of file descriptors: a reserve descriptor
 // lets it shed a connection instead of spinning on EMFILE, and accepting
 // backs off for a while.
@@ -31,6 +35,9 @@ struct UnboundConnection {
   std::vector<std::uint8_t> bytes;  // read past the first frame (payload, control frames)
   std::optional<wire::DataOpen> data_open;
   std::int64_t since_ns = 0;
+  // A kept data connection: the control connection whose flows it carried
+  // (its next DataOpen must name the same one); 0 for an accepted one.
+  std::uint64_t kept_for = 0;
 };
 
 class Acceptor {
@@ -62,19 +69,31 @@ class Acceptor {
   // flow `announced` says is known.
   std::vector<UnboundConnection> take_parked(
       std::uint64_t connection_id, const std::function<bool(std::uint64_t flow)>& announced);
-  void close_parked(std::uint64_t connection_id);
+  // Takes over a finished flow's data connection (registered in the loop or
+  // not) to read the next DataOpen of control connection `connection_id` on
+  // it; false, and the caller still owns and closes it, when that peer
+  // already has PeerLimits::max_idle_data_connections kept.
+  bool keep(int fd, std::uint64_t connection_id);
+  // Closes the data connections of control connection `connection_id`
+  // waiting for their announce, and those kept for it.
+  void close_data_connections(std::uint64_t connection_id);
 
   // Closes the connections that took too long to say what they are.
   void expire(std::int64_t now_ns);
+  // Nothing to time out (kept connections wait on their peer, not on a timer).
   bool idle() const { return unbound_.empty() && paused_until_ns_ == 0; }
   void add_stats(EndpointStats& stats) const {
     stats.protocol_errors += stats_.protocol_errors;
     stats.refused_connections += stats_.refused_connections;
+    stats.data_connections_kept += kept_.size();
   }
 
  private:
   void on_accept();
   void on_readable(int fd);
+  // Reads the first frame of `connection` (in `table`) and hands it on.
+  void read_first_frame(std::map<int, UnboundConnection>& table,
+                        std::map<int, UnboundConnection>::iterator it);
   void close_unbound(int fd, const std::string& reason);
   // Closes the oldest unidentified connection; false when there is none.
   bool evict_oldest(const std::string& why);
@@ -88,7 +107,8 @@ class Acceptor {
   std::int64_t paused_until_ns_ = 0;  // accepting backs off until then (0: not paused)
   PeerAddress address_;
   std::map<int, UnboundConnection> unbound_;
-  EndpointStats stats_;  // protocol errors, refused connections
+  std::map<int, UnboundConnection> kept_;  // kept data connections (kept_for != 0)
+  EndpointStats stats_;                    // protocol errors, refused connections
 };
 
 }  // namespace safs::runtime

@@ -113,6 +113,13 @@ struct EndpointStats {
   // Held whole for a later post_receive() (no buffer was posted, no handler).
   std::uint64_t unexpected_messages = 0;
   std::uint64_t unexpected_bytes = 0;
+  // Sending: data connections opened, and flows that took an idle one
+  // instead (EndpointConfig::data_reuse); idle ones kept for peers now.
+  std::uint64_t data_connections_opened = 0;
+  std::uint64_t data_connections_reused = 0;
+  std::uint64_t data_connections_idle = 0;
+  // Receiving: finished flows' connections kept open for their sender's next flow.
+  std::uint64_t data_connections_kept = 0;
   // Incoming flows with a deadline by lateness (kLatenessBoundsNs, then the rest).
   std::array<std::uint64_t, kLatenessBoundsNs.size() + 1> lateness_buckets{};
 };

@@ -24,6 +24,10 @@ struct PeerLimits {
   std::uint64_t max_buffer_bytes = 256ull << 20;  // held for incoming flows (not posted buffers)
   std::uint64_t max_message_bytes = 1ull << 30;   // one flow
   std::uint32_t max_parked_connections = 16;  // data connections that came before their announce
+  // Data connections the peer keeps open between flows for reuse
+  // (DataReuse): beyond this many, a finished flow's connection is closed.
+  // They close with the peer's control connection.
+  std::uint32_t max_idle_data_connections = 8;
   // Control bytes read from one connection per loop turn: a flood waits in
   // its own socket (TCP's window closes on it) instead of in memory.
   std::size_t max_control_bytes_per_turn = 64 * 1024;
@@ -140,6 +144,25 @@ struct BudgetAdaptation {
   core::DownlinkEstimatorConfig estimator;
 };
 
+// Data connections kept open after a flow for the next flow to the same peer:
+// a pipeline stage sends one tensor after another to the same neighbour, and
+// a new TCP connection per tensor pays a handshake (a round trip) and slow
+// start again from the initial window (RFC 6928: 10 segments) each time.
+// As a receiver, `enabled` advertises wire::kCapDataReuse and keeps each
+// finished flow's connection for the sender's next DataOpen (at most
+// PeerLimits::max_idle_data_connections per peer). As a sender, `enabled`
+// keeps a finished flow's connection to a peer that advertised it, at most
+// `max_idle_per_peer` of them, each closed after `idle_timeout_ns` unused;
+// a new flow to that peer takes the one that went idle last. Linux resets
+// the congestion window of a connection idle for longer than its RTO
+// (net.ipv4.tcp_slow_start_after_idle), so a reused connection saves the
+// ramp only between flows that follow within about 200 ms.
+struct DataReuse {
+  bool enabled = true;
+  std::uint32_t max_idle_per_peer = 4;
+  std::int64_t idle_timeout_ns = 5'000'000'000;
+};
+
 struct EndpointConfig {
   PeerAddress listen{"127.0.0.1", 0};
   // What this endpoint's receiver divides among its senders (bits per second).
@@ -155,6 +178,7 @@ struct EndpointConfig {
   EndpointLimits endpoint_limits;
   EnforcementConfig enforcement;
   BudgetAdaptation budget_adaptation;
+  DataReuse data_reuse;
   // Scheduler settings for real hosts; downlink_bps overrides its link rate.
   core::ReceiverConfig scheduler = default_scheduler_config();
   // Serves the Prometheus counters (docs/runtime.md, "Metrics") on this

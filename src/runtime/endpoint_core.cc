@@ -67,6 +67,7 @@ wire::Hello local_hello(const EndpointConfig& config, const PeerAddress& address
   wire::Hello hello;
   hello.capabilities = wire::kCapLeases;
   if (config.pacing != PacingMode::kUserspace) hello.capabilities |= wire::kCapKernelPacing;
+  if (config.data_reuse.enabled) hello.capabilities |= wire::kCapDataReuse;
   if (config.security.member) hello.member = config.security.member->name;
   hello.downlink_bps = static_cast<std::uint64_t>(config.downlink_bps);
   hello.listen_port = address.port;
@@ -133,7 +134,7 @@ void EndpointCore::on_flow_message(Peer& peer, const wire::Message& message) {
 void EndpointCore::on_peer_closing(Peer& peer, const std::string& reason) {
   send_.fail_flows_to(peer.id, "peer " + peer.name + ": " + reason);
   receive_.drop_flows_from(peer.id, reason);
-  if (peer.authenticated) acceptor_.close_parked(peer.connection_id);
+  if (peer.authenticated) acceptor_.close_data_connections(peer.connection_id);
 }
 
 // ---- the loop ----

@@ -55,6 +55,11 @@ constexpr std::array kCounters = {
             &EndpointStats::protocol_errors},
     Counter{"safs_refused_connections_total", "Connections closed at a cap or shed.",
             &EndpointStats::refused_connections},
+    Counter{"safs_data_connections_opened_total", "Data connections opened for outgoing flows.",
+            &EndpointStats::data_connections_opened},
+    Counter{"safs_data_connections_reused_total",
+            "Outgoing flows sent on an idle data connection instead of a new one.",
+            &EndpointStats::data_connections_reused},
 };
 
 }  // namespace

@@ -264,8 +264,14 @@ void ReceiveSide::read_data(IncomingFlow& flow, std::int64_t now_ns) {
 void ReceiveSide::complete(IncomingFlow& flow) {
   const core::FlowId id = flow.id;
   Peer& peer = peers_.at(flow.peer);
+  // Kept for the sender's next DataOpen, or closed before the Done goes, so
+  // that a sender reusing it most likely sees the close first.
+  if (config_.data_reuse.enabled && acceptor_.keep(flow.fd, peer.connection_id)) {
+    flow.fd = -1;
+  } else {
+    loop_.remove_and_close(flow.fd);
+  }
   peers_.send(peer, wire::Done{flow.announce.flow, flow.announce.size_bytes});
-  loop_.remove_and_close(flow.fd);
   ++stats_.incoming_completed;
   if (flow.deadline_ns != kNoDeadlineNs) count_lateness(monotonic_ns() - flow.deadline_ns);
   if (flow.posted != 0) {

@@ -26,7 +26,11 @@ std::int64_t slack_for(std::int64_t deadline_ns, std::int64_t now_ns) {
 
 SendSide::SendSide(EventLoop& loop, const EndpointConfig& config, PeerTable& peers,
                    CompletionSignal& completions)
-    : loop_(loop), config_(config), peers_(peers), completions_(completions) {}
+    : loop_(loop),
+      config_(config),
+      peers_(peers),
+      completions_(completions),
+      pool_(loop, config.data_reuse) {}
 
 SendSide::~SendSide() {
   for (auto& [id, flow] : outgoing_) {
@@ -117,24 +121,58 @@ void SendSide::release(FlowHandle id) {
 
 // ---- the data connection ----
 
+bool SendSide::peer_reuses_connections(PeerId id) const {
+  const Peer* peer = peers_.find(id);
+  return config_.data_reuse.enabled && peer != nullptr && peer->authenticated && peer->hello &&
+         (peer->hello->capabilities & wire::kCapDataReuse) != 0;
+}
+
 void SendSide::start_data_connection(OutgoingFlow& flow) {
-  flow.fd = connect_tcp(flow.address);
-  if (flow.fd < 0) {
+  const int fd = peer_reuses_connections(flow.peer) ? pool_.take(flow.peer) : -1;
+  if (fd < 0) return open_data_connection(flow);
+  ++stats_.data_connections_reused;
+  flow.reused_connection = true;
+  attach_data_connection(flow, fd, /*connected=*/true);
+}
+
+void SendSide::open_data_connection(OutgoingFlow& flow) {
+  const int fd = connect_tcp(flow.address);
+  if (fd < 0) {
     fail(flow,
          "cannot open a data connection to " + flow.address.text() + ": " + std::strerror(errno));
     return;
   }
-  set_no_delay(flow.fd);  // the last partial segment must not wait for an ACK
+  ++stats_.data_connections_opened;
+  set_no_delay(fd);  // the last partial segment must not wait for an ACK
+  attach_data_connection(flow, fd, /*connected=*/false);
+}
+
+void SendSide::attach_data_connection(OutgoingFlow& flow, int fd, bool connected) {
+  flow.fd = fd;
+  flow.connected = connected;
   set_priority(flow.fd, kUnscheduledPriority);
-  flow.pacer = std::make_unique<Pacer>(flow.fd, config_.pacing);
+  flow.pacer = std::make_unique<Pacer>(flow.fd, config_.pacing);  // resets a reused one's rate
   if (const Peer* peer = peers_.find(flow.peer); peer != nullptr && peer->authenticated) {
     write_preamble(flow, *peer);
   }
-  flow.writable = true;  // for the connect's completion
+  flow.writable = true;  // for the connect's completion, or the first write
   const FlowHandle id = flow.id;
   loop_.add(flow.fd, kDataEvents | EPOLLOUT,
             [this, id](std::uint32_t events) { on_data_event(id, events); });
   apply_rate(flow, monotonic_ns());
+}
+
+bool SendSide::replace_reused_connection(OutgoingFlow& flow, const std::string& why) {
+  if (!flow.reused_connection || flow.state != FlowState::kPending) return false;
+  config_.log("reused data connection to " + flow.address.text() + " " + why + ": flow " +
+              std::to_string(flow.id) + " starts over on a new one");
+  loop_.remove_and_close(flow.fd);
+  flow.reused_connection = false;
+  flow.preamble.clear();
+  flow.preamble_sent = 0;
+  flow.sent_bytes = 0;
+  open_data_connection(flow);
+  return true;
 }
 
 void SendSide::write_preamble(OutgoingFlow& flow, const Peer& peer) {
@@ -179,7 +217,7 @@ void SendSide::on_data_event(FlowHandle id, std::uint32_t events) {
       if (flow.sent_bytes == flow.data.size()) {
         // Everything is out; the receiver's DONE on the control connection says the rest.
         loop_.remove_and_close(flow.fd);
-      } else {
+      } else if (!replace_reused_connection(flow, why)) {
         fail(flow, "data connection " + why + " by the receiver after " +
                        std::to_string(flow.sent_bytes) + " of " + std::to_string(flow.data.size()) +
                        " bytes");
@@ -194,7 +232,8 @@ ssize_t SendSide::write_some(OutgoingFlow& flow, const void* bytes, std::size_t 
   const ssize_t n = ::send(flow.fd, bytes, size, MSG_NOSIGNAL);
   if (n > 0) return n;
   if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
-  fail(flow, std::string("data connection: ") + std::strerror(errno));
+  const std::string why = std::strerror(errno);
+  if (!replace_reused_connection(flow, why)) fail(flow, "data connection: " + why);
   return -1;
 }
 
@@ -314,13 +353,25 @@ void SendSide::fail_flows_to(PeerId peer, const std::string& reason) {
   for (auto& [id, flow] : outgoing_) {
     if (flow.peer == peer) fail(flow, reason);
   }
+  pool_.close_peer(peer);
 }
 
 void SendSide::end(OutgoingFlow& flow, FlowState state, const std::string& error) {
   if (flow.state != FlowState::kPending) return;
   flow.state = state;
   flow.error = error;
-  loop_.remove_and_close(flow.fd);
+  // Reusable when every byte went and was delivered, and the receiver reads
+  // the next DataOpen after them.
+  const bool reusable = state == FlowState::kDone && flow.fd >= 0 && flow.connected &&
+                        flow.preamble_sent == flow.preamble.size() &&
+                        flow.sent_bytes == flow.data.size() && peer_reuses_connections(flow.peer);
+  if (reusable) {
+    loop_.remove(flow.fd);
+    pool_.give(flow.peer, flow.fd, monotonic_ns());
+    flow.fd = -1;
+  } else {
+    loop_.remove_and_close(flow.fd);
+  }
   flow.pacer.reset();
   completions_.notify();
 }
@@ -328,6 +379,7 @@ void SendSide::end(OutgoingFlow& flow, FlowState state, const std::string& error
 // ---- the tick ----
 
 void SendSide::tick(std::int64_t now_ns) {
+  pool_.expire(now_ns);
   for (auto& [id, flow] : outgoing_) {
     if (flow.state == FlowState::kPending) fail_if_peer_silent(flow, now_ns);
     if (flow.state != FlowState::kPending || flow.fd < 0 || !flow.connected) continue;
@@ -386,6 +438,9 @@ bool SendSide::has_pending() const {
 void SendSide::add_stats(EndpointStats& stats) const {
   stats.data_bytes_sent += stats_.data_bytes_sent;
   stats.grants_received += stats_.grants_received;
+  stats.data_connections_opened += stats_.data_connections_opened;
+  stats.data_connections_reused += stats_.data_connections_reused;
+  stats.data_connections_idle += pool_.idle();
 }
 
 }  // namespace safs::runtime

@@ -1,8 +1,10 @@
 // Outgoing flows. A flow's life on the sender:
 //   send():   ANNOUNCE on the peer's control connection (size, slack, class,
-//             group, tag), and a data connection opened at once; once the
-//             peer is authenticated its first frame is DATA-OPEN (with the
-//             flow's token), then raw bytes.
+//             group, tag), and a data connection: an idle one to the peer
+//             when the pool has one (data_connection_pool.h), else opened at
+//             once; once the peer is authenticated the flow writes DATA-OPEN
+//             (with the flow's token), then raw bytes. A reused connection
+//             that turns out closed is replaced by a new one, once.
 //   pacing:   the first `unscheduled_bytes` go unpaced; then the flow is held
 //             to its GRANT's rate while the lease lasts, waits up to
 //             `first_grant_wait_ns` for the first grant, and otherwise falls
@@ -10,9 +12,10 @@
 //   update_hint(): UPDATE with the new slack and class.
 //   risk:     each tick projects the finish at the rate held to; a flow that
 //             will miss its deadline is reported once per episode.
-//   end:      DONE from the receiver (every byte arrived) completes it; the
-//             receiver's ERROR, a broken data connection or the peer's end
-//             fails it.
+//   end:      DONE from the receiver (every byte arrived) completes it and
+//             gives its data connection to the pool (when the receiver reuses
+//             them); the receiver's ERROR, a broken data connection or the
+//             peer's end fails it.
 #pragma once
 
 #include <sys/types.h>
@@ -29,6 +32,7 @@
 
 #include "core/grant.h"
 #include "runtime/completion_signal.h"
+#include "runtime/data_connection_pool.h"
 #include "runtime/endpoint.h"
 #include "runtime/endpoint_config.h"
 #include "runtime/event_loop.h"
@@ -46,6 +50,7 @@ struct OutgoingFlow {
   FlowHint hint;
   int fd = -1;
   bool connected = false;
+  bool reused_connection = false;      // fd came from the pool (may prove closed: replaced once)
   std::vector<std::uint8_t> preamble;  // the DataOpen frame, once the peer is authenticated
   std::size_t preamble_sent = 0;
   std::uint64_t sent_bytes = 0;
@@ -92,7 +97,14 @@ class SendSide {
   void add_stats(EndpointStats& stats) const;
 
  private:
+  // An idle connection from the pool when the peer reuses them, else a new one.
   void start_data_connection(OutgoingFlow& flow);
+  void open_data_connection(OutgoingFlow& flow);
+  void attach_data_connection(OutgoingFlow& flow, int fd, bool connected);
+  // A reused connection broke: the flow starts over on a new one (false when
+  // the flow's connection was not a reused one: the failure is real).
+  bool replace_reused_connection(OutgoingFlow& flow, const std::string& why);
+  bool peer_reuses_connections(PeerId peer) const;
   void write_preamble(OutgoingFlow& flow, const Peer& peer);
   void want_writable(OutgoingFlow& flow, bool want);
   void on_data_event(FlowHandle id, std::uint32_t events);
@@ -105,7 +117,8 @@ class SendSide {
   void check_risk(OutgoingFlow& flow, std::int64_t now_ns);
   void fail_if_peer_silent(OutgoingFlow& flow, std::int64_t now_ns);
   wire::Announce announce_for(const OutgoingFlow& flow, std::int64_t now_ns) const;
-  // Done or failed: closes the data connection (a pending flow only).
+  // Done or failed (a pending flow only): closes the data connection, or
+  // gives it to the pool when the flow is done and the peer reuses them.
   void end(OutgoingFlow& flow, FlowState state, const std::string& error);
   void fail(OutgoingFlow& flow, const std::string& reason) {
     end(flow, FlowState::kFailed, reason);
@@ -118,6 +131,7 @@ class SendSide {
   std::function<void(const FlowRisk&)> risk_handler_;
   FlowHandle next_flow_ = 1;
   std::map<FlowHandle, OutgoingFlow> outgoing_;
+  DataConnectionPool pool_;
   EndpointStats stats_;  // the fields add_stats() reports
 };
 

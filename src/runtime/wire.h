@@ -57,6 +57,9 @@ enum class Type : std::uint16_t {
 // Capability bits a Hello advertises.
 inline constexpr std::uint32_t kCapKernelPacing = 1u << 0;  // SO_MAX_PACING_RATE works here
 inline constexpr std::uint32_t kCapLeases = 1u << 1;        // understands grant leases
+// Keeps a data connection open after its flow's last byte and reads the next
+// DataOpen on it, so a sender may reuse it for its next flow to this endpoint.
+inline constexpr std::uint32_t kCapDataReuse = 1u << 2;
 
 // First message each way on a control connection.
 struct Hello {
@@ -133,7 +136,10 @@ struct Error {
   bool operator==(const Error&) const = default;
 };
 
-// First and only frame on a data connection; the flow's bytes follow it raw.
+// Opens a flow on a data connection; the flow's bytes follow it raw. The
+// first frame of every data connection; on a connection to a receiver that
+// advertised kCapDataReuse, the next flow's DataOpen may follow the last byte
+// of the one before, once the sender has its Done.
 struct DataOpen {
   // Which control connection its flow was announced on: that connection's
   // id, derived from both its Hellos (SessionCrypto::connection_id()).

@@ -88,6 +88,29 @@ class Transfers(Pair):
         self.assertEqual(bytes(part[5:-5]), payload)
         self.assertEqual(bytes(part[:5]), b"\0" * 5)
 
+    def test_sends_to_one_peer_reuse_one_connection(self):
+        payloads = [bytes([i]) * (50_000 + i) for i in range(6)]
+        landing = [bytearray(len(p)) for p in payloads]
+        receives = [self.b.recv_into(buf, tag=20 + i) for i, buf in enumerate(landing)]
+        for i, payload in enumerate(payloads):
+            self.a.send(payload, self.b.address, tag=20 + i).wait(10)
+        for r in receives:
+            r.wait(10)
+        self.assertEqual([bytes(x) for x in landing], payloads)
+        stats = self.a.stats()
+        self.assertEqual(stats["data_connections_opened"], 1)
+        self.assertEqual(stats["data_connections_reused"], 5)
+        self.assertEqual(self.b.stats()["data_connections_kept"], 1)
+
+    def test_without_reuse_each_send_opens_a_connection(self):
+        c = endpoint(reuse_connections=False)
+        self.addCleanup(c.close)
+        c.start()
+        for i in range(3):
+            c.send(b"x" * 1000, self.b.address, tag=40 + i).wait(10)
+        self.assertEqual(c.stats()["data_connections_opened"], 3)
+        self.assertEqual(c.stats()["data_connections_reused"], 0)
+
     @needs_numpy
     def test_a_late_post_takes_the_message_that_came_before(self):
         sent = np.arange(100_000, dtype=np.int64)

@@ -1,0 +1,53 @@
+// A sender's idle data connections, kept after their flow's DONE for the
+// next flow to the same peer (EndpointConfig::data_reuse): no handshake, and
+// the congestion window the last flow opened. Only for peers whose Hello
+// advertised wire::kCapDataReuse, whose receivers read the next DataOpen on
+// the connection. While idle a connection is watched: the receiver never
+// writes on one, so anything readable is its close, and it is dropped.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/endpoint_config.h"
+#include "runtime/event_loop.h"
+#include "runtime/peer_table.h"
+
+namespace safs::runtime {
+
+class DataConnectionPool {
+ public:
+  DataConnectionPool(EventLoop& loop, const DataReuse& config);
+  ~DataConnectionPool();
+  DataConnectionPool(const DataConnectionPool&) = delete;
+  DataConnectionPool& operator=(const DataConnectionPool&) = delete;
+
+  // Keeps `fd` (taken from the caller, who has removed it from the loop) for
+  // `peer`, unless the receiver closed it already; when the peer already
+  // has as many idle as allowed, the oldest of them is closed.
+  void give(PeerId peer, int fd, std::int64_t now_ns);
+  // The connection to `peer` that went idle last and is still open (not
+  // registered in the loop, the caller's now), or -1.
+  int take(PeerId peer);
+  // Closes the peer's idle connections (the peer is gone).
+  void close_peer(PeerId peer);
+  // Closes those idle longer than the configured timeout.
+  void expire(std::int64_t now_ns);
+  std::uint64_t idle() const { return idle_.size(); }
+
+ private:
+  struct Idle {
+    PeerId peer = 0;
+    int fd = -1;
+    std::int64_t since_ns = 0;
+  };
+  void on_closed_by_receiver(int fd);
+  // Closes idle_[index] and forgets it.
+  void close_at(std::size_t index);
+
+  EventLoop& loop_;
+  const DataReuse& config_;
+  std::vector<Idle> idle_;  // oldest first; a few per peer
+};
+
+}  // namespace safs::runtime
