@@ -9,6 +9,9 @@ go forward and input gradients back through torch.distributed, over one of
                   no-bubble deadline: when the consumer op starts in the
                   plan (schedules.plan, from the ops' measured durations),
                   moved by how late the sender runs, updated after each op
+  safs-fresh      the same with a new data connection per tensor (its
+                  handshake and slow start each time) instead of reusing
+                  the last one to that peer: what reuse is worth
   gloo-preposted  gloo with every receive of an iteration posted at its
                   start (the strongest plain baseline)
   gloo            gloo with each receive posted when its op needs it
@@ -32,7 +35,7 @@ import torch.distributed as dist
 
 import schedules
 
-COMMS = ("safs", "gloo-preposted", "gloo")
+COMMS = ("safs", "safs-fresh", "gloo-preposted", "gloo")
 
 
 def parse_args(argv):
@@ -126,7 +129,7 @@ class Stage:
             late_s = max(0.0, (end - t0) / 1e9 - planned_end) if any(self.durations.values()) else 0.0
             if send is not None:
                 pending_sends.append(self.send(kind, mb, send, plan, t0, late_s))
-            if a.comm == "safs":
+            if a.safs:
                 import safs.torch as st
                 for work, consumer in pending_sends:
                     if not work.is_completed() and consumer is not None:
@@ -181,7 +184,7 @@ class Stage:
         when = None
         if consumer is not None and any(self.durations.values()):
             when = plan[(consumer[0], consumer[1], mb)]
-        if a.comm == "safs" and when is not None:
+        if a.safs and when is not None:
             import safs.torch as st
             st.hint(self.tag(kind, mb), deadline_ns=t0 + int((when + late_s) * 1e9))
         return dist.isend(tensor, dst=dst, tag=self.tag(kind, mb)), when
@@ -189,18 +192,19 @@ class Stage:
 
 def main(argv):
     a = parse_args(argv)
+    a.safs = a.comm.startswith("safs")
     torch.set_num_threads(1)
     host, port = a.master.rsplit(":", 1)
-    if a.comm == "safs":
+    if a.safs:
         import safs.torch as st
-        st.options(quiet=True)
-    dist.init_process_group("safs" if a.comm == "safs" else "gloo",
+        st.options(quiet=True, reuse_connections=(a.comm != "safs-fresh"))
+    dist.init_process_group("safs" if a.safs else "gloo",
                             init_method=f"tcp://{host}:{port}", rank=a.rank, world_size=a.stages)
     stage = Stage(a)
     stage.iteration(record_ops=False)  # warm-up: measures the op durations
     before = None
     group = dist.distributed_c10d._get_default_group()
-    if a.comm == "safs":
+    if a.safs:
         import safs.torch as st
         before = st.stats()
         background_before = group.background_bytes
@@ -216,6 +220,8 @@ def main(argv):
         report["deadline_misses"] = after["deadline_misses"] - before["deadline_misses"]
         report["control_bytes"] = (after["control_bytes_sent"] - before["control_bytes_sent"]
                                    + after["control_bytes_received"] - before["control_bytes_received"])
+        report["data_connections_opened"] = (after["data_connections_opened"]
+                                             - before["data_connections_opened"])
         # Background taken by this rank's endpoint while measuring.
         report["background_bytes"] = group.background_bytes - background_before
     dist.destroy_process_group()

@@ -9,7 +9,8 @@
 # Environment: RATE_MBIT (bottleneck into each stage, default 200), STAGES
 # (2), MICROBATCHES (8), ITERATIONS (measured per run, 3), RUNS (runs per
 # cell, 2), SCHEDULES ("gpipe 1f1b zb-h1"), COMMS ("safs gloo-preposted
-# gloo"), COMPETITION ("none background bulk bulk-qos": no competitor;
+# gloo"; also safs-fresh, SAFS with a new data connection per tensor),
+# COMPETITION ("none background bulk bulk-qos": no competitor;
 # background into each stage on the job's transport (SAFS background flows
 # into the stage's own endpoint for safs, TCP for gloo); one unmanaged bulk
 # TCP flow into each stage through one FIFO; the same with the job's
@@ -37,6 +38,12 @@ expect STAGES "$stages" '^[2-8]$' "2..8 stages"
 expect MICROBATCHES "$microbatches" '^[1-9][0-9]*$' "a positive whole number"
 expect ITERATIONS "$iterations" '^[1-9][0-9]*$' "a positive whole number"
 expect RUNS "$runs" '^[1-9][0-9]*$' "a positive whole number"
+for c in "${comm_list[@]}"; do
+  expect COMMS "$c" '^(safs|safs-fresh|gloo-preposted|gloo)$' "safs, safs-fresh, gloo-preposted, gloo"
+done
+for c in "${schedule_list[@]}"; do
+  expect SCHEDULES "$c" '^(gpipe|1f1b|zb-h1)$' "gpipe, 1f1b, zb-h1"
+done
 for c in "${competition_list[@]}"; do
   expect COMPETITION "$c" '^(none|background|bulk|bulk-qos)$' "none, background, bulk, bulk-qos"
 done
@@ -148,7 +155,7 @@ stop_bulk() {
 background_pids=()
 start_background() {  # COMM NAME
   local s peers=() name=$2
-  if [[ $1 != safs ]]; then
+  if [[ $1 != safs* ]]; then
     for ((s = 0; s < stages; s++)); do
       # On SIGTERM the sink writes the bytes it got and the seconds since
       # its sender connected: the background's rate over the cell.
@@ -169,7 +176,7 @@ while True:
     for ((s = 0; s < stages; s++)); do peers+=("$(address "s$s"):7100"); done
   fi
   ip netns exec "$prefix-bg" env PYTHONPATH="$root/build/python" SAFS_JOB_KEY_FILE="$keydir/job.key" \
-    $python "$here/background.py" "$([[ $1 == safs ]] && echo safs || echo tcp)" \
+    $python "$here/background.py" "$([[ $1 == safs* ]] && echo safs || echo tcp)" \
     --listen-host "$(address bg)" "${peers[@]}" 2>/dev/null &
   background_pids+=($!)
 }

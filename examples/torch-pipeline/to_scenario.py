@@ -39,7 +39,7 @@ def build(reports, competitor="none"):
             g.transfer(op, index[(s + 1, "F", mb)], size)
         elif kind in ("B", "BW") and s > 0:
             g.transfer(op, index[(s - 1, kind, mb)], size)
-    transport = "safs" if reports[0]["comm"] == "safs" else "dctcp"
+    transport = "safs" if reports[0]["comm"].startswith("safs") else "dctcp"
     if competitor == "bulk-qos" and transport == "dctcp":
         transport = "dctcp-prio"
     hosts = stages + (competitor != "none")

@@ -24,6 +24,8 @@ expect_bad "rate not a number" "RATE_MBIT = 'fast'" RATE_MBIT=fast
 expect_bad "one stage" "STAGES = '1': expected 2..8" STAGES=1
 expect_bad "zero runs" "RUNS = '0'" RUNS=0
 expect_bad "an unknown competitor" "COMPETITION = 'netem'" COMPETITION="none netem"
+expect_bad "an unknown communication" "COMMS = 'nccl'" COMMS="safs nccl"
+expect_bad "an unknown schedule" "SCHEDULES = 'zb-v'" SCHEDULES="1f1b zb-v"
 mkdir -p "$scratch/out" && echo mine >"$scratch/out/notes.txt"
 expect_bad "someone else's directory" "is not an earlier run's output"
 [[ $(cat "$scratch/out/notes.txt") == mine ]] || { echo "FAIL: notes.txt changed"; failures=$((failures + 1)); }
