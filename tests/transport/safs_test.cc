@@ -202,24 +202,65 @@ namespace {
 // Regression: paced flows keep small windows, so under loss three duplicate
 // ACKs rarely come; without early retransmit nearly every loss cost a 1 ms
 // timeout and SAFS took 60% longer than DCTCP here (16.1 ms against 10.1).
-// With it, about 23% longer (pacing below the link leaves less slack to
-// absorb retransmissions), and no more timeouts than DCTCP's twice.
+// With it, about 20-30% longer (pacing below the link leaves less slack to
+// absorb retransmissions), and no more timeouts than DCTCP's twice. Random
+// loss makes one run's end a matter of which flow is unlucky last, so the
+// bound is on the mean over six seeds: measured 9.93 ms against DCTCP's
+// 7.72 (1.29x; 9.07 ms, 1.17x, before SAFS's ACKs took their data's
+// priority, which here lets the flow 0 -> 1 finish sooner and the incast
+// into host 0 later), 58 timeouts against 55.
 TEST(SafsUnderLoss, RecoversLikeDctcpWithoutWaitingForTimeouts) {
-  auto run = [](const char* transport) {
+  auto run = [](const char* transport, std::uint64_t seed) {
     ExperimentConfig config = testing::star(5);
     config.transport = transport;
+    config.seed = seed;
     config.network.link_loss_rate = 0.01;
     for (int s = 1; s <= 4; ++s) testing::add_flow(config, s, 0, 20'000'000);
     testing::add_flow(config, 0, 1, 20'000'000);
     Experiment e(config);
     e.run();
     EXPECT_TRUE(e.recorder().all_complete()) << transport;
-    return std::pair{e.sim().now(), e.transport().stats().timeouts};
+    return std::pair{static_cast<double>(e.sim().now()), e.transport().stats().timeouts};
   };
-  const auto [safs_end, safs_timeouts] = run("safs");
-  const auto [dctcp_end, dctcp_timeouts] = run("dctcp");
-  EXPECT_LT(static_cast<double>(safs_end), 1.3 * static_cast<double>(dctcp_end));
+  double safs_end = 0, dctcp_end = 0;
+  std::uint64_t safs_timeouts = 0, dctcp_timeouts = 0;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const auto [safs, safs_rtos] = run("safs", seed);
+    const auto [dctcp, dctcp_rtos] = run("dctcp", seed);
+    safs_end += safs;
+    dctcp_end += dctcp;
+    safs_timeouts += safs_rtos;
+    dctcp_timeouts += dctcp_rtos;
+  }
+  EXPECT_LT(safs_end, 1.3 * dctcp_end);
   EXPECT_LE(safs_timeouts, 2 * dctcp_timeouts + 2);
+}
+
+// A host's downlink also carries the ACKs of what that host sends, and its
+// receiver grants its own background nearly all of that downlink. Host 1
+// receives a background bulk flow and sends a 0.5 MiB urgent transfer: at
+// 200 Mbit/s with 1448-byte segments its ACKs need about 4% of host 1's
+// downlink. While ACKs went at the lowest priority, below the background
+// they queued behind: 41.9 ms (1.89x ideal), 211 resends and a timeout,
+// the deadline missed (the sim-to-real case of docs/real-pipeline.md, where
+// the wait reached 49 s). With ACKs at their data's priority: 23.7 ms
+// (1.07x), 7 resends.
+TEST(SafsAcks, AnUrgentSendersAcksDoNotWaitBehindItsOwnBackground) {
+  ExperimentConfig config = testing::star(3, 1448);
+  config.transport = "safs";
+  config.topology.host_link = {200'000'000, 10 * kPsPerUs};
+  testing::add_flow(config, 2, 1, 40'000'000);  // background into host 1
+  testing::add_flow(config, 1, 0, 512 * 1024, 300 * kPsPerMs);
+  FlowSpec& urgent = testing::listed_flows(config).back();
+  urgent.flow_class = FlowClass::kUrgent;
+  urgent.deadline_ps = 340 * kPsPerMs;
+  Experiment e(config);
+  e.run();
+  const FlowRecord& transfer = e.recorder().records()[1];
+  ASSERT_TRUE(transfer.complete());
+  EXPECT_TRUE(transfer.met_deadline());
+  EXPECT_LT(transfer.slowdown(), 1.2);
+  EXPECT_EQ(e.transport().stats().timeouts, 0u);
 }
 
 // Web-search Poisson traffic (50% load for 1 ms, 128 flows) on the 32-host

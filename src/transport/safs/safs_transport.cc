@@ -1,5 +1,7 @@
 #include "transport/safs/safs_transport.h"
 
+#include <algorithm>
+
 #include "transport/safs/safs_receiver_agent.h"
 #include "transport/safs/safs_sender_agent.h"
 
@@ -62,6 +64,10 @@ void SafsTransport::on_receiver_message(ReceiverFlow& flow, const Packet& packet
   } else if (packet.message_type == safs_header::kReport) {
     agent.on_report(flow, packet);
   }
+}
+
+std::uint8_t SafsTransport::ack_priority(const ReceiverFlow& flow, const Packet& data) const {
+  return std::max(ack_class_priority(flow.spec), data.priority);
 }
 
 }  // namespace safs

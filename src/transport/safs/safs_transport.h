@@ -52,6 +52,13 @@ class SafsTransport final : public WindowTransport {
   void on_receiver_complete(ReceiverFlow& flow) override;
   void on_receiver_message(ReceiverFlow& flow, const Packet& packet) override;
   bool extension_idle(const SenderFlow& flow) const override;
+  // An ACK rides at the priority of the data it acknowledges (at least its
+  // flow's ACK class). A host's downlink also carries the ACKs of the flows
+  // it sends, which its receiver does not allocate; at the lowest level,
+  // below the background it grants itself nearly all of that downlink, an
+  // urgent flow's ACKs would wait behind that background, its RTT would grow
+  // with the queue and its retransmission timer would fire again and again.
+  std::uint8_t ack_priority(const ReceiverFlow& flow, const Packet& data) const override;
 
   SenderAgent& sender_agent(const SenderFlow& flow) const { return *senders_[flow.spec.src]; }
   ReceiverAgent& receiver_agent(const ReceiverFlow& flow) { return *receivers_[flow.spec.dst]; }

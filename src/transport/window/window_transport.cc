@@ -258,6 +258,10 @@ bool WindowTransport::unreachable(std::uint32_t id) const {
          extension_idle(sender);
 }
 
+std::uint8_t WindowTransport::ack_priority(const ReceiverFlow& flow, const Packet& /*data*/) const {
+  return ack_class_priority(flow.spec);
+}
+
 void WindowTransport::on_data(ReceiverFlow& flow, Packet& data) {
   const bool first_copy = flow.received.add(data.seq);
   if (!first_copy) ++stats_.duplicate_packets;
@@ -268,7 +272,7 @@ void WindowTransport::on_data(ReceiverFlow& flow, Packet& data) {
     env_.observer.on_flow_complete(flow.spec, env_.sim.now());
     on_receiver_complete(flow);
   }
-  Packet& ack = new_control(flow, window_header::kAck, ack_class_priority(flow.spec));
+  Packet& ack = new_control(flow, window_header::kAck, ack_priority(flow, data));
   ack.ack = flow.received.cumulative_bytes();
   ack.ece = data.ce;
   ack.echo_ps = data.sent_at_ps;

@@ -111,6 +111,8 @@ class WindowTransport : public Transport {
   // Both ends are done: may their entries be freed, as far as the derived
   // transport's own references to them go?
   virtual bool extension_idle(const SenderFlow& /*flow*/) const { return true; }
+  // The priority of the ACK that `data` triggers: the flow's ACK class.
+  virtual std::uint8_t ack_priority(const ReceiverFlow& flow, const Packet& data) const;
 
   // The flow's class priority: urgent_priority for urgent flows when set,
   // else data_priority (ACKs: ack_priority).
