@@ -1,7 +1,8 @@
 // safs::runtime::Endpoint: SAFS for an AI runtime on real hosts. One endpoint
 // sends flows to any number of peers and receives from any number, over
-// kernel TCP: one data connection per flow, paced at the rate the receiver
-// grants, and one control connection per peer pair (docs/wire.md). The
+// kernel TCP: one data connection per flow at a time (reused by the next
+// flow to the same peer), paced at the rate the receiver grants, and one
+// control connection per peer pair (docs/wire.md). The
 // receiver's allocation is core::ReceiverScheduler, unchanged.
 //
 // Threading: an endpoint is driven by one thread at a time (progress(),
