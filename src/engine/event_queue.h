@@ -19,6 +19,9 @@ struct Event {
   TimePs at;
   EventId id;  // scheduling order; the tie-breaker for equal `at`
   EventHandler* handler;
+  // Memory the handler will read first besides itself (may be null): the
+  // run loop fetches it while the event before runs.
+  const void* touches = nullptr;
 };
 
 class EventQueue {

@@ -11,6 +11,12 @@ void Simulator::run_until(TimePs stop_at) {
       next_sample_at_ += sample_period_;
     }
     const Event event = queue_.pop();
+    // The next event's handler is most likely cold; fetch it while this one
+    // runs.
+    if (!queue_.empty()) {
+      __builtin_prefetch(queue_.top().handler);
+      __builtin_prefetch(queue_.top().touches);
+    }
     now_ = event.at;
     ++events_processed_;
     event.handler->handle_event(event.id);

@@ -24,9 +24,11 @@ class Simulator {
   TimePs now() const { return now_; }
 
   // Schedules `handler` at absolute time `at` (clamped to now: no going back).
-  EventId schedule_at(TimePs at, EventHandler* handler) {
+  // `touches`: what the handler will read first besides itself, fetched
+  // ahead of time (a hint; null for none).
+  EventId schedule_at(TimePs at, EventHandler* handler, const void* touches = nullptr) {
     const EventId id = ++last_id_;
-    queue_.push(Event{at < now_ ? now_ : at, id, handler});
+    queue_.push(Event{at < now_ ? now_ : at, id, handler, touches});
     return id;
   }
   EventId schedule_in(TimePs delay, EventHandler* handler) {

@@ -32,8 +32,7 @@ enum class PacketKind : std::uint8_t {
 struct alignas(64) Packet {
   // Forwarding: the route and the index of the next hop on it.
   const Route* route = nullptr;
-  Packet* next = nullptr;        // intrusive link: the queue or wire this packet is on
-  TimePs wire_arrival_ps = 0;    // while on a wire: when it reaches the far end
+  Packet* next = nullptr;        // intrusive link: the queue this packet is on
   std::uint64_t rank = 0;        // smaller = more urgent, for rank-based queues (pFabric)
   std::uint32_t wire_bytes = 0;  // payload + per-packet overhead: what links serialise
   std::uint16_t next_hop = 0;

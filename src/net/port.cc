@@ -17,27 +17,23 @@ void Wire::launch(Packet& packet, TimePs arrive_at) {
   }
   // Packets on one wire arrive in launch order, so a FIFO with one pending
   // event (for its head) replaces one event per packet in the global heap.
-  packet.wire_arrival_ps = arrive_at;
-  packet.next = nullptr;
-  if (tail_ == nullptr) {
-    head_ = tail_ = &packet;
-    sim_.schedule_at(arrive_at, this);
+  const InFlight launched{arrive_at, &packet, packet.route->hops[packet.next_hop++]};
+  if (due_.packet == nullptr) {
+    due_ = launched;
+    sim_.schedule_at(arrive_at, this, &packet);
   } else {
-    tail_->next = &packet;
-    tail_ = &packet;
+    behind_.push_back(launched);
   }
 }
 
 void Wire::handle_event(EventId /*id*/) {
   const TimePs now = sim_.now();
-  while (head_ != nullptr && head_->wire_arrival_ps <= now) {
-    Packet* packet = head_;
-    head_ = packet->next;
-    if (head_ == nullptr) tail_ = nullptr;
-    packet->next = nullptr;
-    forward(*packet);
+  while (due_.packet != nullptr && due_.arrive_at_ps <= now) {
+    const InFlight arrived = due_;
+    due_ = behind_.empty() ? InFlight{} : behind_.pop_front();
+    arrived.next->receive(*arrived.packet);
   }
-  if (head_ != nullptr) sim_.schedule_at(head_->wire_arrival_ps, this);
+  if (due_.packet != nullptr) sim_.schedule_at(due_.arrive_at_ps, this, due_.packet);
 }
 
 Port::Port(Simulator& sim, PacketPool& pool, std::string name, const LinkSpec& link,
