@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# How the cost of attention-FFN inference grows with its size, per transport:
+# scenarios/paper/afd-16a2f.toml at nA mF sizes (attention instances, FFN
+# instances; prefill hosts half the attention instances, bulk hosts one per
+# 16 attention instances and at least the file's two, so that each bulk
+# host's load stays within its link), each run alone, one after another (wall time and peak memory are
+# what this measures). Prints one markdown table on stdout (simulated time,
+# events, wall, events per second, peak RSS); progress on stderr.
+#   SIZES       sizes to run (default "8A1F 16A2F 32A4F"; 64A8F takes about
+#               20 minutes per transport)
+#   TRANSPORTS  transports (default "dctcp safs")
+# Outputs go to out/afd-scaling/<size>-<transport>/. Run scripts/setup.sh first.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/common.sh
+afd=scenarios/paper/afd-16a2f.toml
+sizes=${SIZES:-8A1F 16A2F 32A4F}
+transports=${TRANSPORTS:-dctcp safs}
+dirs=()
+for size in $sizes; do
+  if [[ ! $size =~ ^([0-9]+)A([0-9]+)F$ ]] || ((BASH_REMATCH[1] < 2 || BASH_REMATCH[2] < 1)); then
+    echo "afd-scaling: SIZES entry '$size': expected nAmF with n >= 2 and m >= 1 (16A2F)" >&2
+    exit 2
+  fi
+  a=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]}
+  prefill=$((a / 2))
+  bulk=$((a / 16 > 2 ? a / 16 : 2))
+  for t in $transports; do
+    if ! "$sim" transports | awk '{print $1}' | grep -qx -- "$t"; then
+      echo "afd-scaling: TRANSPORTS entry '$t' is not a transport (safs-sim transports)" >&2
+      exit 2
+    fi
+  done
+  for t in $transports; do
+    dir=out/afd-scaling/$size-$t
+    run_one "$dir" "$afd" --transport "$t" --set inference.attention_instances="$a" \
+      --set inference.ffn_instances="$f" --set inference.prefill_hosts="$prefill" \
+      --set inference.bulk_hosts="$bulk" --set topology.hosts=$((a + f + prefill + bulk))
+    dirs+=("$dir")
+  done
+done
+"$sim" compare "${dirs[@]}" \
+  --metric "simulated_s:simulated (s)" --metric "events:events" --metric "run_wall_s:wall (s)" \
+  --metric "events_per_s:M events/s:0.000001" --metric "peak_rss_mib:peak RSS (MiB)"
