@@ -291,11 +291,20 @@ class ProcessGroupSafs(_ProcessGroup):
 
     def barrier(self, opts=None):
         # Through the rendezvous store: the last rank to arrive opens it.
+        # Rank 0 hosts a TCP store and often leaves right after the last
+        # barrier, taking the store with it, so it returns only once every
+        # rank has seen the barrier open: no rank is left waiting on a store
+        # that is gone (a reset connection, seen under load).
         self._barriers += 1
         key = f"safs/barrier/{self._barriers}"
         if self._store.add(key, 1) == self._size:
             self._store.set(key + "/open", "1")
-        self._store.wait([key + "/open"])
+        else:
+            self._store.wait([key + "/open"])
+        if self._store.add(key + "/seen", 1) == self._size:
+            self._store.set(key + "/all-seen", "1")
+        elif self._rank == 0:
+            self._store.wait([key + "/all-seen"])
         return _DoneWork()
 
     def close(self):

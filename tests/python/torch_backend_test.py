@@ -121,18 +121,23 @@ def run_ranks(backend):
         )
         for rank in range(2)
     ]
-    results = []
+    outputs = []
     for p in procs:
         try:
-            out, err = p.communicate(timeout=120)
+            outputs.append(p.communicate(timeout=120))
         except subprocess.TimeoutExpired:
             for q in procs:
                 q.kill()
             raise AssertionError(f"a {backend} rank did not finish within 120 s")
-        if p.returncode != 0:
-            raise AssertionError(f"a {backend} rank failed (exit {p.returncode}):\n{err}")
-        results.append(json.loads(out.strip().splitlines()[-1]))
-    return results
+    # Every rank's stderr when one fails: the first to fail is not always
+    # the one that went wrong.
+    if any(p.returncode != 0 for p in procs):
+        report = "".join(
+            f"\n--- rank {rank}, exit {p.returncode}:\n{err}"
+            for rank, (p, (_, err)) in enumerate(zip(procs, outputs))
+        )
+        raise AssertionError(f"a {backend} rank failed:{report}")
+    return [json.loads(out.strip().splitlines()[-1]) for out, _ in outputs]
 
 
 class TorchBackendTest(unittest.TestCase):
