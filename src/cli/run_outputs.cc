@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <string_view>
@@ -29,6 +30,15 @@ bool is_run_output(const std::string& file_name) {
   if (name.ends_with(".tmp")) name.remove_suffix(4);
   for (const std::string_view output : kRunOutputs) {
     if (name == output) return true;
+    // A second or later job's copy: ops_2.csv (compute_workload.h).
+    const std::string_view stem = output.substr(0, output.rfind('.'));
+    const std::string_view extension = output.substr(stem.size());
+    if (name.size() > output.size() + 1 && name.starts_with(stem) && name.ends_with(extension) &&
+        name[stem.size()] == '_') {
+      const std::string_view number = name.substr(stem.size() + 1, name.size() - output.size() - 1);
+      if (std::all_of(number.begin(), number.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        return true;
+    }
   }
   return false;
 }

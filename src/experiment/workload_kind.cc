@@ -23,12 +23,21 @@ void check_host(const SectionReader& section, std::string_view key, int host, in
   }
 }
 
-void check_first_compute_graph(const SectionReader& section, const ExperimentConfig& config) {
-  if (config.workloads.count<ComputeGraph>() > 0) {
-    section.fail("",
-                 "a scenario runs one compute graph, and an earlier section ([pipeline], "
-                 "[chakra] or [graph]) has added one");
+void add_compute_job(const SectionReader& section, ComputeGraph graph, ExperimentConfig& config) {
+  const std::vector<const ComputeGraph*> earlier = config.workloads.all<ComputeGraph>();
+  for (std::size_t g = 0; g < graph.gpu_order.size(); ++g) {
+    if (graph.gpu_order[g].empty()) continue;
+    for (const ComputeGraph* other : earlier) {
+      if (g < other->gpu_order.size() && !other->gpu_order[g].empty()) {
+        section.fail("", "runs on host " + std::to_string(g) +
+                             ", which already runs an earlier job (the one whose outputs are " +
+                             job_output_name("ops", other->job, ".csv") +
+                             "); each GPU host runs one job");
+      }
+    }
   }
+  graph.job = static_cast<int>(earlier.size());
+  config.workloads.add(std::move(graph));
 }
 
 void check_flow_ends(const SectionReader& section, int src, int dst, int hosts) {

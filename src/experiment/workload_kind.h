@@ -13,6 +13,7 @@
 
 #include "experiment/experiment.h"
 #include "options/knob.h"
+#include "workload/compute/compute_graph.h"
 
 namespace safs {
 
@@ -20,9 +21,16 @@ namespace safs {
 // name is looked up next to the scenario file).
 using FileResolver = std::function<std::string(const std::string&)>;
 
+// How a kind's section is written.
+enum class SectionForm {
+  kTable,         // [inference]: one table
+  kArray,         // [[flows]]: every entry is one table
+  kTableOrArray,  // [pipeline] for one, [[pipeline]] for several (one job each)
+};
+
 struct WorkloadKind {
-  std::string_view section;   // "flows", "pipeline"
-  bool repeated;              // [[flows]]: every entry is one table; [pipeline]: one table
+  std::string_view section;  // "flows", "pipeline"
+  SectionForm form;
   std::vector<KeySpec> keys;  // paths relative to the section
   std::function<void(const SectionReader&, const FileResolver&, ExperimentConfig&)> read;
 };
@@ -39,9 +47,11 @@ WorkloadKind connection_matrix_kind();
 WorkloadKind chakra_kind();
 WorkloadKind graph_kind();
 
-// One computation per run (each writes ops.csv and summary.json's compute
-// section): fails if an earlier section added a ComputeGraph.
-void check_first_compute_graph(const SectionReader& section, const ExperimentConfig& config);
+// Adds `graph` as the run's next computation (a job): numbers it (its
+// outputs are ops.csv and summary.json's "compute" for the first job,
+// ops_2.csv and "compute_2" for the second, ...) after checking that none of
+// its GPUs already runs an earlier section's computation (a GPU runs one job).
+void add_compute_job(const SectionReader& section, ComputeGraph graph, ExperimentConfig& config);
 // The host at `key` exists (host indices are validated >= 0 already).
 void check_host(const SectionReader& section, std::string_view key, int host, int hosts);
 // Both ends of a flow (keys src and dst) exist and differ.

@@ -58,8 +58,13 @@ std::string scenario_reference_markdown() {
       current = table;
       const bool array = table.size() > 2 && table.substr(table.size() - 2) == "[]";
       md << "\n## `"
-         << (array ? "[[" + table.substr(0, table.size() - 2) + "]]" : "[" + table + "]")
-         << "`\n\n";
+         << (array ? "[[" + table.substr(0, table.size() - 2) + "]]" : "[" + table + "]") << "`"
+         << (is_table_or_array(table) ? " or `[[" + table + "]]`" : "") << "\n\n";
+      if (is_table_or_array(table)) {
+        md << "One `[" << table << "]` table, or one `[[" << table
+           << "]]` entry per job: the jobs run side by side, each on hosts of its own. "
+           << "Override an entry's key with `--set " << table << "[1].KEY=...`.\n\n";
+      }
       if (table.rfind("transport.", 0) == 0) {
         const TransportInfo* info = find_transport(table.substr(10));
         if (info != nullptr) md << info->summary << "\n\n";

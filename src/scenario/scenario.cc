@@ -63,12 +63,13 @@ std::string join(const std::string& prefix, const std::string& key) {
   return prefix.empty() ? key : prefix + "." + key;
 }
 
-// "flows[2].src" -> "flows[].src": the schema names array entries without an index.
+// "flows[2].src" -> "flows[].src": the schema names array entries without an
+// index; "pipeline[1].stages" -> "pipeline.stages" (a table-or-array section).
 std::string schema_path(const std::string& key) {
   std::string path;
   bool in_index = false;
   for (const char c : key) {
-    if (c == '[') path += "[]";
+    if (c == '[' && !is_table_or_array(path)) path += "[]";
     if (c == '[' || c == ']') {
       in_index = c == '[';
       continue;
@@ -117,7 +118,7 @@ void Loader::apply_override(const std::string& text) {
   // --set pipeline.stages would otherwise add a whole training run).
   const std::string section = key.substr(0, key.find_first_of(".["));
   for (const WorkloadKind& kind : workload_kinds()) {
-    if (kind.section == section && !kind.repeated && !root_.contains(section)) {
+    if (kind.section == section && kind.form != SectionForm::kArray && !root_.contains(section)) {
       throw ScenarioError("--set " + text + ": the scenario has no [" + section +
                           "] section; --set changes a workload but does not add one (add [" +
                           section + "] to the file)");
@@ -153,6 +154,10 @@ void Loader::apply_override(const std::string& text) {
       continue;
     }
     auto [it, inserted] = table->insert(part, toml::table{});
+    if (it->second.is_array()) {
+      throw ScenarioError("--set " + text + ": the file has several [[" + part +
+                          "]] entries; name one, as in " + part + "[0]." + key.substr(begin));
+    }
     if (!it->second.is_table()) {
       throw ScenarioError("--set " + text + ": " + part + " is not a table");
     }
@@ -179,12 +184,13 @@ void Loader::validate_table(const toml::table& table, const std::string& schema_
       validate_leaf(node, *spec, shown);
     } else if (node.is_table() && is_known_table(path)) {
       validate_table(*node.as_table(), path, shown);
-    } else if (node.is_array() && is_known_table(path + "[]")) {
+    } else if (node.is_array() && (is_known_table(path + "[]") || is_table_or_array(path))) {
+      const std::string entry_path = is_table_or_array(path) ? path : path + "[]";
       const toml::array& array = *node.as_array();
       for (std::size_t i = 0; i < array.size(); ++i) {
         const std::string item = shown + "[" + std::to_string(i) + "]";
         if (!array[i].is_table()) fail(&array[i], item, "expected a table ([[" + path + "]])");
-        validate_table(*array[i].as_table(), path + "[]", item);
+        validate_table(*array[i].as_table(), entry_path, item);
       }
     } else {
       const std::string suggestion = closest_key(path);
@@ -358,10 +364,8 @@ void Loader::build_workloads(ExperimentConfig& config) const {
   const FileResolver resolve = [this](const std::string& path) { return resolve_path(path); };
   for (const WorkloadKind& kind : workload_kinds()) {
     const std::string name(kind.section);
-    if (!kind.repeated) {
-      if (const toml::table* t = root_[name].as_table()) {
-        kind.read(section_reader(t, name), resolve, config);
-      }
+    if (const toml::table* t = root_[name].as_table(); t != nullptr) {
+      kind.read(section_reader(t, name), resolve, config);  // validated: not an array kind
       continue;
     }
     const toml::array* entries = root_[name].as_array();

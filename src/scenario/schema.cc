@@ -40,7 +40,9 @@ std::vector<KeySpec> build_keys() {
   background.choices = transport_name.choices;
   k.push_back(background);
   for (const WorkloadKind& kind : workload_kinds()) {
-    add(with_prefix(kind.keys, std::string(kind.section) + (kind.repeated ? "[]." : ".")));
+    // A table-or-array section's keys are named as for its table form.
+    add(with_prefix(kind.keys,
+                    std::string(kind.section) + (kind.form == SectionForm::kArray ? "[]." : ".")));
   }
   add(timestamp_knobs().describe("timestamps."));
   add(jitter_knobs().describe("jitter."));
@@ -82,6 +84,13 @@ const KeySpec* find_key(const std::string& path) {
 bool is_known_table(const std::string& path) {
   static const std::vector<std::string> tables = known_tables();
   return std::binary_search(tables.begin(), tables.end(), path);
+}
+
+bool is_table_or_array(const std::string& path) {
+  for (const WorkloadKind& kind : workload_kinds()) {
+    if (kind.form == SectionForm::kTableOrArray && kind.section == path) return true;
+  }
+  return false;
 }
 
 std::string closest_key(const std::string& path) {

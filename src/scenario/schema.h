@@ -16,6 +16,9 @@ const std::vector<KeySpec>& scenario_keys();
 const KeySpec* find_key(const std::string& path);
 // Known table paths ("topology", "transport.dctcp", "flows[]").
 bool is_known_table(const std::string& path);
+// A section written either as one table or as an array of tables
+// ([pipeline] or [[pipeline]]); its keys are named as for the table.
+bool is_table_or_array(const std::string& path);
 // The closest known key or table to `path`, for "did you mean"; empty if none is close.
 std::string closest_key(const std::string& path);
 

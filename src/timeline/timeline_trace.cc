@@ -102,8 +102,10 @@ void TimelineTrace::note_new_receivers() {
 void TimelineTrace::finish() {
   const TimePs run_end_ps = experiment_.sim().now();
   trace::TimeOrderedBatch batch(*writer_);
-  if (const auto* compute = experiment_.find_workload<ComputeWorkload>()) {
-    trace_compute_ops(compute->engine(), -1, run_end_ps, *tracks_, batch);
+  for (const auto& workload : experiment_.workloads()) {  // every job, each on GPUs of its own
+    if (const auto* compute = dynamic_cast<const ComputeWorkload*>(workload.get())) {
+      trace_compute_ops(compute->engine(), -1, run_end_ps, *tracks_, batch);
+    }
   }
   if (const auto* inference = experiment_.find_workload<InferenceDriver>()) {
     if (const ComputeEngine* step = inference->running_step()) {

@@ -89,7 +89,7 @@ KnobTable<RingAllReduce> ring_allreduce_knobs() {
 }
 
 WorkloadKind ring_allreduce_kind() {
-  return {"allreduce", false, ring_allreduce_knobs().describe(""),
+  return {"allreduce", SectionForm::kTable, ring_allreduce_knobs().describe(""),
           [](const SectionReader& section, const FileResolver&, ExperimentConfig& config) {
             const RingAllReduce spec = ring_allreduce_knobs().read(section);
             if (spec.gpus.size() < 2) section.fail("gpus", "needs at least two GPUs");

@@ -115,8 +115,9 @@ TEST(CliBadInput, PipelineOnTheInferenceHosts) {
       "weight_ms = 1\nhidden = 256\n";
   const fs::path overlap = write_temp("safs-bad-input-jobs.toml", jobs + "stage_hosts = [2, 5]\n");
   expect_bad_input(run_cli("validate " + overlap.string()),
-                   "inference: uses hosts 0..2, and [pipeline] runs on host 2; give the pipeline "
-                   "stage_hosts from 3 on");
+                   "inference: uses host 2, where a training job ([pipeline], outputs ops.csv) "
+                   "runs; give each job hosts of its own (inference.hosts, "
+                   "pipeline.stage_hosts)");
   const fs::path apart = write_temp("safs-jobs-apart.toml", jobs + "stage_hosts = [4, 5]\n");
   const fs::path out = fs::temp_directory_path() / "safs-jobs-apart";
   fs::remove_all(out);
@@ -125,6 +126,45 @@ TEST(CliBadInput, PipelineOnTheInferenceHosts) {
   const std::string summary = read_text(out / "summary.json");
   EXPECT_TRUE(contains(summary, "\"inference\"")) << summary;
   EXPECT_TRUE(contains(summary, "\"iteration_time_s\"")) << summary;
+}
+
+// inference.hosts places the AFD job: on a star every host is alike, so the
+// job decodes step for step as on hosts 0..2; a wrong list is named.
+TEST(CliBadInput, InferenceHostsPlaceTheJob) {
+  const std::string job =
+      "[topology]\nhosts = 12\n[inference]\nattention_instances = 2\nffn_instances = 1\n"
+      "prefill_hosts = 0\nbulk_hosts = 0\nlayers = 2\nwarmup_requests = 0\n"
+      "measured_requests = 4\noutput_tokens_min = 2\noutput_tokens_max = 3\n";
+  std::string steps[2];
+  for (const int placed : {0, 1}) {
+    const fs::path scenario =
+        write_temp("safs-inference-hosts.toml", job + (placed ? "hosts = [9, 11, 10]\n" : ""));
+    const fs::path out = fs::temp_directory_path() / "safs-inference-hosts";
+    fs::remove_all(out);
+    const CliResult r = run_cli("run " + scenario.string() + " --quiet --out " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    steps[placed] = read_text(out / "steps.csv");
+    const std::string flows = read_text(out / "flows.csv");
+    // flows.csv: id,src,dst,...; the FFN instance is host 2, or 10 when placed.
+    EXPECT_TRUE(contains(flows, placed ? "\n0,9,10," : "\n0,0,2,")) << flows;
+  }
+  EXPECT_FALSE(steps[0].empty());
+  EXPECT_EQ(steps[0], steps[1]);
+
+  for (const auto& [hosts, message] :
+       {std::pair{"[9, 10]", "inference.hosts: lists 2 hosts; the job has 3"},
+        std::pair{"[9, 10, 9]", "inference.hosts: lists host 9 twice"},
+        std::pair{"[9, 10, 12]", "inference.hosts: host 12 is out of range"}}) {
+    const fs::path bad =
+        write_temp("safs-inference-bad-hosts.toml", job + "hosts = " + hosts + "\n");
+    expect_bad_input(run_cli("validate " + bad.string()), message);
+  }
+  const fs::path shared = write_temp(
+      "safs-inference-shared-host.toml",
+      job + "hosts = [4, 5, 6]\n[pipeline]\nstages = 2\nmicrobatches = 2\nstage_hosts = [6, 7]\n");
+  expect_bad_input(run_cli("validate " + shared.string()),
+                   "inference.hosts: uses host 6, where a training job ([pipeline], outputs "
+                   "ops.csv) runs");
 }
 
 TEST(CliBadInput, BuffersSmallerThanOnePacket) {

@@ -144,8 +144,8 @@ INSTANTIATE_TEST_SUITE_P(
                  "11: graph.transfer[0].consumer: op 1 runs on gpu 0 like its producer op 0; a "
                  "transfer must cross GPUs"},
         BadGraph{"with_pipeline", "[pipeline]\nstages = 2\nmicrobatches = 2\n" + kOp0,
-                 "6: graph: a scenario runs one compute graph, and an earlier section "
-                 "([pipeline], [chakra] or [graph]) has added one"},
+                 "6: graph: runs on host 0, which already runs an earlier job (the one whose "
+                 "outputs are ops.csv); each GPU host runs one job"},
         BadGraph{"initial_without_src",
                  kOp0 + "[[graph.transfer]]\nproducer = -1\nconsumer = 0\nsize_bytes = 8\n",
                  "7: graph.transfer[0].src: a transfer without a producer (-1) needs a src host"},

@@ -84,7 +84,6 @@ std::vector<int> rank_hosts(const SectionReader& section, const ChakraOptions& o
 void read_chakra(const SectionReader& section, const FileResolver& resolve,
                  ExperimentConfig& config) {
   const ChakraOptions o = chakra_knobs().read(section);
-  check_first_compute_graph(section, config);
   if (!chakra_supported()) {
     section.fail("",
                  "this build of safs-sim lacks Chakra support (built without protobuf: "
@@ -94,17 +93,21 @@ void read_chakra(const SectionReader& section, const FileResolver& resolve,
   const std::vector<std::string> paths = rank_paths(section, resolve, o);
   const std::vector<int> hosts =
       rank_hosts(section, o, static_cast<int>(paths.size()), config.topology.num_hosts());
+  ComputeGraph graph;
   try {
     std::vector<ChakraRank> ranks;
     for (const std::string& path : paths) ranks.push_back(load_chakra_rank(path));
-    config.workloads.add(chakra_graph(ranks, hosts));
+    graph = chakra_graph(ranks, hosts);
   } catch (const std::invalid_argument& e) {
     section.fail("trace", e.what());
   }
+  add_compute_job(section, std::move(graph), config);
 }
 
 }  // namespace
 
-WorkloadKind chakra_kind() { return {"chakra", false, chakra_knobs().describe(""), read_chakra}; }
+WorkloadKind chakra_kind() {
+  return {"chakra", SectionForm::kTable, chakra_knobs().describe(""), read_chakra};
+}
 
 }  // namespace safs

@@ -51,7 +51,7 @@ void read_connection_matrix(const SectionReader& section, const FileResolver& re
 }  // namespace
 
 WorkloadKind connection_matrix_kind() {
-  return {"connection_matrix", false, connection_matrix_knobs().describe(""),
+  return {"connection_matrix", SectionForm::kTable, connection_matrix_knobs().describe(""),
           read_connection_matrix};
 }
 

@@ -48,7 +48,7 @@ KnobTable<BulkSpec> bulk_knobs() {
 }  // namespace
 
 WorkloadKind flows_kind() {
-  return {"flows", true, flow_knobs().describe(""),
+  return {"flows", SectionForm::kArray, flow_knobs().describe(""),
           [](const SectionReader& section, const FileResolver&, ExperimentConfig& config) {
             FlowSpec flow = flow_knobs().read(section);
             std::vector<FlowSpec>& listed = config.workloads.find_or_add<ListedFlows>().flows;
@@ -62,7 +62,7 @@ WorkloadKind flows_kind() {
 }
 
 WorkloadKind bulk_kind() {
-  return {"bulk", true, bulk_knobs().describe(""),
+  return {"bulk", SectionForm::kArray, bulk_knobs().describe(""),
           [](const SectionReader& section, const FileResolver&, ExperimentConfig& config) {
             const BulkSpec chain = bulk_knobs().read(section);
             check_flow_ends(section, chain.src, chain.dst, config.topology.num_hosts());

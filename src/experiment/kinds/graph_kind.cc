@@ -107,7 +107,6 @@ void check_orders(const SectionReader& section, const ComputeGraph& graph) {
 }
 
 void read_graph(const SectionReader& section, const FileResolver&, ExperimentConfig& config) {
-  check_first_compute_graph(section, config);
   const int hosts = config.topology.num_hosts();
   ComputeGraph graph;
   const auto ops = section.tables("op");
@@ -146,11 +145,11 @@ void read_graph(const SectionReader& section, const FileResolver&, ExperimentCon
     graph.add_transfer(t.producer, t.consumer, t.size_bytes, t.src);
   }
   check_orders(section, graph);
-  config.workloads.add(std::move(graph));
+  add_compute_job(section, std::move(graph), config);
 }
 
 }  // namespace
 
-WorkloadKind graph_kind() { return {"graph", false, graph_keys(), read_graph}; }
+WorkloadKind graph_kind() { return {"graph", SectionForm::kTable, graph_keys(), read_graph}; }
 
 }  // namespace safs

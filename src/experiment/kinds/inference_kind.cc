@@ -14,7 +14,8 @@ namespace safs {
 namespace {
 
 // The section: the workload plus how many hosts each role takes (placed in
-// this order from host 0). Defaults: a Step-3-like 16A2F deployment.
+// this order from host 0, or on the listed hosts). Defaults: a Step-3-like
+// 16A2F deployment.
 struct InferenceOptions {
   InferenceWorkload workload{.requests = {.arrivals_per_s = 0},
                              .kv_cdf_path = "data/cdf/kv-cache.csv",
@@ -23,12 +24,14 @@ struct InferenceOptions {
   int ffn_instances = 2;
   int prefill_hosts = 8;
   int bulk_hosts = 2;
+  std::vector<int> hosts;  // in role order; empty: 0, 1, 2, ...
 };
 
 KnobTable<InferenceOptions> inference_knobs() {
   KnobTable<InferenceOptions> t;
   t.integer("attention_instances", "instances", SAFS_FIELD(attention_instances), 1, 4096,
-            "Attention instances, hosts 0..A-1; the section's presence adds AFD decode serving "
+            "Attention instances, hosts 0..A-1 (or the first of `hosts`); the section's presence "
+            "adds AFD decode serving "
             "(MegaScale-Infer / Step-3 attention-FFN disaggregation).");
   t.integer("ffn_instances", "instances", SAFS_FIELD(ffn_instances), 1, 4096,
             "FFN instances, the hosts after the attention hosts.");
@@ -100,7 +103,37 @@ KnobTable<InferenceOptions> inference_knobs() {
            "Background load on each FFN host's downlink.");
   t.text("bulk_cdf", SAFS_FIELD(workload.bulk_cdf_path),
          "Background flow sizes into the FFN hosts.");
+  t.hosts("hosts", SAFS_FIELD(hosts),
+          "The job's hosts in role order: attention, FFN, prefill, then bulk hosts (one each); "
+          "empty = hosts 0, 1, 2, ... Places the job across a fabric's leaves or pods.");
   return t;
+}
+
+// The job's hosts in role order: `hosts` as given, or 0..needed-1.
+std::vector<int> job_hosts(const SectionReader& section, const InferenceOptions& o, int needed,
+                           int topology_hosts) {
+  if (o.hosts.empty()) {
+    if (needed > topology_hosts) {
+      section.fail("", "needs " + std::to_string(needed) +
+                           " hosts (attention, FFN, prefill and bulk hosts); the topology has " +
+                           std::to_string(topology_hosts));
+    }
+    std::vector<int> hosts(static_cast<std::size_t>(needed));
+    for (int i = 0; i < needed; ++i) hosts[i] = i;
+    return hosts;
+  }
+  if (static_cast<int>(o.hosts.size()) != needed) {
+    section.fail("hosts", "lists " + std::to_string(o.hosts.size()) + " hosts; the job has " +
+                              std::to_string(needed) +
+                              " (attention, FFN, prefill and bulk hosts, in that order)");
+  }
+  std::vector<bool> seen(static_cast<std::size_t>(topology_hosts), false);
+  for (const int h : o.hosts) {
+    check_host(section, "hosts", h, topology_hosts);
+    if (seen[h]) section.fail("hosts", "lists host " + std::to_string(h) + " twice");
+    seen[h] = true;
+  }
+  return o.hosts;
 }
 
 // Each background generator's load on every receiver link must fit in its
@@ -143,24 +176,25 @@ void read_inference(const SectionReader& section, const FileResolver& resolve,
                     ExperimentConfig& config) {
   const InferenceOptions o = inference_knobs().read(section);
   InferenceWorkload w = o.workload;
-  int host = 0;
-  for (int i = 0; i < o.attention_instances; ++i) w.afd.attention_hosts.push_back(host++);
-  for (int i = 0; i < o.ffn_instances; ++i) w.afd.ffn_hosts.push_back(host++);
-  for (int i = 0; i < o.prefill_hosts; ++i) w.prefill_hosts.push_back(host++);
-  for (int i = 0; i < o.bulk_hosts; ++i) w.bulk_hosts.push_back(host++);
-  if (host > config.topology.num_hosts()) {
-    section.fail("", "needs " + std::to_string(host) +
-                         " hosts (attention, FFN, prefill and bulk hosts); the topology has " +
-                         std::to_string(config.topology.num_hosts()));
-  }
-  // A training job may share the run on other hosts (its stage_hosts).
-  if (const ComputeGraph* graph = config.workloads.find<ComputeGraph>()) {
+  const int needed = o.attention_instances + o.ffn_instances + o.prefill_hosts + o.bulk_hosts;
+  const std::vector<int> hosts = job_hosts(section, o, needed, config.topology.num_hosts());
+  auto next = hosts.begin();
+  for (int i = 0; i < o.attention_instances; ++i) w.afd.attention_hosts.push_back(*next++);
+  for (int i = 0; i < o.ffn_instances; ++i) w.afd.ffn_hosts.push_back(*next++);
+  for (int i = 0; i < o.prefill_hosts; ++i) w.prefill_hosts.push_back(*next++);
+  for (int i = 0; i < o.bulk_hosts; ++i) w.bulk_hosts.push_back(*next++);
+  // Training jobs may share the run on other hosts (their stage_hosts).
+  std::vector<bool> ours(static_cast<std::size_t>(config.topology.num_hosts()), false);
+  for (const int h : hosts) ours[h] = true;
+  for (const ComputeGraph* graph : config.workloads.all<ComputeGraph>()) {
     for (const ComputeOp& op : graph->ops) {
-      if (op.gpu < host) {
-        section.fail("", "uses hosts 0.." + std::to_string(host - 1) +
-                             ", and [pipeline] runs on host " + std::to_string(op.gpu) +
-                             "; give the pipeline stage_hosts from " + std::to_string(host) +
-                             " on");
+      if (ours[op.gpu]) {
+        section.fail(o.hosts.empty() ? "" : "hosts",
+                     "uses host " + std::to_string(op.gpu) +
+                         ", where a training job ([pipeline], " + "outputs " +
+                         job_output_name("ops", graph->job, ".csv") +
+                         ") runs; give each job hosts of its own (inference.hosts, "
+                         "pipeline.stage_hosts)");
       }
     }
   }
@@ -196,7 +230,7 @@ void read_inference(const SectionReader& section, const FileResolver& resolve,
 }  // namespace
 
 WorkloadKind inference_kind() {
-  return {"inference", false, inference_knobs().describe(""), read_inference};
+  return {"inference", SectionForm::kTable, inference_knobs().describe(""), read_inference};
 }
 
 }  // namespace safs

@@ -1,5 +1,6 @@
 // [pipeline]: pipeline-parallel training on GPU hosts, plus optional bulk
-// traffic into every stage host.
+// traffic into every stage host. [[pipeline]], one entry per job, runs
+// several training jobs side by side on hosts of their own.
 #include "experiment/workload_kind.h"
 #include "workload/bulk_chain.h"
 #include "workload/compute/compute_workload.h"
@@ -83,13 +84,13 @@ void read_pipeline(const SectionReader& section, const FileResolver&, Experiment
     std::vector<BulkSpec>& chains = config.workloads.find_or_add<BulkTraffic>().chains;
     chains.insert(chains.end(), background.begin(), background.end());
   }
-  config.workloads.add(build_pipeline_graph(w));
+  add_compute_job(section, build_pipeline_graph(w), config);
 }
 
 }  // namespace
 
 WorkloadKind pipeline_kind() {
-  return {"pipeline", false, pipeline_knobs().describe(""), read_pipeline};
+  return {"pipeline", SectionForm::kTableOrArray, pipeline_knobs().describe(""), read_pipeline};
 }
 
 }  // namespace safs

@@ -84,7 +84,7 @@ void read_poisson(const SectionReader& section, const FileResolver& resolve,
 }  // namespace
 
 WorkloadKind poisson_kind() {
-  return {"poisson", true, poisson_knobs().describe(""), read_poisson};
+  return {"poisson", SectionForm::kArray, poisson_knobs().describe(""), read_poisson};
 }
 
 }  // namespace safs

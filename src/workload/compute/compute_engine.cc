@@ -38,6 +38,7 @@ ComputeEngine::ComputeEngine(Simulator& sim, ComputeGraph graph, ComputeHooks ho
   transfers_.resize(graph_.transfers.size());
   gpus_.resize(graph_.gpu_order.size());
   for (std::size_t g = 0; g < gpus_.size(); ++g) {
+    if (graph_.gpu_order[g].empty()) continue;  // a host this computation does not use
     gpus_[g].op_end = std::make_unique<Timer>(sim_, [this, g] { on_op_end(static_cast<int>(g)); });
   }
 }
@@ -105,7 +106,10 @@ void ComputeEngine::launch(int t, int gpu) {
   flow.size_bytes = transfer.size_bytes;
   flow.start_ps = now;
   flow.flow_class = FlowClass::kUrgent;
-  flow.dependency = static_cast<std::uint64_t>(transfer.consumer) + 1;
+  // Unique across jobs: job j's consumer ops count from j * 2^32 (a graph has
+  // fewer ops than that).
+  flow.dependency = (static_cast<std::uint64_t>(graph_.job) << 32) +
+                    static_cast<std::uint64_t>(transfer.consumer) + 1;
   flow.deadline_ps = no_bubble_ps(transfer.consumer);
   TransferRecord& record = transfers_[t];
   record.launched_ps = now;

@@ -78,7 +78,7 @@ class ComputeEngine {
     std::size_t next = 0;  // index into the GPU's order of the next op to start
     bool busy = false;
     TimePs free_since_ps = 0;
-    std::unique_ptr<Timer> op_end;
+    std::unique_ptr<Timer> op_end;  // null on a GPU without ops
   };
 
   void launch(int transfer, int gpu);

@@ -29,6 +29,10 @@ struct Transfer {
 };
 
 struct ComputeGraph {
+  // Which of the run's computations this is (0: the first). It names the
+  // job's outputs and keeps its transfers' dependency ids apart from other
+  // jobs'.
+  int job = 0;
   std::vector<ComputeOp> ops;
   std::vector<std::vector<int>> gpu_order;  // per GPU: op indices in execution order
   std::vector<Transfer> transfers;

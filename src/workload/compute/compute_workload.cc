@@ -93,8 +93,11 @@ std::unique_ptr<Workload> make_workload(const ComputeGraph& graph, WorkloadHost&
 }
 
 std::string describe_workload(const ComputeGraph& graph) {
-  return "a computation of " + std::to_string(graph.ops.size()) + " ops on " +
-         std::to_string(graph.gpu_order.size()) + " GPUs";
+  const auto gpus = std::count_if(graph.gpu_order.begin(), graph.gpu_order.end(),
+                                  [](const std::vector<int>& order) { return !order.empty(); });
+  return (graph.job > 0 ? "job " + std::to_string(graph.job + 1) + ": " : std::string()) +
+         "a computation of " + std::to_string(graph.ops.size()) + " ops on " +
+         std::to_string(gpus) + " GPUs";
 }
 
 RealDurations real_durations(const ComputeGraph& graph, WorkloadHost& host) {
@@ -118,10 +121,17 @@ std::string ComputeWorkload::unfinished_note() const {
 }
 
 void ComputeWorkload::report(RunReport& report) const {
-  report.files.emplace_back("ops.csv", ops_csv(engine_));
+  const int job = engine_.graph().job;
+  report.files.emplace_back(job_output_name("ops", job, ".csv"), ops_csv(engine_));
   nlohmann::ordered_json compute = compute_json(engine_);
   if (!real_.duration_ps.empty()) compute["op_jitter"] = jitter_json(engine_.graph(), real_);
-  report.summary_sections["compute"] = std::move(compute);
+  report.summary_sections[job_output_name("compute", job)] = std::move(compute);
+}
+
+std::string job_output_name(std::string_view base, int job, std::string_view extension) {
+  std::string name(base);
+  if (job > 0) name += "_" + std::to_string(job + 1);
+  return name.append(extension);
 }
 
 }  // namespace safs

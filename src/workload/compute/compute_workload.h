@@ -2,10 +2,12 @@
 // pipeline, a collective), whose transfers are measured flows. The run waits
 // for its last op. Outputs: ops.csv and the "compute" section of summary.json.
 // Its ops take the durations the run's op jitter gives them (op_jitter.h).
+// A run's second and later jobs name their outputs ops_2.csv, "compute_2", ...
 #pragma once
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "workload/compute/compute_engine.h"
 #include "workload/compute/op_jitter.h"
@@ -23,6 +25,9 @@ ComputeHooks compute_hooks(WorkloadHost& host);
 // The real durations of `graph`'s ops under the run's op jitter, on a random
 // stream of their own; empty (as planned) without jitter.
 RealDurations real_durations(const ComputeGraph& graph, WorkloadHost& host);
+
+// "ops" + ".csv" for job 0, "ops_2.csv" for job 1, ...
+std::string job_output_name(std::string_view base, int job, std::string_view extension = "");
 
 class ComputeWorkload final : public Workload {
  public:
