@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Where SAFS loses on the fat tree (bench/README.md, "A 1024-GPU cluster"):
+# the AFD job of bench/fattree-multi-job.toml alone (bench/fattree-afd-alone.toml)
+# with DCTCP and SAFS, on the fat tree, on one switch (a star of as many
+# hosts), and on the fat tree without its KV-cache background. Two runs at
+# a time, about two minutes on 2 cores; prints one markdown table. Outputs
+# go to out/afd-fattree/. Run scripts/setup.sh first.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+sim=${SAFS_SIM:-build/bin/safs-sim}
+[[ -x $sim ]] || {
+  echo "afd-fattree: $sim is not built (run scripts/setup.sh)" >&2
+  exit 2
+}
+fat_tree=bench/fattree-afd-alone.toml
+mkdir -p out/afd-fattree
+# The star: the same file with its [topology] table replaced by one switch
+# of as many hosts (data paths made relative to the repository, where the
+# runs start).
+star=out/afd-fattree/star.toml
+sed -e 's/^kind = "fat_tree"$/kind = "star"/' -e 's/^k = 16$/hosts = 1024/' \
+  -e 's|"\.\./data/|"data/|' "$fat_tree" >"$star"
+cases() {  # name, scenario, then the run's extra arguments
+  for t in dctcp safs; do
+    echo "fat-tree-$t $fat_tree --transport $t"
+    echo "star-$t $star --transport $t"
+    echo "no-kv-$t $fat_tree --transport $t --set inference.kv_load=0"
+  done
+}
+export sim
+cases | xargs -P "${SAFS_JOBS:-2}" -L 1 sh -c \
+  'name=$0 scenario=$1; shift; "$sim" run "$scenario" --out "out/afd-fattree/$name" --force --quiet "$@"'
+dirs=()
+for c in fat-tree star no-kv; do
+  for t in dctcp safs; do dirs+=("out/afd-fattree/$c-$t"); done
+done
+"$sim" compare "${dirs[@]}" --metric "inference.tpot_p99_ms:p99 TPOT (ms)" \
+  --metric "inference.tpot_p50_ms:p50 TPOT (ms)" --metric "network.queue_drops:drops" \
+  --metric "network.max_switch_queue_bytes:largest switch queue (bytes)"
