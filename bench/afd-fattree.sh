@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Where SAFS loses on the fat tree (bench/README.md, "A 1024-GPU cluster"):
 # the AFD job of bench/fattree-multi-job.toml alone (bench/fattree-afd-alone.toml)
-# with DCTCP and SAFS, on the fat tree, on one switch (a star of as many
-# hosts), and on the fat tree without its KV-cache background. Two runs at
-# a time, about two minutes on 2 cores; prints one markdown table. Outputs
+# with DCTCP, DCTCP with a strict-priority class for urgent transfers and
+# SAFS, on the fat tree, on one switch (a star of as many hosts), and on the
+# fat tree without its KV-cache background. Two runs at a time, about a
+# minute on 2 cores; prints one markdown table. Outputs
 # go to out/afd-fattree/. Run scripts/setup.sh first.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -21,7 +22,7 @@ star=out/afd-fattree/star.toml
 sed -e 's/^kind = "fat_tree"$/kind = "star"/' -e 's/^k = 16$/hosts = 1024/' \
   -e 's|"\.\./data/|"data/|' "$fat_tree" >"$star"
 cases() {  # name, scenario, then the run's extra arguments
-  for t in dctcp safs; do
+  for t in dctcp dctcp-prio safs; do
     echo "fat-tree-$t $fat_tree --transport $t"
     echo "star-$t $star --transport $t"
     echo "no-kv-$t $fat_tree --transport $t --set inference.kv_load=0"
@@ -32,7 +33,7 @@ cases | xargs -P "${SAFS_JOBS:-2}" -L 1 sh -c \
   'name=$0 scenario=$1; shift; "$sim" run "$scenario" --out "out/afd-fattree/$name" --force --quiet "$@"'
 dirs=()
 for c in fat-tree star no-kv; do
-  for t in dctcp safs; do dirs+=("out/afd-fattree/$c-$t"); done
+  for t in dctcp dctcp-prio safs; do dirs+=("out/afd-fattree/$c-$t"); done
 done
 "$sim" compare "${dirs[@]}" --metric "inference.tpot_p99_ms:p99 TPOT (ms)" \
   --metric "inference.tpot_p50_ms:p50 TPOT (ms)" --metric "network.queue_drops:drops" \
