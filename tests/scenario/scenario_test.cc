@@ -8,6 +8,8 @@
 #include "scenario/reference.h"
 #include "scenario/scenario.h"
 #include "support/experiments.h"
+#include "workload/compute/compute_graph.h"
+#include "workload/inference/inference_workload.h"
 
 namespace safs {
 namespace {
@@ -263,11 +265,35 @@ TEST(Scenario, ReferenceDocMatchesTheSchema) {
 }
 
 TEST(Scenario, ShippedScenariosValidate) {
-  for (const char* file : {"scenarios/examples/incast.toml", "scenarios/micro/incast.toml",
-                           "scenarios/micro/workload-fct.toml", "scenarios/paper/zb-training.toml",
-                           "scenarios/paper/incast-micro.toml", "scenarios/paper/afd-16a2f.toml"}) {
+  for (const char* file :
+       {"scenarios/examples/incast.toml", "scenarios/micro/incast.toml",
+        "scenarios/micro/workload-fct.toml", "scenarios/paper/zb-training.toml",
+        "scenarios/paper/incast-micro.toml", "scenarios/paper/afd-16a2f.toml",
+        "scenarios/eval/multi-job-fabric.toml", "bench/fattree-afd-alone.toml"}) {
     EXPECT_NO_THROW(load_scenario(std::string(SAFS_SOURCE_DIR) + "/" + file)) << file;
   }
+}
+
+// The 1024-GPU benchmark: eight training jobs numbered in file order, each
+// on the four hosts its entry lists, and the AFD job on its listed hosts.
+TEST(Scenario, MultiJobBenchmarkHasItsJobs) {
+  const ExperimentConfig c =
+      load_scenario(std::string(SAFS_SOURCE_DIR) + "/bench/fattree-multi-job.toml");
+  EXPECT_EQ(c.topology.num_hosts(), 1024);
+  const std::vector<const ComputeGraph*> jobs = c.workloads.all<ComputeGraph>();
+  ASSERT_EQ(jobs.size(), 8u);
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    EXPECT_EQ(jobs[j]->job, static_cast<int>(j));
+    int gpus = 0;
+    for (const auto& order : jobs[j]->gpu_order) gpus += order.empty() ? 0 : 1;
+    EXPECT_EQ(gpus, 4) << "job " << j;
+  }
+  const InferenceWorkload* afd = c.workloads.find<InferenceWorkload>();
+  ASSERT_NE(afd, nullptr);
+  EXPECT_EQ(afd->afd.attention_hosts, (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(afd->afd.ffn_hosts, std::vector<int>{576});
+  EXPECT_EQ(afd->prefill_hosts, (std::vector<int>{640, 704, 768, 832}));
+  EXPECT_EQ(afd->bulk_hosts, std::vector<int>{577});
 }
 
 }  // namespace
