@@ -3,8 +3,9 @@
 # the AFD job of bench/fattree-multi-job.toml alone (bench/fattree-afd-alone.toml)
 # with DCTCP, DCTCP with a strict-priority class for urgent transfers and
 # SAFS, on the fat tree, on one switch (a star of as many hosts), and on the
-# fat tree without its KV-cache background. Two runs at a time, about a
-# minute on 2 cores; prints one markdown table. Outputs
+# fat tree without its KV-cache background; and SAFS with that background on
+# plain DCTCP (mixed tenants). Two runs at a time, about a minute on 2
+# cores; prints one markdown table. Outputs
 # go to out/afd-fattree/. Run scripts/setup.sh first.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -27,6 +28,8 @@ cases() {  # name, scenario, then the run's extra arguments
     echo "star-$t $star --transport $t"
     echo "no-kv-$t $fat_tree --transport $t --set inference.kv_load=0"
   done
+  # SAFS for the AFD transfers, its KV-cache background on plain DCTCP.
+  echo "fat-tree-safs-dctcp-background $fat_tree --transport safs --set transport.background=dctcp"
 }
 export sim
 cases | xargs -P "${SAFS_JOBS:-2}" -L 1 sh -c \
@@ -35,6 +38,8 @@ dirs=()
 for c in fat-tree star no-kv; do
   for t in dctcp dctcp-prio safs; do dirs+=("out/afd-fattree/$c-$t"); done
 done
+dirs+=(out/afd-fattree/fat-tree-safs-dctcp-background)
 "$sim" compare "${dirs[@]}" --metric "inference.tpot_p99_ms:p99 TPOT (ms)" \
   --metric "inference.tpot_p50_ms:p50 TPOT (ms)" --metric "network.queue_drops:drops" \
-  --metric "network.max_switch_queue_bytes:largest switch queue (bytes)"
+  --metric "network.max_switch_queue_bytes:largest switch queue (bytes)" \
+  --metric "transport_stats.timeouts:timeouts"
