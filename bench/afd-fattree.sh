@@ -3,9 +3,10 @@
 # the AFD job of bench/fattree-multi-job.toml alone (bench/fattree-afd-alone.toml)
 # with DCTCP, DCTCP with a strict-priority class for urgent transfers and
 # SAFS, on the fat tree, on one switch (a star of as many hosts), and on the
-# fat tree without its KV-cache background; and SAFS with that background on
-# plain DCTCP (mixed tenants). Two runs at a time, about a minute on 2
-# cores; prints one markdown table. Outputs
+# fat tree without its KV-cache background; SAFS with that background on
+# plain DCTCP (mixed tenants); and SAFS with transport.safs.rate_within_window.
+# Two runs at a time, about two minutes on 2 cores; prints one markdown
+# table. Outputs
 # go to out/afd-fattree/. Run scripts/setup.sh first.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -30,6 +31,9 @@ cases() {  # name, scenario, then the run's extra arguments
   done
   # SAFS for the AFD transfers, its KV-cache background on plain DCTCP.
   echo "fat-tree-safs-dctcp-background $fat_tree --transport safs --set transport.background=dctcp"
+  # SAFS paced at no more than its window per RTT (off by default).
+  echo "fat-tree-safs-rate-within-window $fat_tree --transport safs --set transport.safs.rate_within_window=true"
+  echo "star-safs-rate-within-window $star --transport safs --set transport.safs.rate_within_window=true"
 }
 export sim
 cases | xargs -P "${SAFS_JOBS:-2}" -L 1 sh -c \
@@ -38,7 +42,8 @@ dirs=()
 for c in fat-tree star no-kv; do
   for t in dctcp dctcp-prio safs; do dirs+=("out/afd-fattree/$c-$t"); done
 done
-dirs+=(out/afd-fattree/fat-tree-safs-dctcp-background)
+dirs+=(out/afd-fattree/fat-tree-safs-dctcp-background out/afd-fattree/fat-tree-safs-rate-within-window
+  out/afd-fattree/star-safs-rate-within-window)
 "$sim" compare "${dirs[@]}" --metric "inference.tpot_p99_ms:p99 TPOT (ms)" \
   --metric "inference.tpot_p50_ms:p50 TPOT (ms)" --metric "network.queue_drops:drops" \
   --metric "network.max_switch_queue_bytes:largest switch queue (bytes)" \

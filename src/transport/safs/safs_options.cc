@@ -78,6 +78,10 @@ KnobTable<SafsOptions> safs_knobs() {
          "and class) until it ends, and the stream's next transfer starts under it at once: no "
          "blind first BDP, no grant round trip. The receiver keeps the lease's rate free "
          "meanwhile.");
+  t.flag("rate_within_window", SAFS_FIELD(safs.rate_within_window),
+         "true: a granted flow is paced at min(grant, window / smoothed RTT), so ECN marks and "
+         "losses from fabric links that no receiver budgets (ECMP collisions) slow it. false: "
+         "paced at its grant, the window only caps what is in flight, which it rarely reaches.");
   return t;
 }
 

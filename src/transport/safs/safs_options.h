@@ -34,6 +34,10 @@ struct SafsConfig {
   // An urgent flow's lease outlives it: the next urgent transfer from the
   // same sender to the same receiver starts under it (docs/safs.md).
   bool stream_leases = false;
+  // A granted flow is paced at no more than its window per smoothed RTT, so
+  // that marks and losses from fabric links no receiver budgets slow it
+  // (docs/safs.md, "Sender side"). Off until the evaluation is rerun with it.
+  bool rate_within_window = false;
 };
 
 struct SafsOptions {

@@ -123,7 +123,7 @@ WindowTransport::SendGate SafsTransport::SenderAgent::gate(SenderFlow& flow) {
             urgent ? config.unscheduled_urgent_priority : config.unscheduled_background_priority};
   }
   if (s.grant.active(now)) {
-    const double rate = std::min(s.grant.grant().rate_bps, s.uplink_available_bps);
+    const double rate = paced_rate_bps(flow, s);
     if (rate < 1.0) return {false, 0, s.grant.expires_ps()};  // paused until a new grant
     if (s.next_send_ps > now) return {false, 0, s.next_send_ps};
     return {true, s.grant.grant().priority};
@@ -143,10 +143,25 @@ void SafsTransport::SenderAgent::on_segment_sent(SenderFlow& flow, Packet& packe
   safs_header::put_semantics(packet, semantics(flow, unscheduled));
   const TimePs now = transport_.env().sim.now();
   if (unscheduled || !s.grant.active(now)) return;
-  const double rate = std::min(s.grant.grant().rate_bps, s.uplink_available_bps);
+  const double rate = paced_rate_bps(flow, s);
   const TimePs gap = serialization_ps(packet.wire_bytes, static_cast<std::uint64_t>(rate));
   s.next_send_ps = std::max(now, s.next_send_ps) + gap;
   s.grant.on_sent(packet.payload_bytes);
+}
+
+// With rate_within_window the grant is an upper bound and the window decides
+// within it: congestion no receiver sees (a fabric link that ECMP shares
+// between receivers' flows) cuts the window, and so the rate. Paced at the
+// grant alone, a flow's window floats above what it has in flight, so marks
+// and losses do not slow it: on a fat tree its granted background fills the
+// aggregation ports and the urgent packets crossing them drop
+// (bench/README.md, "A 1024-GPU cluster").
+double SafsTransport::SenderAgent::paced_rate_bps(const SenderFlow& flow,
+                                                  const FlowState& s) const {
+  const double rate = std::min(s.grant.grant().rate_bps, s.uplink_available_bps);
+  // Before the first RTT sample the start-up window bounds what is in flight.
+  if (!transport_.config_.rate_within_window || flow.srtt_ps == 0) return rate;
+  return std::min(rate, static_cast<double>(flow.cc.cwnd_bytes) * 8.0 / ps_to_sec(flow.srtt_ps));
 }
 
 void SafsTransport::SenderAgent::on_deadline_changed(SenderFlow& flow) {

@@ -36,6 +36,9 @@ class SafsTransport::SenderAgent {
   void send_meta(SenderFlow& flow);
   void send_report(SenderFlow& flow, double achievable_bps);
   void rebalance_uplink();
+  // The rate a granted flow is paced at: its grant, at most its uplink share
+  // (and with rate_within_window, at most its window per smoothed RTT).
+  double paced_rate_bps(const SenderFlow& flow, const FlowState& s) const;
   // Starts `flow` under the lease its stream's last transfer left, if any is
   // still valid. True if it did.
   bool take_stream_lease(SenderFlow& flow, TimePs now);
