@@ -4,11 +4,16 @@
 // and EDF's at the full link rate (the lower bound), and background goodput.
 //   build/bin/incast_sweep [TRANSPORT] [param=value ...]
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
+#include <exception>
+#include <optional>
 #include <string>
+#include <variant>
 
 #include "experiment/experiment.h"
 #include "metrics/summary.h"
+#include "transport/registry.h"
 #include "workload/bulk_chain.h"
 #include "workload/flow_schedule.h"
 #include "workload/incast_micro.h"
@@ -28,10 +33,71 @@ double edf_max_lateness_s(const ExperimentConfig& c, double rate_bps) {
   return worst;
 }
 
-}  // namespace
+// A param's value as a scenario file would give it: true or false, an
+// integer, or a number. Nothing else.
+std::optional<Setting> parse_value(const std::string& text) {
+  if (text == "true") return Setting(true);
+  if (text == "false") return Setting(false);
+  const char* end = text.data() + text.size();
+  std::int64_t integer = 0;
+  if (auto [p, ec] = std::from_chars(text.data(), end, integer); ec == std::errc() && p == end) {
+    return Setting(integer);
+  }
+  double number = 0;
+  if (auto [p, ec] = std::from_chars(text.data(), end, number); ec == std::errc() && p == end) {
+    return Setting(number);
+  }
+  return std::nullopt;
+}
 
-int main(int argc, char** argv) {
+// The param=value arguments, each checked against the transport's keys.
+// Empty, with a message on stderr, when one is bad.
+std::optional<Settings> read_params(const std::string& transport, int argc, char** argv) {
+  const TransportInfo* info = find_transport(transport);
+  if (info == nullptr) {
+    std::fprintf(stderr, "incast_sweep: unknown transport '%s'\n", transport.c_str());
+    return std::nullopt;
+  }
+  Settings params;
+  for (int i = 2; i < argc; ++i) {
+    const std::string kv = argv[i];
+    const auto eq = kv.find('=');
+    const std::string key = kv.substr(0, eq);
+    if (eq == std::string::npos) {
+      std::fprintf(stderr, "incast_sweep: expected param=value, got '%s'\n", kv.c_str());
+      return std::nullopt;
+    }
+    const auto spec = std::find_if(info->keys.begin(), info->keys.end(),
+                                   [&](const KeySpec& k) { return k.path == key; });
+    if (spec == info->keys.end()) {
+      std::fprintf(stderr, "incast_sweep: %s: %s has no such key (safs-sim reference lists them)\n",
+                   kv.c_str(), transport.c_str());
+      return std::nullopt;
+    }
+    const std::optional<Setting> value = parse_value(kv.substr(eq + 1));
+    if (!value) {
+      std::fprintf(stderr, "incast_sweep: %s: expected true, false or a number after '='\n",
+                   kv.c_str());
+      return std::nullopt;
+    }
+    const double number = std::holds_alternative<double>(*value) ? std::get<double>(*value)
+                          : std::holds_alternative<std::int64_t>(*value)
+                              ? static_cast<double>(std::get<std::int64_t>(*value))
+                              : 0.0;
+    if (number < spec->min_value || number > spec->max_value) {
+      std::fprintf(stderr, "incast_sweep: %s: expected %g .. %g\n", kv.c_str(), spec->min_value,
+                   spec->max_value);
+      return std::nullopt;
+    }
+    params[key] = *value;
+  }
+  return params;
+}
+
+int run(int argc, char** argv) {
   const std::string transport = argc > 1 ? argv[1] : "safs";
+  const std::optional<Settings> params = read_params(transport, argc, argv);
+  if (!params) return 2;
   std::printf(
       "| urgent | deadline scale | feasible at 95%% | misses | max lateness (ms) | EDF bound "
       "(ms) | ratio | background (Gbit/s) |\n|---:|---:|---|---:|---:|---:|---:|---:|\n");
@@ -41,17 +107,9 @@ int main(int argc, char** argv) {
       ExperimentConfig config;
       config.topology.hosts = m.hosts;
       config.transport = transport;
+      config.transport_params = *params;
       config.workloads.add(ListedFlows{m.flows});
       config.workloads.add(BulkTraffic{m.bulk});
-      for (int i = 2; i < argc; ++i) {
-        const std::string kv = argv[i];
-        const auto eq = kv.find('=');
-        if (eq == std::string::npos) {
-          std::fprintf(stderr, "expected param=value, got '%s'\n", kv.c_str());
-          return 2;
-        }
-        config.transport_params[kv.substr(0, eq)] = std::stod(kv.substr(eq + 1));
-      }
       Experiment e(config);
       e.run();
       const FlowClass urgent_class = FlowClass::kUrgent, background = FlowClass::kBackground;
@@ -67,4 +125,15 @@ int main(int argc, char** argv) {
     }
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {  // a param out of range: the message names it
+    std::fprintf(stderr, "incast_sweep: %s\n", e.what());
+    return 2;
+  }
 }
