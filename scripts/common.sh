@@ -14,6 +14,9 @@
 #                    starts in a fresh directory.
 
 sim=${SAFS_SIM:-build/bin/safs-sim}
+# Debian's python3 (where apt puts matplotlib and numpy), else the one on PATH.
+python=/usr/bin/python3
+[[ -x $python ]] || python=python3
 jobs=${SAFS_JOBS:-$(nproc)}
 script_name=$(basename "$0" .sh)
 

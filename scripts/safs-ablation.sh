@@ -10,8 +10,6 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh
 out=out/safs-ablation
-python=/usr/bin/python3
-[[ -x $python ]] || python=python3
 
 # name|transport|overrides (the scenario's quick-level settings come first).
 variants=(
@@ -21,6 +19,7 @@ variants=(
   "both (the defaults before them)|safs|--set transport.safs.whole_flow_blind_bdps=1 --set transport.safs.report_horizon_us=0"
   "with stream leases (stream_leases = true)|safs|--set transport.safs.stream_leases=true"
   "EDF at line rate (urgent_first = true)|safs|--set transport.safs.urgent_first=true"
+  "blind caps not learned (learn_blind_budget = false)|safs|--set transport.safs.learn_blind_budget=false"
   "pfabric-edf|pfabric-edf|"
   "dctcp-llf|dctcp-llf|"
   "dctcp-prio|dctcp-prio|"

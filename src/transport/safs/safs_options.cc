@@ -82,6 +82,19 @@ KnobTable<SafsOptions> safs_knobs() {
          "true: a granted flow is paced at min(grant, window / smoothed RTT), so ECN marks and "
          "losses from fabric links that no receiver budgets (ECMP collisions) slow it. false: "
          "paced at its grant, the window only caps what is in flight, which it rarely reaches.");
+  t.flag("learn_blind_budget", SAFS_FIELD(safs.learn_blind_budget),
+         "true: a sender that lost blind bytes to a receiver caps its later flows' blind bytes "
+         "there (halved at each such loss, one packet back per blind_budget_growth_us without "
+         "one), so repeated incasts into a shallow buffer stop overflowing it. false: every "
+         "flow sends its full blind budget.");
+  t.number("blind_budget_decrease", "", SAFS_FIELD(safs.blind_budget.decrease_factor), 0.05, 1,
+           "The learned blind cap after a loss, as a fraction of what the flow sent blind: "
+           "TCP's multiplicative decrease (RFC 5681).");
+  t.time("blind_budget_growth_us", "us", kPsPerUs, SAFS_FIELD(safs.blind_budget.growth_interval_ps),
+         0, 1e9,
+         "The learned blind cap grows back by one packet per this much time without a blind "
+         "loss to the receiver; 0: never. Slow on purpose (measured on afd-shallow: "
+         "docs/safs.md).");
   return t;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "core/blind_budget.h"
 #include "core/receiver_scheduler.h"
 #include "net/packet.h"
 #include "transport/window/window_options.h"
@@ -38,6 +39,10 @@ struct SafsConfig {
   // that marks and losses from fabric links no receiver budgets slow it
   // (docs/safs.md, "Sender side"). Off until the evaluation is rerun with it.
   bool rate_within_window = false;
+  // A sender caps the blind bytes of its flows to a receiver where its blind
+  // bytes were lost before (core::BlindBudget; docs/safs.md, "Sender side").
+  bool learn_blind_budget = true;
+  core::BlindBudgetOptions blind_budget;
 };
 
 struct SafsOptions {

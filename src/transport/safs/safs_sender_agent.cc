@@ -15,6 +15,8 @@ constexpr double kNoLimit = std::numeric_limits<double>::infinity();
 struct SafsTransport::SenderAgent::FlowState final : FlowExtension {
   core::GrantHolder grant;
   std::uint64_t unscheduled_limit = 0;  // bytes [0, limit) go out before any grant
+  std::uint64_t sent_end_bytes = 0;     // end of the highest byte sent: below it, a resend
+  bool blind_loss_counted = false;      // this flow's blind loss has reached the budget
   TimePs started_ps = 0;
   TimePs next_send_ps = 0;                 // pacing: earliest time of the next paced packet
   double uplink_available_bps = kNoLimit;  // what this host's uplink can give the flow
@@ -63,8 +65,18 @@ void SafsTransport::SenderAgent::on_start(SenderFlow& flow) {
     s.unscheduled_limit = core::blind_bytes(flow.spec.size_bytes, bdp_bytes,
                                             urgent ? config.whole_flow_blind_bdps : 1.0);
   }
+  if (config.learn_blind_budget) {
+    const auto it = blind_budgets_.find(flow.spec.dst);
+    if (it != blind_budgets_.end()) {
+      s.unscheduled_limit =
+          std::min(s.unscheduled_limit, it->second.cap_bytes(config.blind_budget, s.started_ps));
+    }
+  }
   // The window must not hold back the blind first BDP (nor, under a stream's
-  // lease, the paced one).
+  // lease, the paced one). Under a learned cap it is raised only as far as
+  // the capped blind bytes: what overflowed the receiver's port last time was
+  // the start of the flows, blind or not (raised to the uncapped budget, the
+  // window makes afd-shallow's p99 TPOT 2.5% worse at K = 100 KB; docs/safs.md).
   flow.cc.cwnd_bytes = std::max<std::uint64_t>(flow.cc.cwnd_bytes, s.unscheduled_limit);
   // A flow that fits in its blind first BDP needs no grant at all.
   if (s.unscheduled_limit < flow.spec.size_bytes && take_stream_lease(flow, s.started_ps)) {
@@ -142,6 +154,16 @@ void SafsTransport::SenderAgent::on_segment_sent(SenderFlow& flow, Packet& packe
   const bool unscheduled = packet.seq < s.unscheduled_limit;
   safs_header::put_semantics(packet, semantics(flow, unscheduled));
   const TimePs now = transport_.env().sim.now();
+  // New data starts where the highest byte sent ended; anything below is a
+  // resend, and a resent blind byte was lost (or timed out) on its way.
+  if (unscheduled && packet.seq < s.sent_end_bytes && !s.blind_loss_counted) {
+    s.blind_loss_counted = true;
+    if (transport_.config_.learn_blind_budget) {
+      blind_budgets_[flow.spec.dst].on_blind_loss(transport_.config_.blind_budget,
+                                                  s.unscheduled_limit, now);
+    }
+  }
+  s.sent_end_bytes = std::max(s.sent_end_bytes, packet.seq + packet.payload_bytes);
   if (unscheduled || !s.grant.active(now)) return;
   const double rate = paced_rate_bps(flow, s);
   const TimePs gap = serialization_ps(packet.wire_bytes, static_cast<std::uint64_t>(rate));

@@ -1,12 +1,15 @@
 // SAFS at one host as a sender: the send gate (unscheduled bytes first, then
-// the granted rate, then the window alone), the grants its flows hold, and its
+// the granted rate, then the window alone), the grants its flows hold, its
 // uplink's share among them, reported to each receiver that asks for more
-// than the uplink can give. It handles GRANT.
+// than the uplink can give, and the blind caps it learned from losses. It
+// handles GRANT.
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
+#include "core/blind_budget.h"
 #include "core/grant.h"
 #include "transport/safs/safs_header.h"
 #include "transport/safs/safs_transport.h"
@@ -52,6 +55,9 @@ class SafsTransport::SenderAgent {
     core::GrantHolder grant;
   };
   std::vector<StreamLease> stream_leases_;
+  // Blind caps learned from losses, by receiver host; only receivers where
+  // this host lost blind bytes have one (looked up, never iterated).
+  std::unordered_map<int, core::BlindBudget> blind_budgets_;
 };
 
 }  // namespace safs

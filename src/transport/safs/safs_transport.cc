@@ -13,6 +13,7 @@ SafsTransport::SafsTransport(TransportEnv& env, const WindowConfig& window,
   handle_at(safs_header::kGrant, Side::kSender);
   handle_at(safs_header::kMeta, Side::kReceiver);
   handle_at(safs_header::kReport, Side::kReceiver);
+  config_.blind_budget.packet_bytes = env.mtu_bytes;
   for (int h = 0; h < env.net.num_hosts(); ++h) {
     senders_.push_back(std::make_unique<SenderAgent>(*this, h));
     core::ReceiverConfig rc = config_.receiver;
