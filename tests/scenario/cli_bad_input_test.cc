@@ -205,6 +205,13 @@ TEST(CliBadInput, SafsSenderKeysOutOfRange) {
                    "transport.safs.report_horizon_us: expected a value in [0, 1e+06] us, got -1");
   expect_bad_input(run_cli(run + "transport.safs.stream_leases=maybe"),
                    "transport.safs.stream_leases: expected boolean (true or false)");
+  expect_bad_input(run_cli(run + "transport.safs.learn_blind_budget=7"),
+                   "transport.safs.learn_blind_budget: expected boolean (true or false)");
+  expect_bad_input(run_cli(run + "transport.safs.blind_budget_decrease=2"),
+                   "transport.safs.blind_budget_decrease: expected a value in [0.05, 1], got 2");
+  expect_bad_input(
+      run_cli(run + "transport.safs.blind_budget_growth_us=-1"),
+      "transport.safs.blind_budget_growth_us: expected a value in [0, 1e+09] us, got -1");
 }
 
 }  // namespace
