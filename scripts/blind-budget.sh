@@ -58,16 +58,14 @@ for v in "${growth[@]}"; do
 done
 
 "$python" - "${tables[@]}" <<'EOF'
-import csv, statistics, sys
+import csv, importlib.machinery, statistics, sys
 
-# Student's t at 97.5% for n - 1 degrees of freedom (n = 2..10).
-T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262]
+# tools/evaluate's mean and 95% confidence interval (Student's t), not a copy.
+evaluate = importlib.machinery.SourceFileLoader("evaluate", "tools/evaluate").load_module()
 
 def mean_ci(values):
-    m = statistics.fmean(values)
-    if len(values) < 2:
-        return m, 0.0
-    return m, T975[len(values) - 2] * statistics.stdev(values) / len(values) ** 0.5
+    mean, ci = evaluate.mean_ci(values)
+    return mean, ci or 0.0
 
 def rows(path):
     with open(path + "/sweep.csv") as f:
