@@ -159,9 +159,15 @@ class LegitTransfer {
     join();
     EXPECT_EQ(state_, FlowState::kDone);
     // Just-in-time grants aim the last byte at the deadline (less 3 ms of
-    // headroom); the sender's FCT also waits for the Done to come back.
+    // headroom); the sender's FCT also waits for the Done to come back. The
+    // last milliseconds of a just-in-time transfer are where a loaded host's
+    // scheduling delays land (a 2-core CI host measured 18 ms past a 700 ms
+    // slack), so 3% of the slack is allowed on top. A sender that lost its
+    // share to an attacker is late by a large fraction of the slack, not 3%.
     constexpr std::int64_t kDoneReturnNs = 10 * kMs;
-    EXPECT_LT(fct_ns_, slack_ns_ + kDoneReturnNs) << "FCT " << fct_ns_ / kMs << " ms";
+    const std::int64_t host_jitter_ns = slack_ns_ * 3 / 100;
+    EXPECT_LT(fct_ns_, slack_ns_ + kDoneReturnNs + host_jitter_ns)
+        << "FCT " << fct_ns_ / kMs << " ms";
     EXPECT_EQ(receiver.delivered(tag_), std::vector<std::uint64_t>{checksum(payload_)});
   }
   std::int64_t fct_ns() const { return fct_ns_; }
