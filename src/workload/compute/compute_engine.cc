@@ -142,17 +142,26 @@ TimePs ComputeEngine::no_bubble_ps(int op) const { return projected_start_ps_[op
 // Where would each pending op of this GPU start if its inputs arrived in
 // time? Queue the remaining ops behind the current one, none before its plan,
 // each taking its planned duration: the real ones are not known in advance.
+//
+// The plan runs each GPU's ops back to back or later, so once an op can
+// start at its plan, every later one can too. Past `projected_moved_end`
+// (every op there already projected at its plan, its inputs told so) the
+// walk can stop there: it would change nothing, and walking the whole queue
+// on every op made a step's cost quadratic in its ops.
 void ComputeEngine::refresh_deadlines(int gpu) {
-  const Gpu& g = gpus_[gpu];
+  Gpu& g = gpus_[gpu];
   const std::vector<int>& order = graph_.gpu_order[gpu];
   TimePs cursor = sim_.now();
   if (g.busy) {  // expected to end as planned (it is known to run until now at least)
     const int running = order[g.next - 1];
     cursor = std::max(cursor, ops_[running].start_ps + graph_.ops[running].duration_ps);
   }
+  std::size_t moved_end = 0;
   for (std::size_t k = g.next; k < order.size(); ++k) {
     const int op = order[k];
+    if (k >= g.projected_moved_end && cursor <= ops_[op].planned_start_ps) break;
     const TimePs start = std::max(ops_[op].planned_start_ps, cursor);
+    if (start != ops_[op].planned_start_ps) moved_end = k + 1;
     projected_start_ps_[op] = start;
     cursor = start + graph_.ops[op].duration_ps;
     for (const int t : graph_.ops[op].inputs) {
@@ -166,6 +175,7 @@ void ComputeEngine::refresh_deadlines(int gpu) {
       }
     }
   }
+  g.projected_moved_end = moved_end;
 }
 
 TimePs ComputeEngine::makespan_ps() const {

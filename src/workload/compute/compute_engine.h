@@ -78,6 +78,9 @@ class ComputeEngine {
     std::size_t next = 0;  // index into the GPU's order of the next op to start
     bool busy = false;
     TimePs free_since_ps = 0;
+    // Index into the order past the last op projected later than its plan
+    // (refresh_deadlines stops its walk beyond it).
+    std::size_t projected_moved_end = 0;
     std::unique_ptr<Timer> op_end;  // null on a GPU without ops
   };
 
