@@ -132,14 +132,21 @@ TEST(PoissonFlows, RespectsHostSetsAndLimits) {
   }
 }
 
-TEST(BulkChains, SendBackToBackUntilTheRunEnds) {
+// `hosts` hosts and one listed 50 MB flow from host 1 to host 0: the run
+// lasts as long as it does.
+ExperimentConfig config_with_a_long_listed_flow(int hosts) {
   ExperimentConfig config;
-  config.topology.hosts = 3;
+  config.topology.hosts = hosts;
   FlowSpec listed;
   listed.src = 1;
   listed.dst = 0;
   listed.size_bytes = 50'000'000;
   testing::listed_flows(config).push_back(listed);
+  return config;
+}
+
+TEST(BulkChains, SendBackToBackUntilTheRunEnds) {
+  ExperimentConfig config = config_with_a_long_listed_flow(3);
   BulkSpec chain;
   chain.src = 2;
   chain.dst = 0;
@@ -156,6 +163,40 @@ TEST(BulkChains, SendBackToBackUntilTheRunEnds) {
   }
   EXPECT_FALSE(records.back().complete()) << "the run ends with the listed flow";
   EXPECT_EQ(e.sim().now(), records[0].finish_ps);
+}
+
+// With a period the chain is an open loop: its flows start on the clock,
+// overlapping when one outlasts the period, and stop after `count`.
+TEST(BulkChains, PeriodicChainsStartOnTheClockWhetherOrNotTheLastFlowEnded) {
+  ExperimentConfig config = config_with_a_long_listed_flow(4);
+  BulkSpec periodic;
+  periodic.src = 2;
+  periodic.dst = 0;
+  periodic.size_bytes = 2'000'000;  // about 160 us at 100 Gbit/s, more than the period
+  periodic.start_ps = 10 * kPsPerUs;
+  periodic.period_ps = 100 * kPsPerUs;
+  periodic.count = 5;
+  BulkSpec closed = periodic;  // the same without a period: back to back
+  closed.src = 3;
+  closed.period_ps = 0;
+  config.workloads.find_or_add<BulkTraffic>().chains = {periodic, closed};
+  Experiment e(config);
+  e.run();
+  std::vector<const FlowRecord*> from_periodic, from_closed;
+  for (const FlowRecord& r : e.recorder().records()) {
+    if (r.spec.src == 2) from_periodic.push_back(&r);
+    if (r.spec.src == 3) from_closed.push_back(&r);
+  }
+  ASSERT_EQ(from_periodic.size(), 5u);
+  for (std::size_t k = 0; k < from_periodic.size(); ++k) {
+    EXPECT_EQ(from_periodic[k]->spec.start_ps, (10 + 100 * static_cast<TimePs>(k)) * kPsPerUs);
+  }
+  EXPECT_GT(from_periodic[0]->finish_ps, from_periodic[1]->spec.start_ps)
+      << "the second burst should start before the first has ended";
+  ASSERT_EQ(from_closed.size(), 5u);
+  for (std::size_t k = 1; k < from_closed.size(); ++k) {
+    EXPECT_EQ(from_closed[k]->spec.start_ps, from_closed[k - 1]->finish_ps);
+  }
 }
 
 TEST(Experiment, MeasuredPoissonFlowsAllCompleteAndDeadlinesFollowTheFactor) {

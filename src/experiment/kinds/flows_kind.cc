@@ -1,5 +1,5 @@
-// [[flows]] (listed flows, each measured) and [[bulk]] (closed-loop chains
-// that never keep a run alive).
+// [[flows]] (listed flows, each measured) and [[bulk]] (chains of flows,
+// back to back or one per period, that never keep a run alive).
 #include "experiment/workload_kind.h"
 #include "workload/bulk_chain.h"
 #include "workload/flow_schedule.h"
@@ -33,7 +33,7 @@ KnobTable<BulkSpec> bulk_knobs() {
   t.integer("src", "host index", SAFS_FIELD(src), 0, 65535, "Sending host.").required();
   t.integer("dst", "host index", SAFS_FIELD(dst), 0, 65535, "Receiving host (not src).").required();
   t.integer("size_bytes", "bytes", SAFS_FIELD(size_bytes), 1, 1e15,
-            "Size of each flow of the chain; the next starts when one completes.")
+            "Size of each flow of the chain.")
       .required();
   t.time("start_us", "us", kPsPerUs, SAFS_FIELD(start_ps), 0, 1e12,
          "When the first flow of the chain starts.");
@@ -42,6 +42,10 @@ KnobTable<BulkSpec> bulk_knobs() {
             "has completed (or at simulation.stop_ms if there are none): chains never keep it "
             "alive.");
   t.choice("class", SAFS_FIELD(flow_class), flow_class_names(), "Class of the chain's flows.");
+  t.time("period_us", "us", kPsPerUs, SAFS_FIELD(period_ps), 0, 1e12,
+         "0: a closed loop, the next flow starts when one completes. Otherwise an open loop: "
+         "flow k starts at start_us + k x period_us, whether or not the ones before have "
+         "completed (recurring bursts, such as a data-parallel job's gradient reduce-scatter).");
   return t;
 }
 
