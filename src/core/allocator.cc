@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <span>
 
 namespace safs::core {
 
@@ -53,7 +54,7 @@ bool same_group(const SemanticFlow& a, const SemanticFlow& b) {
 // used up.
 void share_by_remaining(const std::vector<std::size_t>& members,
                         const std::vector<SemanticFlow>& flows, std::vector<double>& room,
-                        std::vector<double>& rate, double& budget) {
+                        std::vector<double>& rate, double& budget, AllocationScratch& scratch) {
   if (members.size() == 1) {  // the common case: no group
     const std::size_t i = members[0];
     const double give = std::max(0.0, std::min(room[i], budget));
@@ -61,12 +62,14 @@ void share_by_remaining(const std::vector<std::size_t>& members,
     budget -= give;
     return;
   }
-  std::vector<std::size_t> open(members);
+  std::vector<std::size_t>& open = scratch.open;
+  open.assign(members.begin(), members.end());
   while (!open.empty() && budget > 1e-6) {
     double bytes = 0;
     for (const std::size_t i : open) bytes += static_cast<double>(flows[i].remaining_bytes);
     const double round = budget;
-    std::vector<std::size_t> still_open;
+    std::vector<std::size_t>& still_open = scratch.still_open;
+    still_open.clear();
     for (const std::size_t i : open) {
       const double share = round * static_cast<double>(flows[i].remaining_bytes) / bytes;
       const double give = std::min(share, room[i]);
@@ -89,9 +92,11 @@ double Allocation::total_bps() const {
   return total;
 }
 
+namespace {
+
 bool edf_feasible(const std::vector<SemanticFlow>& flows, TimePs now, double capacity_bps,
-                  TimePs headroom_ps) {
-  std::vector<const SemanticFlow*> urgent;
+                  TimePs headroom_ps, std::vector<const SemanticFlow*>& urgent) {
+  urgent.clear();
   for (const SemanticFlow& f : flows) {
     if (f.urgent() && f.remaining_bytes > 0) urgent.push_back(&f);
   }
@@ -109,15 +114,40 @@ bool edf_feasible(const std::vector<SemanticFlow>& flows, TimePs now, double cap
   return true;
 }
 
+}  // namespace
+
+bool edf_feasible(const std::vector<SemanticFlow>& flows, TimePs now, double capacity_bps,
+                  TimePs headroom_ps) {
+  std::vector<const SemanticFlow*> scratch;
+  return edf_feasible(flows, now, capacity_bps, headroom_ps, scratch);
+}
+
 Allocation allocate(const std::vector<SemanticFlow>& flows, TimePs now, double unscheduled_bps,
                     const AllocatorConfig& config, bool protect_background) {
-  const std::size_t n = flows.size();
   Allocation result;
-  result.flows.resize(n);
-  result.budget_bps = std::max(0.0, config.usable_fraction * config.link_bps - unscheduled_bps);
+  AllocationScratch scratch;
+  allocate_into(flows, now, unscheduled_bps, config, protect_background, result, scratch);
+  return result;
+}
 
-  std::vector<double> rate(n, 0.0), cap(n, 0.0);
-  std::vector<std::size_t> urgent, background;
+void allocate_into(const std::vector<SemanticFlow>& flows, TimePs now, double unscheduled_bps,
+                   const AllocatorConfig& config, bool protect_background, Allocation& result,
+                   AllocationScratch& scratch) {
+  const std::size_t n = flows.size();
+  result.flows.assign(n, FlowAllocation{});
+  result.budget_bps = std::max(0.0, config.usable_fraction * config.link_bps - unscheduled_bps);
+  result.urgent_feasible = true;
+  result.background_floor_bps = 0;
+  result.overdue = 0;
+
+  std::vector<double>& rate = scratch.rate;
+  std::vector<double>& cap = scratch.cap;
+  rate.assign(n, 0.0);
+  cap.assign(n, 0.0);
+  std::vector<std::size_t>& urgent = scratch.urgent;
+  std::vector<std::size_t>& background = scratch.background;
+  urgent.clear();
+  background.clear();
   for (std::size_t i = 0; i < n; ++i) {
     const SemanticFlow& f = flows[i];
     cap[i] = f.remaining_bytes > 0 ? cap_of(f, config) : 0.0;
@@ -133,8 +163,8 @@ Allocation allocate(const std::vector<SemanticFlow>& flows, TimePs now, double u
 
   double background_floor =
       background.empty() ? 0.0 : config.background_floor_fraction * result.budget_bps;
-  result.urgent_feasible =
-      edf_feasible(flows, now, result.budget_bps - background_floor, config.demand.headroom_ps);
+  result.urgent_feasible = edf_feasible(flows, now, result.budget_bps - background_floor,
+                                        config.demand.headroom_ps, scratch.by_deadline);
   if (!result.urgent_feasible) {
     // Overload: lateness is bubbles, so urgent work gets the whole link.
     result.budget_bps =
@@ -148,36 +178,44 @@ Allocation allocate(const std::vector<SemanticFlow>& flows, TimePs now, double u
 
   // Urgent flows in service order, a group (same consumer and timestamp) at
   // a time: members are served together, in proportion to their bytes.
-  std::vector<std::vector<std::size_t>> runs;
+  std::vector<std::vector<std::size_t>>& all_runs = scratch.runs;
+  std::size_t& run_count = scratch.run_count;
+  run_count = 0;
   for (std::size_t r = 0; r < urgent.size(); ++r) {
     const std::size_t i = urgent[r];
     result.flows[i].urgent_rank = static_cast<std::uint32_t>(r);
     if (result.flows[i].demand.overdue) ++result.overdue;
-    if (runs.empty() || !same_group(flows[runs.back().front()], flows[i])) runs.emplace_back();
-    runs.back().push_back(i);
+    if (run_count == 0 || !same_group(flows[all_runs[run_count - 1].front()], flows[i])) {
+      if (all_runs.size() == run_count) all_runs.emplace_back();
+      all_runs[run_count++].clear();
+    }
+    all_runs[run_count - 1].push_back(i);
   }
+  const auto runs = std::span(all_runs.data(), run_count);
 
   // 1. Urgent floors. urgent_first: EDF at line rate (each takes all it can).
-  std::vector<double> room(n, 0.0);
+  std::vector<double>& room = scratch.room;
+  room.assign(n, 0.0);
   for (const std::vector<std::size_t>& run : runs) {
     for (const std::size_t i : run) {
       room[i] = std::min(config.urgent_first ? cap[i] : result.flows[i].demand.rate_bps, cap[i]);
     }
-    share_by_remaining(run, flows, room, rate, urgent_budget);
+    share_by_remaining(run, flows, room, rate, urgent_budget, scratch);
   }
   // What the floors left of the urgent budget; background's floor stays apart
   // until step 3b, so no urgent top-up can eat it.
   double spare = urgent_budget;
   auto top_up = [&](const std::vector<std::size_t>& members) {
     for (const std::size_t i : members) room[i] = std::max(0.0, cap[i] - rate[i]);
-    share_by_remaining(members, flows, room, rate, spare);
+    share_by_remaining(members, flows, room, rate, spare, scratch);
   };
 
   // 3a. Low-slack urgent flows first: they have no time to wait for a later
   // reallocation. Low = within two RTTs plus a tenth of their own line-rate
   // transfer time (background.md §5.3, sigma_lo).
   for (const std::vector<std::size_t>& run : runs) {
-    std::vector<std::size_t> low;
+    std::vector<std::size_t>& low = scratch.low;
+    low.clear();
     for (const std::size_t i : run) {
       const double line_time =
           static_cast<double>(transfer_ps(static_cast<double>(flows[i].remaining_bytes), cap[i]));
@@ -204,14 +242,16 @@ Allocation allocate(const std::vector<SemanticFlow>& flows, TimePs now, double u
       return flows[a].remaining_bytes < flows[b].remaining_bytes ||
              (flows[a].remaining_bytes == flows[b].remaining_bytes && flows[a].id < flows[b].id);
     });
-    for (const std::size_t i : background) top_up({i});
+    for (const std::size_t i : background) {
+      scratch.single.assign(1, i);
+      top_up(scratch.single);
+    }
   }
 
   // 3c. Whatever background could not use goes to urgent flows (work conservation).
   for (const std::vector<std::size_t>& run : runs) top_up(run);
 
   for (std::size_t i = 0; i < n; ++i) result.flows[i].rate_bps = rate[i];
-  return result;
 }
 
 }  // namespace safs::core

@@ -75,6 +75,23 @@ struct Allocation {
 Allocation allocate(const std::vector<SemanticFlow>& flows, TimePs now, double unscheduled_bps,
                     const AllocatorConfig& config, bool protect_background = true);
 
+// Working memory of allocate_into: a receiver that reallocates on every
+// change keeps one, so that its allocations reuse these buffers instead of
+// allocating a dozen vectors per call (the simulator reallocates hundreds of
+// thousands of times per run).
+struct AllocationScratch {
+  std::vector<double> rate, cap, room;
+  std::vector<std::size_t> urgent, background, low, single, open, still_open;
+  std::vector<std::vector<std::size_t>> runs;  // the first `run_count` are in use
+  std::size_t run_count = 0;
+  std::vector<const SemanticFlow*> by_deadline;
+};
+
+// allocate(), into `result` (overwritten whole), with `scratch`'s buffers.
+void allocate_into(const std::vector<SemanticFlow>& flows, TimePs now, double unscheduled_bps,
+                   const AllocatorConfig& config, bool protect_background, Allocation& result,
+                   AllocationScratch& scratch);
+
 // The EDF prefix test on one link: sorted by deadline, every prefix's bytes
 // fit in the capacity up to its deadline (less headroom). Exposed for tests
 // and tools.

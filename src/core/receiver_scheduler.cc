@@ -115,18 +115,17 @@ std::vector<Grant> ReceiverScheduler::poll(TimePs now) {
   ++reallocations_;
   // Stream leases hold their rate for transfers not started yet, as blind
   // arrivals do: both are capacity the allocation must leave free.
-  allocation_ = allocate(flows_, now, unscheduled_bps(now) + issuer_.reserved_bps(),
-                         config_.allocator, protect);
+  allocate_into(flows_, now, unscheduled_bps(now) + issuer_.reserved_bps(), config_.allocator,
+                protect, allocation_, allocation_scratch_);
   background_rate_bps_ = 0;
   for (const FlowAllocation& a : allocation_.flows) {
     if (!a.urgent) background_rate_bps_ += a.rate_bps;
   }
-  std::vector<GrantTarget> targets;
-  targets.reserve(allocation_.flows.size());
+  targets_.clear();
   for (const FlowAllocation& a : allocation_.flows) {
-    targets.push_back({a.id, a.rate_bps, config_.priorities.priority(a)});
+    targets_.push_back({a.id, a.rate_bps, config_.priorities.priority(a)});
   }
-  return issuer_.update(targets, now, allocation_.budget_bps);
+  return issuer_.update(targets_, now, allocation_.budget_bps);
 }
 
 TimePs ReceiverScheduler::next_poll_ps() const {

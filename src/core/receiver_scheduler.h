@@ -95,6 +95,8 @@ class ReceiverScheduler {
   GrantIssuer issuer_;
   std::vector<SemanticFlow> flows_;  // arrival order: deterministic
   Allocation allocation_;
+  AllocationScratch allocation_scratch_;  // reused by every reallocation
+  std::vector<GrantTarget> targets_;      // likewise
   bool dirty_ = false;
   TimePs last_allocation_ps_ = 0;
   double unscheduled_estimate_bps_ = 0;

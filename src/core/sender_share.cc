@@ -8,8 +8,8 @@ namespace safs::core {
 namespace {
 
 // Urgent before background, least slack first, then id: a total order.
-std::vector<std::size_t> service_order(const std::vector<SenderFlow>& flows) {
-  std::vector<std::size_t> order(flows.size());
+void service_order(const std::vector<SenderFlow>& flows, std::vector<std::size_t>& order) {
+  order.resize(flows.size());
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     const SenderFlow& x = flows[a];
@@ -18,6 +18,11 @@ std::vector<std::size_t> service_order(const std::vector<SenderFlow>& flows) {
     if (x.slack_ps != y.slack_ps) return x.slack_ps < y.slack_ps;
     return x.id < y.id;
   });
+}
+
+std::vector<std::size_t> service_order(const std::vector<SenderFlow>& flows) {
+  std::vector<std::size_t> order;
+  service_order(flows, order);
   return order;
 }
 
@@ -41,25 +46,35 @@ std::vector<double> achievable_rates(const std::vector<SenderFlow>& flows, doubl
 }
 
 std::vector<double> available_rates(const std::vector<SenderFlow>& flows, double uplink_bps) {
-  const std::vector<std::size_t> order = service_order(flows);
-  std::vector<double> available(flows.size(), 0.0);
-  double used = 0;
-  for (const std::size_t i : order) {
-    available[i] = std::max(0.0, uplink_bps - used);
-    used += flows[i].granted_bps;
-  }
+  std::vector<std::size_t> order;
+  std::vector<double> available;
+  std::vector<TimePs> waits;
+  uplink_shares(flows, uplink_bps, order, available, waits);
   return available;
 }
 
 std::vector<TimePs> uplink_waits(const std::vector<SenderFlow>& flows, double uplink_bps) {
-  const std::vector<std::size_t> order = service_order(flows);
-  std::vector<TimePs> wait(flows.size(), 0);
+  std::vector<std::size_t> order;
+  std::vector<double> available;
+  std::vector<TimePs> waits;
+  uplink_shares(flows, uplink_bps, order, available, waits);
+  return waits;
+}
+
+void uplink_shares(const std::vector<SenderFlow>& flows, double uplink_bps,
+                   std::vector<std::size_t>& order, std::vector<double>& available,
+                   std::vector<TimePs>& waits) {
+  service_order(flows, order);
+  available.assign(flows.size(), 0.0);
+  waits.assign(flows.size(), 0);
+  double used_bps = 0;
   double ahead_bytes = 0;
   for (const std::size_t i : order) {
-    wait[i] = transfer_ps(ahead_bytes, uplink_bps);
+    available[i] = std::max(0.0, uplink_bps - used_bps);
+    used_bps += flows[i].granted_bps;
+    waits[i] = transfer_ps(ahead_bytes, uplink_bps);
     if (flows[i].granted_bps > 0) ahead_bytes += static_cast<double>(flows[i].remaining_bytes);
   }
-  return wait;
 }
 
 }  // namespace safs::core

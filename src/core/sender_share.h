@@ -45,4 +45,11 @@ std::vector<double> available_rates(const std::vector<SenderFlow>& flows, double
 // uplink could have served it.
 std::vector<TimePs> uplink_waits(const std::vector<SenderFlow>& flows, double uplink_bps);
 
+// available_rates and uplink_waits together, into `available` and `waits`
+// (resized to the flows), with `order` as working memory: a sender that
+// rebalances on every grant keeps the three and allocates nothing per call.
+void uplink_shares(const std::vector<SenderFlow>& flows, double uplink_bps,
+                   std::vector<std::size_t>& order, std::vector<double>& available,
+                   std::vector<TimePs>& waits);
+
 }  // namespace safs::core

@@ -600,6 +600,32 @@ TEST(AllocatorPropertyTest, SafeFloorsWorkConservingDeterministic) {
   EXPECT_GT(stats.instances - stats.overload, 500);
 }
 
+// A receiver reuses one result and one scratch for every allocation: nothing
+// of an earlier (larger, differently shaped) instance may leak into the next.
+TEST(AllocatorPropertyTest, ReusedScratchGivesWhatAFreshAllocationGives) {
+  std::mt19937_64 rng(31337);
+  Allocation reused;
+  AllocationScratch scratch;
+  for (int iter = 0; iter < 2000; ++iter) {
+    const Instance in = random_instance(rng);
+    allocate_into(in.flows, in.now, in.unscheduled_bps, in.config, in.protect_background, reused,
+                  scratch);
+    const Allocation fresh = allocate_instance(in, in.flows);
+    ASSERT_EQ(reused.flows.size(), fresh.flows.size()) << "instance " << iter;
+    ASSERT_EQ(reused.budget_bps, fresh.budget_bps);
+    ASSERT_EQ(reused.urgent_feasible, fresh.urgent_feasible);
+    ASSERT_EQ(reused.background_floor_bps, fresh.background_floor_bps);
+    ASSERT_EQ(reused.overdue, fresh.overdue);
+    for (std::size_t i = 0; i < fresh.flows.size(); ++i) {
+      ASSERT_EQ(reused.flows[i].id, fresh.flows[i].id);
+      ASSERT_EQ(reused.flows[i].rate_bps, fresh.flows[i].rate_bps) << "instance " << iter;
+      ASSERT_EQ(reused.flows[i].urgent_rank, fresh.flows[i].urgent_rank);
+      ASSERT_EQ(reused.flows[i].urgent, fresh.flows[i].urgent);
+      ASSERT_EQ(reused.flows[i].demand.rate_bps, fresh.flows[i].demand.rate_bps);
+    }
+  }
+}
+
 // Urgent service order: ranks follow (criticality desc, timestamp asc, id).
 TEST(AllocatorPropertyTest, UrgentRanksFollowServiceOrder) {
   std::mt19937_64 rng(77);

@@ -159,6 +159,10 @@ TEST(SenderShareTest, AvailableRatesHandExample) {
 TEST(SenderShareTest, AvailableRatesRandomProperties) {
   std::mt19937_64 rng(777);
   std::uniform_real_distribution<double> grant_gbps(0, 60);
+  // One sender's working memory across every instance, as the transport keeps it.
+  std::vector<std::size_t> order;
+  std::vector<double> reused_available;
+  std::vector<TimePs> reused_waits;
   for (int iter = 0; iter < 2000; ++iter) {
     const std::size_t n = 1 + rng() % 10;
     std::vector<SenderFlow> flows;
@@ -171,6 +175,9 @@ TEST(SenderShareTest, AvailableRatesRandomProperties) {
     const std::vector<double> avail = available_rates(flows, uplink);
     const std::vector<double> got = achievable_rates(flows, uplink);
     ASSERT_EQ(avail.size(), n);
+    uplink_shares(flows, uplink, order, reused_available, reused_waits);
+    ASSERT_EQ(reused_available, avail);
+    ASSERT_EQ(reused_waits, uplink_waits(flows, uplink));
     for (std::size_t i = 0; i < n; ++i) {
       ASSERT_GE(avail[i], 0.0);
       ASSERT_LE(avail[i], uplink);

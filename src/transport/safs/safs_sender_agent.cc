@@ -218,7 +218,8 @@ void SafsTransport::SenderAgent::rebalance_uplink() {
   });
   const TimePs now = transport_.env().sim.now();
   const double uplink = static_cast<double>(transport_.env().net.nic(host_).link().rate_bps);
-  std::vector<core::SenderFlow> flows;
+  std::vector<core::SenderFlow>& flows = uplink_flows_;
+  flows.clear();
   for (const std::uint32_t id : ids) {
     const SenderFlow& flow = *transport_.sender_flow(id);
     const FlowState& s = state(flow);
@@ -233,8 +234,9 @@ void SafsTransport::SenderAgent::rebalance_uplink() {
         urgent && spec.has_deadline() ? spec.deadline_ps - now - remaining_ps : remaining_ps;
     flows.push_back({id, granted, urgent, slack, spec.size_bytes - flow.snd_una});
   }
-  const std::vector<double> available = core::available_rates(flows, uplink);
-  const std::vector<TimePs> waits = core::uplink_waits(flows, uplink);
+  std::vector<double>& available = uplink_available_bps_;
+  std::vector<TimePs>& waits = uplink_waits_ps_;
+  core::uplink_shares(flows, uplink, uplink_order_, available, waits);
   const double threshold = transport_.config_.report_threshold;
   for (std::size_t i = 0; i < ids.size(); ++i) {
     SenderFlow& flow = *transport_.sender_flow(ids[i]);

@@ -11,6 +11,7 @@
 
 #include "core/blind_budget.h"
 #include "core/grant.h"
+#include "core/sender_share.h"
 #include "transport/safs/safs_header.h"
 #include "transport/safs/safs_transport.h"
 
@@ -49,6 +50,12 @@ class SafsTransport::SenderAgent {
   SafsTransport& transport_;
   int host_;
   std::vector<std::uint32_t> sending_flows_;  // flows with a grant, in the order they got one
+  // rebalance_uplink's working memory, kept so that a rebalance (one per
+  // grant) allocates nothing.
+  std::vector<core::SenderFlow> uplink_flows_;
+  std::vector<std::size_t> uplink_order_;
+  std::vector<double> uplink_available_bps_;
+  std::vector<TimePs> uplink_waits_ps_;
   // Leases left by finished urgent flows, by receiver (few: one per peer).
   struct StreamLease {
     int receiver = 0;
