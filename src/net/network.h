@@ -93,6 +93,8 @@ class Network {
   std::vector<int> port_peer_;
   std::vector<PacketSink*> receivers_;
   HopDistances hops_;  // filled lazily, by route()
+  // route()'s working memory, kept: every flow asks for two or three routes.
+  std::vector<std::size_t> route_choices_;
 };
 
 }  // namespace safs
