@@ -153,6 +153,14 @@ TEST(Scenario, NegativeRateIsOutOfRange) {
                {"bad.toml:2", "topology.link_gbps", "expected a value in"});
 }
 
+TEST(Scenario, BulkPeriodMustBeANonNegativeTime) {
+  const std::string chain = "[[bulk]]\nsrc = 1\ndst = 0\nsize_bytes = 10\n";
+  expect_error(chain + "period_us = -5\n",
+               {"bad.toml:5", "bulk[0].period_us", "expected a value in"});
+  expect_error(chain + "period_us = \"x\"\n",
+               {"bad.toml:5", "bulk[0].period_us", "expected number"});
+}
+
 TEST(Scenario, HostOutOfRange) {
   expect_error("[topology]\nhosts = 4\n[[flows]]\nsrc = 0\ndst = 4\nsize_bytes = 10\n",
                {"bad.toml:5", "flows[0].dst", "out of range", "4 hosts"});
