@@ -122,10 +122,12 @@ $afd_ablation
 
 By default an urgent flow with slack is granted just its no-bubble rate and
 finishes just in time; on a pipeline whose slack is a few microseconds per
-layer, any later disturbance then becomes a bubble, and the p99 shows it.
-Serving urgent flows at line rate in EDF order (\`urgent_first\`) keeps
-more margin. Sending them entirely blind skips the grant round trip but
-turns every layer into sixteen unpaced bursts into each FFN host. These
+layer, any later disturbance then becomes a bubble. Transfers of up to
+two bandwidth-delay products go whole before any grant (docs/safs.md,
+"Sender side"), so serving urgent flows at line rate in EDF order
+(\`urgent_first\`) changes little here. Sending every transfer entirely
+blind skips the grant round trip but turns every layer into sixteen
+unpaced bursts into each FFN host. These
 rows are an ablation, not the headline: the headline rows use every
 transport's defaults.
 
@@ -147,17 +149,15 @@ than the background), and a static priority class comes within a few
 percent.
 Microbenchmark: zero urgent misses, as in the paper; the paper's 14.3 ms
 mean urgent FCT matches our urgent_first mode (14.8 ms); the default
-just-in-time mode deliberately finishes later (21.0 ms) and gives
-background 22.7 Gbit/s instead of 1.0.
+just-in-time mode deliberately finishes later (21.0 ms) and gives the
+background the rest of the link (the microbenchmark's table above).
 
 The 16A2F inference claim does not reproduce with our compute-time model
 (the margins are in the table above): the network adds less than half of
 the compute-only TPOT for every transport but Reno, which leaves no room
 for reductions of 38.7% and 66.2%; the paper's setting
 presumably had communication further from hidden (its compute times are not
-published with the claim). SAFS's
-default, just-in-time pacing also costs it tail latency on these short
-transfers (above).
+published with the claim).
 
 ## Cost of larger variants
 

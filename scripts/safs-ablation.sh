@@ -20,6 +20,7 @@ variants=(
   "with stream leases (stream_leases = true)|safs|--set transport.safs.stream_leases=true"
   "EDF at line rate (urgent_first = true)|safs|--set transport.safs.urgent_first=true"
   "blind caps not learned (learn_blind_budget = false)|safs|--set transport.safs.learn_blind_budget=false"
+  "every small decrease sent (only_needed_decreases = false)|safs|--set transport.safs.only_needed_decreases=false"
   "pfabric-edf|pfabric-edf|"
   "dctcp-llf|dctcp-llf|"
   "dctcp-prio|dctcp-prio|"

@@ -42,35 +42,48 @@ std::vector<Grant> GrantIssuer::update(const std::vector<GrantTarget>& targets, 
   std::erase_if(flows_, [](const auto& entry) { return !entry.second.listed; });
 
   // A decrease below the re-send threshold leaves its sender at the old rate.
-  // If increases land meanwhile, the rates in effect can exceed the capacity:
-  // then the small decreases must go too (before the increases).
-  const auto is_increase = [this](const GrantTarget& t) {
-    const FlowState& state = flows_[t.flow];
-    return differs(state, t) && (state.sent_rate_bps < 0 || t.rate_bps > state.sent_rate_bps);
-  };
+  // If increases land meanwhile, the rates in effect can exceed the capacity.
+  // A background flow's increase then takes only what is free (the rest comes
+  // when the others' changes pass theta); what urgent increases and first
+  // grants still lack comes from small decreases, only as many as needed, the
+  // largest first. Sending every small decrease on every increase, as this
+  // once did, cost a grant per flow at the receiver each time one flow's fair
+  // share moved: most of SAFS's control traffic under a web-search background.
+  adjusted_.assign(targets.begin(), targets.end());
   bool any_increase = false;
   double eventual_bps = 0;  // in effect once this update's grants have all landed
-  for (const GrantTarget& t : targets) {
-    const FlowState& state = flows_[t.flow];
+  for (const GrantTarget& t : adjusted_) {
+    FlowState& state = flows_[t.flow];
+    state.forced_decrease = false;
     if (state.lapsed) continue;  // its sender is on its window, not on a rate
-    any_increase = any_increase || is_increase(t);
+    any_increase = any_increase || is_increase(state, t);
     eventual_bps += differs(state, t) ? t.rate_bps : std::max(0.0, state.sent_rate_bps);
   }
-  const bool send_small_decreases =
-      any_increase &&
-      (capacity_bps == std::numeric_limits<double>::infinity() || eventual_bps > capacity_bps);
+  if (any_increase) {
+    // With no capacity given, every small decrease goes whenever an increase does.
+    double excess_bps = capacity_bps == std::numeric_limits<double>::infinity()
+                            ? capacity_bps
+                            : eventual_bps - capacity_bps;
+    if (excess_bps > 0 && !config_.only_needed_decreases) {
+      excess_bps = std::numeric_limits<double>::infinity();
+    }
+    if (excess_bps > 0 && std::isfinite(excess_bps)) {
+      excess_bps -= defer_background_increases(excess_bps);
+    }
+    if (excess_bps > 0) force_small_decreases(excess_bps);
+  }
 
   std::vector<Grant> out;
   std::vector<const GrantTarget*> increases;
-  for (const GrantTarget& target : targets) {
+  for (const GrantTarget& target : adjusted_) {
     FlowState& state = flows_[target.flow];
     if (state.lapsed) continue;  // granted again once it is heard from
-    if (is_increase(target)) {
+    if (is_increase(state, target)) {
       increases.push_back(&target);
       continue;
     }
     state.pending = false;  // no longer an increase
-    if (differs(state, target) || (send_small_decreases && target.rate_bps < state.sent_rate_bps)) {
+    if (differs(state, target) || state.forced_decrease) {
       out.push_back(issue(state, target, now));  // decrease (or new priority): at once
       increases_allowed_ps_ = now + config_.control_delay_ps;
     }
@@ -93,6 +106,44 @@ std::vector<Grant> GrantIssuer::update(const std::vector<GrantTarget>& targets, 
   std::vector<Grant> refreshes = due(now);
   out.insert(out.end(), refreshes.begin(), refreshes.end());
   return out;
+}
+
+bool GrantIssuer::is_increase(const FlowState& state, const GrantTarget& target) const {
+  return differs(state, target) &&
+         (state.sent_rate_bps < 0 || target.rate_bps > state.sent_rate_bps);
+}
+
+double GrantIssuer::defer_background_increases(double excess_bps) {
+  double deferred_bps = 0;
+  for (GrantTarget& t : adjusted_) {
+    if (deferred_bps >= excess_bps) break;
+    const FlowState& state = flows_[t.flow];
+    if (t.urgent || state.lapsed || state.sent_rate_bps < 0 || !is_increase(state, t)) continue;
+    const double cut_bps = std::min(t.rate_bps - state.sent_rate_bps, excess_bps - deferred_bps);
+    t.rate_bps -= cut_bps;
+    deferred_bps += cut_bps;
+  }
+  return deferred_bps;
+}
+
+void GrantIssuer::force_small_decreases(double excess_bps) {
+  small_decreases_.clear();
+  for (const GrantTarget& t : adjusted_) {
+    const FlowState& state = flows_[t.flow];
+    if (!state.lapsed && !differs(state, t) && t.rate_bps < state.sent_rate_bps) {
+      small_decreases_.push_back({state.sent_rate_bps - t.rate_bps, t.flow});
+    }
+  }
+  // Largest cut first, then by flow: the fewest grants, in a stable order.
+  std::sort(small_decreases_.begin(), small_decreases_.end(), [](const auto& a, const auto& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  });
+  double covered_bps = 0;
+  for (const auto& [cut_bps, flow] : small_decreases_) {
+    if (covered_bps >= excess_bps) break;
+    flows_[flow].forced_decrease = true;
+    covered_bps += cut_bps;
+  }
 }
 
 std::vector<Grant> GrantIssuer::due(TimePs now) {

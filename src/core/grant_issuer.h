@@ -6,6 +6,12 @@
 // sum to more than either allocation. An increase with no decrease in flight
 // goes out at once.
 //
+// Only the decreases safety needs: a decrease below theta is not sent, so its
+// sender keeps a little more than its share. When a reallocation's increases
+// would then overrun the capacity, a background flow's increase takes only
+// what is free, and only the largest small decreases that cover the rest go
+// (sending all of them cost a grant per flow whenever one fair share moved).
+//
 // Leases are refreshed only while they are used: a flow granted a rate that
 // delivered nothing since its last grant (its sender is in a retransmission
 // timeout, or gone) gets no refresh, so control stays bounded by data however
@@ -26,6 +32,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "core/grant.h"
@@ -38,12 +45,19 @@ struct GrantConfig {
   TimePs refresh_margin_ps = 20 * kPsPerUs;  // re-send when less than this is left
   TimePs control_delay_ps = 5 * kPsPerUs;    // bound on one-way grant delivery
   std::uint64_t cap_slack_bytes = 65536;     // byte cap = rate * validity + this (about one BDP)
+  // When increases would take the rates in effect over the capacity: true,
+  // background increases wait for free rate and only the small decreases
+  // needed go, the largest first; false, every small decrease goes.
+  bool only_needed_decreases = true;
 };
 
 struct GrantTarget {
   FlowId flow = 0;
   double rate_bps = 0;
   std::uint8_t priority = 0;
+  // An urgent flow's increase is never deferred to spare other flows a
+  // grant; a background flow's may be (GrantIssuer::update).
+  bool urgent = false;
 };
 
 class GrantIssuer {
@@ -88,11 +102,12 @@ class GrantIssuer {
   struct FlowState {
     double sent_rate_bps = -1;  // last rate sent (-1: none yet)
     std::uint8_t sent_priority = 0;
-    TimePs lease_end_ps = 0;  // as the receiver estimates it
-    bool pending = false;     // an increase is held back
-    bool listed = false;      // in the current allocation
-    bool heard = false;       // data arrived since the last grant
-    bool lapsed = false;      // its lease ran out unused: no grant until data
+    TimePs lease_end_ps = 0;       // as the receiver estimates it
+    bool pending = false;          // an increase is held back
+    bool listed = false;           // in the current allocation
+    bool heard = false;            // data arrived since the last grant
+    bool lapsed = false;           // its lease ran out unused: no grant until data
+    bool forced_decrease = false;  // a small decrease this update must send (safety)
     GrantTarget pending_target;
     TimePs release_ps = 0;  // when the held-back increase may go
   };
@@ -106,13 +121,23 @@ class GrantIssuer {
 
   Grant issue(FlowState& state, const GrantTarget& target, TimePs now);
   bool differs(const FlowState& state, const GrantTarget& target) const;
+  bool is_increase(const FlowState& state, const GrantTarget& target) const;
+  // Lowers background increases in adjusted_ (already granted flows, in
+  // order) toward their sent rates by up to `excess_bps` in all; returns how
+  // much. Those flows get the rest once other flows' changes free it.
+  double defer_background_increases(double excess_bps);
+  // Marks the fewest small decreases (below theta) in adjusted_ whose cuts
+  // cover `excess_bps`, the largest first.
+  void force_small_decreases(double excess_bps);
   // Its lease is worth renewing: used since the last grant, or a pause.
   static bool refreshes(const FlowState& state) { return state.heard || state.sent_rate_bps == 0; }
 
   GrantConfig config_;
-  std::map<FlowId, FlowState> flows_;        // ordered: deterministic output
-  std::map<StreamId, StreamLease> streams_;  // leases left by finished flows
-  TimePs increases_allowed_ps_ = 0;          // one control delay after the last decrease
+  std::map<FlowId, FlowState> flows_;                       // ordered: deterministic output
+  std::map<StreamId, StreamLease> streams_;                 // leases left by finished flows
+  std::vector<GrantTarget> adjusted_;                       // scratch: this update's targets
+  std::vector<std::pair<double, FlowId>> small_decreases_;  // scratch: (cut, flow)
+  TimePs increases_allowed_ps_ = 0;  // one control delay after the last decrease
   // Epochs count grants of the whole receiver, so they increase per flow even
   // across a flow's removal and return, with no state kept for gone flows.
   std::uint32_t last_epoch_ = 0;

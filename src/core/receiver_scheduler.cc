@@ -123,7 +123,7 @@ std::vector<Grant> ReceiverScheduler::poll(TimePs now) {
   }
   targets_.clear();
   for (const FlowAllocation& a : allocation_.flows) {
-    targets_.push_back({a.id, a.rate_bps, config_.priorities.priority(a)});
+    targets_.push_back({a.id, a.rate_bps, config_.priorities.priority(a), a.urgent});
   }
   return issuer_.update(targets_, now, allocation_.budget_bps);
 }

@@ -395,10 +395,17 @@ struct SafetyRun {
 // Random reallocations of `budget` over a fixed set of flows; each grant
 // reaches its sender after a random delay in [0, control delay]; the rate
 // in effect for a flow is that of the newest grant its holder accepted.
-SafetyRun run_safety(std::mt19937_64& rng, const GrantConfig& c, double budget) {
+// `with_capacity`: the issuer is told the budget, as the receiver tells it,
+// and about half the flows are background (their increases may be deferred).
+SafetyRun run_safety(std::mt19937_64& rng, const GrantConfig& c, double budget,
+                     bool with_capacity = false) {
   SafetyRun run;
   GrantIssuer issuer(c);
   const int n = 2 + static_cast<int>(rng() % 7);
+  std::vector<bool> urgent(static_cast<std::size_t>(n), true);
+  if (with_capacity) {
+    for (std::size_t f = 0; f < urgent.size(); ++f) urgent[f] = rng() % 2 == 0;
+  }
   struct Delivery {
     TimePs at;
     std::uint64_t seq;
@@ -439,11 +446,12 @@ SafetyRun run_safety(std::mt19937_64& rng, const GrantConfig& c, double budget) 
     const double total = budget * std::uniform_real_distribution<double>(0.5, 1.0)(rng);
     for (int f = 0; f < n; ++f) {
       const double r = sum > 0 ? total * weight[static_cast<std::size_t>(f)] / sum : 0.0;
-      targets.push_back({static_cast<FlowId>(f + 1), r, 3});
+      targets.push_back({static_cast<FlowId>(f + 1), r, 3, urgent[static_cast<std::size_t>(f)]});
     }
     const bool in_flight = last_decrease + c.control_delay_ps > t;
     const std::map<FlowId, double> before = issued;
-    const std::vector<Grant> out = issuer.update(targets, t);
+    const std::vector<Grant> out =
+        with_capacity ? issuer.update(targets, t, budget) : issuer.update(targets, t);
     send(out, t);
     bool decreased_now = false;
     for (const Grant& g : out) {
@@ -459,6 +467,13 @@ SafetyRun run_safety(std::mt19937_64& rng, const GrantConfig& c, double budget) 
         if (prev > 0 && target.rate_bps - prev <= c.change_threshold * prev) continue;  // too small
       }
       const Grant* g = find_grant(out, target.flow);
+      if (!target.urgent && it != before.end()) {
+        // A background increase may be deferred, in part or whole.
+        if (g != nullptr) {
+          EXPECT_LE(g->rate_bps, target.rate_bps);
+        }
+        continue;
+      }
       if (!in_flight && !decreased_now) {
         // No decrease in flight: every increase (or first grant) goes out at once.
         ++run.immediate_checks;
@@ -528,6 +543,74 @@ TEST(GrantSafetyTest, RatesInEffectNeverExceedBudgetWithDefaultThreshold) {
   for (int iter = 0; iter < 300; ++iter) {
     const SafetyRun run = run_safety(rng, c, budget);
     ASSERT_LE(run.worst_excess_bps, budget * 1e-12) << "instance " << iter;
+  }
+}
+
+// The same with the budget given to the issuer, as the receiver gives it:
+// small decreases go only as far as the increases need, and background
+// increases wait for free rate instead.
+TEST(GrantSafetyTest, RatesInEffectNeverExceedBudgetWhenOnlyNeededDecreasesGo) {
+  std::mt19937_64 rng(0x5afe);
+  GrantConfig c;  // theta 0.1
+  const double budget = 97 * kGbps;
+  for (int iter = 0; iter < 300; ++iter) {
+    const SafetyRun run = run_safety(rng, c, budget, /*with_capacity=*/true);
+    ASSERT_LE(run.worst_excess_bps, budget * 1e-12) << "instance " << iter;
+  }
+}
+
+// Ten flows of 9.4 and one of 5 at a budget of 100 (1 free), then the first
+// flow -0.5 (5%), the nine others -0.05 (0.5%) and the last +1.5 (30%): the
+// increase needs 0.5 of the cuts, so only the first flow's decrease goes,
+// before the increase; the nine others keep their grants.
+TEST(GrantIssuerTest, AnIncreaseSendsOnlyTheSmallDecreasesItNeeds) {
+  const GrantConfig c;
+  GrantIssuer issuer(c);
+  const double g = kGbps;
+  std::vector<GrantTarget> targets;
+  for (FlowId f = 1; f <= 10; ++f) targets.push_back({f, 9.4 * g, 3, true});
+  targets.push_back({11, 5 * g, 3, true});
+  EXPECT_EQ(issuer.update(targets, 0, 100 * g).size(), 11u);
+
+  targets[0].rate_bps = 8.9 * g;
+  for (std::size_t i = 1; i < 10; ++i) targets[i].rate_bps = 9.35 * g;
+  targets[10].rate_bps = 6.5 * g;
+  const TimePs t = 100 * kUs;
+  const std::vector<Grant> now = issuer.update(targets, t, 100 * g);
+  ASSERT_EQ(now.size(), 1u);
+  EXPECT_EQ(now[0].flow, 1u);
+  EXPECT_DOUBLE_EQ(now[0].rate_bps, 8.9 * g);
+  const std::vector<Grant> later = issuer.due(t + c.control_delay_ps);
+  ASSERT_EQ(later.size(), 1u);
+  EXPECT_EQ(later[0].flow, 11u);
+  EXPECT_DOUBLE_EQ(later[0].rate_bps, 6.5 * g);
+}
+
+// The same budget with every flow at a full share: ten flows of 9.4, one of
+// 6, then the ten at 9.33 (-0.7%) and the last at 6.7 (+12%). An urgent increase
+// makes all ten small decreases go first; a background one takes only what
+// is free (6 + 0 → still 6: nothing to send) and waits for the others'
+// changes to pass theta, so one flow's share moving costs no grant at all.
+TEST(GrantIssuerTest, BackgroundIncreaseWaitsForFreeRateInsteadOfCuttingEveryone) {
+  const GrantConfig c;
+  const double g = kGbps;
+  for (const bool urgent : {true, false}) {
+    GrantIssuer issuer(c);
+    std::vector<GrantTarget> targets;
+    for (FlowId f = 1; f <= 10; ++f) targets.push_back({f, 9.4 * g, 1, urgent});
+    targets.push_back({11, 6 * g, 1, urgent});
+    issuer.update(targets, 0, 100 * g);
+    for (std::size_t i = 0; i < 10; ++i) targets[i].rate_bps = 9.33 * g;
+    targets[10].rate_bps = 6.7 * g;
+    const std::vector<Grant> out = issuer.update(targets, 100 * kUs, 100 * g);
+    if (urgent) {
+      EXPECT_EQ(out.size(), 10u);
+      for (const Grant& grant : out) EXPECT_DOUBLE_EQ(grant.rate_bps, 9.33 * g);
+      ASSERT_EQ(issuer.due(100 * kUs + c.control_delay_ps).size(), 1u);
+    } else {
+      EXPECT_TRUE(out.empty());
+      EXPECT_GE(issuer.next_due_ps(), 500 * kUs - c.refresh_margin_ps);  // leases end first
+    }
   }
 }
 

@@ -30,6 +30,12 @@ KnobTable<SafsOptions> safs_knobs() {
   t.number("change_threshold", "", SAFS_FIELD(safs.receiver.grants.change_threshold), 0, 1,
            "theta: a grant is re-sent when the rate moves by more than this fraction "
            "(background.md §5.4).");
+  t.flag("only_needed_decreases", SAFS_FIELD(safs.receiver.grants.only_needed_decreases),
+         "When a reallocation's increases would take the granted rates over the budget: true, "
+         "a background flow's increase takes only what is free (the rest once other changes "
+         "pass theta) and only as many decreases below theta are sent as cover the rest, the "
+         "largest first; false, every decrease below theta is sent (the rule before; it costs "
+         "a grant per flow whenever one fair share moves). docs/safs.md.");
   t.time("lease_us", "us", kPsPerUs, SAFS_FIELD(safs.receiver.grants.validity_ps), 1, 1e7,
          "Grant validity. Longer than background.md's max(8 RTT, 100 us): decreases are sent "
          "explicitly, so the lease only bounds how long a stale rate survives a failure, and a "
