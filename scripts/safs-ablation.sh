@@ -21,6 +21,7 @@ variants=(
   "EDF at line rate (urgent_first = true)|safs|--set transport.safs.urgent_first=true"
   "blind caps not learned (learn_blind_budget = false)|safs|--set transport.safs.learn_blind_budget=false"
   "every small decrease sent (only_needed_decreases = false)|safs|--set transport.safs.only_needed_decreases=false"
+  "background by shortest remaining first (background_srpt = true)|safs|--set transport.safs.background_srpt=true"
   "pfabric-edf|pfabric-edf|"
   "dctcp-llf|dctcp-llf|"
   "dctcp-prio|dctcp-prio|"
