@@ -21,6 +21,8 @@ variants=(
   "EDF at line rate (urgent_first = true)|safs|--set transport.safs.urgent_first=true"
   "blind caps not learned (learn_blind_budget = false)|safs|--set transport.safs.learn_blind_budget=false"
   "every small decrease sent (only_needed_decreases = false)|safs|--set transport.safs.only_needed_decreases=false"
+  "flows sent whole blind granted too (schedule_blind_flows = true)|safs|--set transport.safs.schedule_blind_flows=true"
+  "every uplink report move sent at once (pace_reports = false)|safs|--set transport.safs.pace_reports=false"
   "background by shortest remaining first (background_srpt = true)|safs|--set transport.safs.background_srpt=true"
   "pfabric-edf|pfabric-edf|"
   "dctcp-llf|dctcp-llf|"

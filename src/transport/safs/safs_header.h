@@ -43,6 +43,8 @@ struct Semantics {
   bool urgent = false;
   bool unscheduled = false;
   bool on_stream_lease = false;
+  // The sender sends the whole flow blind: it never needs a grant.
+  bool all_unscheduled = false;
   std::uint32_t criticality = 0;
   std::uint32_t version = 0;  // 24 bits
 };
@@ -54,6 +56,7 @@ inline void put_semantics(Packet& p, const Semantics& s) {
   p.words[1] = s.size_bytes;
   p.words[2] = s.dependency;
   p.words[3] = (s.urgent ? 1u : 0u) | (s.unscheduled ? 2u : 0u) | (s.on_stream_lease ? 4u : 0u) |
+               (s.all_unscheduled ? 8u : 0u) |
                ((static_cast<std::uint64_t>(s.criticality) & 0xffffffffu) << 8) |
                (static_cast<std::uint64_t>(s.version & kVersionMask) << 40);
 }
@@ -66,6 +69,7 @@ inline Semantics get_semantics(const Packet& p) {
   s.urgent = (p.words[3] & 1u) != 0;
   s.unscheduled = (p.words[3] & 2u) != 0;
   s.on_stream_lease = (p.words[3] & 4u) != 0;
+  s.all_unscheduled = (p.words[3] & 8u) != 0;
   s.criticality = static_cast<std::uint32_t>(p.words[3] >> 8);
   s.version = static_cast<std::uint32_t>(p.words[3] >> 40) & kVersionMask;
   return s;

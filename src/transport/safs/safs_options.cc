@@ -79,11 +79,22 @@ KnobTable<SafsOptions> safs_knobs() {
          "A sender reports that its uplink limits a flow only when the flows served before it "
          "hold the uplink at least this long; a shorter hold ends before the receiver could "
          "use the report. 0: report every limit.");
+  t.flag("pace_reports", SAFS_FIELD(safs.pace_reports),
+         "true: a flow's uplink report changes at most once per report_horizon_us (later moves "
+         "wait, then the latest goes), and a grant above the reported rate repeats the report "
+         "only when the receiver sent it more than two control delays after the report (it had "
+         "the report: it was lost). false: every move past the threshold is reported at once "
+         "and any such grant repeats it (the rule before; docs/safs.md).");
   t.flag("stream_leases", SAFS_FIELD(safs.stream_leases),
          "true: a finished urgent flow's lease stays with its stream (same sender, receiver "
          "and class) until it ends, and the stream's next transfer starts under it at once: no "
          "blind first BDP, no grant round trip. The receiver keeps the lease's rate free "
          "meanwhile.");
+  t.flag("schedule_blind_flows", SAFS_FIELD(safs.schedule_blind_flows),
+         "false: a flow its sender sends entirely blind (it fits its blind budget) is left out "
+         "of the receiver's allocation, its bytes counted as blind arrivals only. true: it is "
+         "allocated and granted a rate it cannot use, taken from flows that could (the rule "
+         "before; docs/safs.md).");
   t.flag("rate_within_window", SAFS_FIELD(safs.rate_within_window),
          "true: a granted flow is paced at min(grant, window / smoothed RTT), so ECN marks and "
          "losses from fabric links that no receiver budgets (ECMP collisions) slow it. false: "

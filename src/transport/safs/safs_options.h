@@ -30,11 +30,21 @@ struct SafsConfig {
   // (core::uplink_waits): about two reallocation periods and two control
   // delays, what a report needs to pay off (ours; docs/safs.md).
   TimePs report_horizon_ps = 50 * kPsPerUs;
+  // Paced reports: a flow's report changes at most once per report horizon
+  // (the time one needs to pay off), and a grant above the reported rate
+  // repeats the report only if the receiver sent it after the report reached
+  // it. false: every move past report_threshold is reported at once, and any
+  // such grant repeats the report (docs/safs.md, "Sender side").
+  bool pace_reports = true;
   // Changes within this window share one reallocation (0: reallocate at once).
   TimePs batch_changes_ps = 0;
   // An urgent flow's lease outlives it: the next urgent transfer from the
   // same sender to the same receiver starts under it (docs/safs.md).
   bool stream_leases = false;
+  // A flow its sender sends entirely blind is left out of the receiver's
+  // allocation: granting it only takes rate from flows that need grants
+  // (docs/safs.md, "Flows sent whole blind").
+  bool schedule_blind_flows = false;
   // A granted flow is paced at no more than its window per smoothed RTT, so
   // that marks and losses from fabric links no receiver budgets slow it
   // (docs/safs.md, "Sender side"). Off until the evaluation is rerun with it.

@@ -48,6 +48,14 @@ core::SemanticFlow SafsTransport::ReceiverAgent::semantic_flow(
   return f;
 }
 
+// A flow sent whole blind needs no grant: its bytes are on their way and
+// count as blind arrivals (ReceiverScheduler::note_unscheduled). Allocated,
+// it would take rate from flows that can use it; under shortest remaining
+// first every short flow would pause the flow being served for a round trip.
+bool SafsTransport::ReceiverAgent::ignored(const safs_header::Semantics& s) const {
+  return s.all_unscheduled && !transport_.config_.schedule_blind_flows;
+}
+
 bool SafsTransport::ReceiverAgent::newer_timestamp(ReceiverFlow& flow, std::uint32_t version) {
   std::uint32_t& known = state(flow).known_version;
   // Versions are 24-bit counters; "newer" is modulo 2^24 (half the range).
@@ -66,6 +74,7 @@ void SafsTransport::ReceiverAgent::on_segment(ReceiverFlow& flow, const Packet& 
     scheduler_.note_unscheduled(packet.wire_bytes, transport_.env().sim.now());
   }
   if (remaining == 0) return;  // on_complete follows
+  if (ignored(sem)) return;
   if (!scheduler_.knows(id)) {
     newer_timestamp(flow, sem.version);
     scheduler_.add_flow(semantic_flow(flow, sem));
@@ -88,6 +97,7 @@ void SafsTransport::ReceiverAgent::on_complete(ReceiverFlow& flow) {
 void SafsTransport::ReceiverAgent::on_meta(ReceiverFlow& flow, const Packet& packet) {
   if (flow.complete) return;
   const safs_header::Semantics sem = safs_header::get_semantics(packet);
+  if (ignored(sem)) return;
   if (!newer_timestamp(flow, sem.version)) return;  // overtaken by a newer one
   const TimePs no_bubble = sem.urgent ? sem.no_bubble_ps : kTimeNever;
   if (!scheduler_.update_no_bubble(flow.spec.id, no_bubble)) {

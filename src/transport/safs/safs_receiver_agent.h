@@ -34,6 +34,7 @@ class SafsTransport::ReceiverAgent {
   static FlowState& state(const ReceiverFlow& flow);
   // Applies a timestamp unless it is of an older version than the one known.
   static bool newer_timestamp(ReceiverFlow& flow, std::uint32_t version);
+  bool ignored(const safs_header::Semantics& s) const;
   // Allocation is in link terms: payload plus per-packet overhead.
   std::uint64_t wire_bytes(std::uint64_t payload_bytes) const;
   core::SemanticFlow semantic_flow(const ReceiverFlow& flow, const safs_header::Semantics& s) const;

@@ -21,6 +21,8 @@ struct SafsTransport::SenderAgent::FlowState final : FlowExtension {
   TimePs next_send_ps = 0;                 // pacing: earliest time of the next paced packet
   double uplink_available_bps = kNoLimit;  // what this host's uplink can give the flow
   double reported_bps = kNoLimit;          // last achievable rate reported to the receiver
+  TimePs reported_ps = 0;                  // when it was sent
+  TimePs next_report_ps = 0;               // with pace_reports, none before this
   bool on_uplink_list = false;
   bool on_stream_lease = false;  // started under its stream's previous lease
   bool granted = false;          // a grant of its own arrived
@@ -46,6 +48,7 @@ safs_header::Semantics SafsTransport::SenderAgent::semantics(const SenderFlow& f
           .urgent = spec.flow_class == FlowClass::kUrgent,
           .unscheduled = unscheduled,
           .on_stream_lease = state(flow).on_stream_lease,
+          .all_unscheduled = state(flow).unscheduled_limit >= spec.size_bytes,
           .criticality = spec.criticality,
           .version = state(flow).version};
 }
@@ -204,6 +207,11 @@ void SafsTransport::SenderAgent::send_report(SenderFlow& flow, double achievable
   Packet& report =
       transport_.new_control(flow, safs_header::kReport, transport_.config_.control_priority);
   safs_header::put_report(report, achievable_bps);
+  FlowState& s = state(flow);
+  s.reported_ps = transport_.env().sim.now();
+  if (transport_.config_.pace_reports) {
+    s.next_report_ps = s.reported_ps + transport_.config_.report_horizon_ps;
+  }
   transport_.send_control(flow, report);
 }
 
@@ -238,6 +246,7 @@ void SafsTransport::SenderAgent::rebalance_uplink() {
   std::vector<TimePs>& waits = uplink_waits_ps_;
   core::uplink_shares(flows, uplink, uplink_order_, available, waits);
   const double threshold = transport_.config_.report_threshold;
+  TimePs deferred_until = kTimeNever;
   for (std::size_t i = 0; i < ids.size(); ++i) {
     SenderFlow& flow = *transport_.sender_flow(ids[i]);
     FlowState& s = state(flow);
@@ -254,9 +263,22 @@ void SafsTransport::SenderAgent::rebalance_uplink() {
     const bool moved = std::abs(s.uplink_available_bps - s.reported_bps) >
                        threshold * std::min(s.reported_bps, uplink);
     if ((limited || was_limited) && moved) {
+      if (now < s.next_report_ps) {
+        // Reported moments ago: the receiver has not acted on that yet. Each
+        // receiver's reaction moves the other flows' shares, and reporting
+        // every move kept the grants of a busy sender's receivers chasing
+        // each other (two thirds of all control under web-search background).
+        deferred_until = std::min(deferred_until, s.next_report_ps);
+        continue;
+      }
       s.reported_bps = limited ? s.uplink_available_bps : kNoLimit;
       send_report(flow, s.reported_bps);
     }
+  }
+  // The latest share goes when the pause ends, unless a rebalance sends it first.
+  if (deferred_until != kTimeNever &&
+      (!report_timer_.armed() || report_timer_.deadline() > deferred_until)) {
+    report_timer_.arm_at(deferred_until);
   }
 }
 
@@ -269,10 +291,14 @@ void SafsTransport::SenderAgent::on_grant(SenderFlow& flow, const Packet& packet
   s.granted = true;
   // The receiver holds an older timestamp: the META was lost. Again.
   if (safs_header::grant_known_version(packet) != s.version) send_meta(flow);
-  // The receiver grants more than this sender said it can give: the report
-  // was lost. Again.
+  // The receiver grants more than this sender said it can give, in a grant
+  // it sent after the report reached it (each way takes at most a control
+  // delay; a grant that crossed the report proves nothing): the report was
+  // lost. Again. Without the age test, one report in three under web-search
+  // background was such a needless repeat (docs/safs.md).
   if (s.reported_bps != kNoLimit &&
-      s.grant.grant().rate_bps > (1 + config.report_threshold) * s.reported_bps) {
+      s.grant.grant().rate_bps > (1 + config.report_threshold) * s.reported_bps &&
+      (!config.pace_reports || now - s.reported_ps > 2 * config.receiver.grants.control_delay_ps)) {
     send_report(flow, s.reported_bps);
   }
   // A new rate acts now: do not keep a gap computed for a lower one.

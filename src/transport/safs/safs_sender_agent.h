@@ -12,6 +12,7 @@
 #include "core/blind_budget.h"
 #include "core/grant.h"
 #include "core/sender_share.h"
+#include "engine/timer.h"
 #include "transport/safs/safs_header.h"
 #include "transport/safs/safs_transport.h"
 
@@ -19,7 +20,10 @@ namespace safs {
 
 class SafsTransport::SenderAgent {
  public:
-  SenderAgent(SafsTransport& transport, int host) : transport_(transport), host_(host) {}
+  SenderAgent(SafsTransport& transport, int host)
+      : transport_(transport),
+        host_(host),
+        report_timer_(transport.env().sim, [this] { rebalance_uplink(); }) {}
 
   void on_start(SenderFlow& flow);
   SendGate gate(SenderFlow& flow);
@@ -49,6 +53,7 @@ class SafsTransport::SenderAgent {
 
   SafsTransport& transport_;
   int host_;
+  Timer report_timer_;                        // sends reports held back by pace_reports
   std::vector<std::uint32_t> sending_flows_;  // flows with a grant, in the order they got one
   // rebalance_uplink's working memory, kept so that a rebalance (one per
   // grant) allocates nothing.
