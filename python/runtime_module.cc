@@ -270,10 +270,15 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
       limit = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                           std::chrono::duration<double>(*timeout_s));
     }
+    // Waiting on a receive is the consumer blocking on it: its flow is due
+    // now (Endpoint::consumer_waits). Said again at each look, for a flow
+    // announced after the wait began; a zero timeout is a poll, not a wait.
+    const bool consumer_blocks = !op->is_send && !(timeout_s && *timeout_s == 0);
     for (;;) {
       const std::uint64_t generation = completions_seen();
       refresh(*op);
       if (op->state != FlowState::kPending) break;
+      if (consumer_blocks) on_loop([&] { endpoint_->consumer_waits(op->id); });
       const auto now = std::chrono::steady_clock::now();
       if (limit && now >= *limit) return false;
       // At most 50 ms between looks, whatever wakes us (or does not).
@@ -323,6 +328,7 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     d["incoming_failed"] = s.incoming_failed;
     d["refused_flows"] = s.refused_flows;
     d["deadline_misses"] = s.deadline_misses;
+    d["consumer_waits"] = s.consumer_waits;
     d["unexpected_messages"] = s.unexpected_messages;
     d["unexpected_bytes"] = s.unexpected_bytes;
     d["data_connections_opened"] = s.data_connections_opened;

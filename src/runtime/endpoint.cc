@@ -56,6 +56,9 @@ ReceiveHandle Endpoint::post_receive(std::uint64_t tag, std::span<std::byte> buf
                                      const std::optional<PeerAddress>& from) {
   return core_->receive_side().post_receive(tag, buffer, from);
 }
+bool Endpoint::consumer_waits(ReceiveHandle receive) {
+  return core_->receive_side().consumer_waits(receive);
+}
 ReceiveStatus Endpoint::test_receive(ReceiveHandle receive) const {
   return core_->receive_side().test_receive(receive);
 }

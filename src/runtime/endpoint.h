@@ -106,6 +106,7 @@ struct EndpointStats {
   std::uint64_t quota_demotions = 0;  // urgent flows over their peer's urgent share
   std::uint64_t refused_flows = 0;    // announces refused with an Error
   std::uint64_t deadline_misses = 0;  // incoming flows completed after their deadline
+  std::uint64_t consumer_waits = 0;   // incoming flows made due now by consumer_waits()
   // The downlink the receiver allocates from (EndpointConfig::budget_adaptation):
   // now and its lowest so far, and how often it changed.
   double budget_bps = 0;
@@ -162,6 +163,12 @@ class Endpoint {
   ReceiveHandle post_receive(std::uint64_t tag, std::span<std::byte> buffer,
                              const std::optional<PeerAddress>& from = std::nullopt);
   ReceiveStatus test_receive(ReceiveHandle receive) const;
+  // The computation that posted `receive` is blocked on it now. The flow
+  // landing there, if one is under way and urgent, becomes due now: a
+  // sender's timestamp is an estimate (it may be late), a waiting consumer
+  // is a fact. Call it where the application blocks (the Python module's
+  // wait() on a receive does); false when there was nothing to move.
+  bool consumer_waits(ReceiveHandle receive);
 
   // One loop iteration: waits at most `max_wait_ns` for I/O.
   void progress(std::int64_t max_wait_ns);

@@ -127,8 +127,25 @@ void ReceiveSide::on_update(const Peer& peer, const wire::Update& update) {
   flow.announce.criticality = update.criticality;
   flow.announce.group = update.group;
   flow.announce.slack_ns = update.slack_ns;
-  flow.deadline_ns = deadline_for(update.slack_ns, peer, monotonic_ns());
+  flow.deadline_ns = std::min(deadline_for(update.slack_ns, peer, monotonic_ns()),
+                              flow.waited_since_ns);  // a waiting consumer outranks any estimate
   reschedule(flow, peer);
+}
+
+// The sender's deadline is an estimate; a blocked consumer is a fact, and
+// every moment from now on is a bubble. The allocation is redone at the
+// next tick, as after an update.
+bool ReceiveSide::consumer_waits(ReceiveHandle receive) {
+  const std::int64_t now_ns = monotonic_ns();
+  for (auto& [id, flow] : incoming_) {
+    if (flow.posted != receive) continue;
+    if (flow.announce.urgent == 0 || flow.deadline_ns <= now_ns) return false;
+    flow.waited_since_ns = flow.deadline_ns = now_ns;
+    ++stats_.consumer_waits;
+    reschedule(flow, peers_.at(flow.peer));
+    return true;
+  }
+  return false;
 }
 
 void ReceiveSide::on_aborted(const Peer& peer, const wire::Error& error) {
@@ -551,6 +568,7 @@ void ReceiveSide::add_stats(EndpointStats& stats) const {
   stats.quota_demotions += stats_.quota_demotions;
   stats.refused_flows += stats_.refused_flows;
   stats.deadline_misses += stats_.deadline_misses;
+  stats.consumer_waits += stats_.consumer_waits;
   for (std::size_t i = 0; i < stats.lateness_buckets.size(); ++i) {
     stats.lateness_buckets[i] += stats_.lateness_buckets[i];
   }

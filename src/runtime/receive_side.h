@@ -54,13 +54,14 @@ struct IncomingFlow {
   OverrunDetector overrun;
   bool throttled = false;  // reads held to the grant (demoted sender)
   TokenBucket read_bucket;
-  bool reading = true;                       // EPOLLIN registered
-  std::int64_t last_bytes_ns = 0;            // since when it owes bytes and sent none
-  bool ghost = false;                        // granted, sent nothing: out of the scheduler
-  bool over_quota = false;                   // its peer's urgent share was used up: background
-  std::int64_t deadline_ns = kNoDeadlineNs;  // its no-bubble deadline on this host's clock
-  std::uint64_t bytes_at_last_tick = 0;      // received_bytes then: the budget's measure
-  std::int64_t first_grant_ns = 0;           // when it was first granted a rate
+  bool reading = true;                           // EPOLLIN registered
+  std::int64_t last_bytes_ns = 0;                // since when it owes bytes and sent none
+  bool ghost = false;                            // granted, sent nothing: out of the scheduler
+  bool over_quota = false;                       // its peer's urgent share was used up: background
+  std::int64_t deadline_ns = kNoDeadlineNs;      // its no-bubble deadline on this host's clock
+  std::int64_t waited_since_ns = kNoDeadlineNs;  // its consumer waits for it (consumer_waits)
+  std::uint64_t bytes_at_last_tick = 0;          // received_bytes then: the budget's measure
+  std::int64_t first_grant_ns = 0;               // when it was first granted a rate
   bool unexpected = false;  // no buffer, no handler: room reserved in UnexpectedMessages
 };
 
@@ -78,6 +79,10 @@ class ReceiveSide {
   ReceiveHandle post_receive(std::uint64_t tag, std::span<std::byte> buffer,
                              const std::optional<PeerAddress>& from);
   ReceiveStatus test_receive(ReceiveHandle receive) const { return posted_.status(receive); }
+  // The computation that posted `receive` waits for it now. An urgent flow
+  // landing there is due now, whatever deadline its sender gave; false when
+  // no such flow is under way or it was due already.
+  bool consumer_waits(ReceiveHandle receive);
   void on_message(std::function<void(const IncomingMessage&)> handler) {
     message_handler_ = std::move(handler);
   }

@@ -111,6 +111,22 @@ class Transfers(Pair):
         self.assertEqual(c.stats()["data_connections_opened"], 3)
         self.assertEqual(c.stats()["data_connections_reused"], 0)
 
+    def test_waiting_on_a_receive_makes_its_flow_due_now(self):
+        # 20 MB told it has 20 s: still under way when its receive is
+        # waited on, which makes it due now; a poll (wait(0)) does not.
+        payload = bytes(range(256)) * 80_000
+        landing = bytearray(len(payload))
+        r = self.b.recv_into(landing, tag=60)
+        s = self.a.send(payload, self.b.address, tag=60, slack_ns=20_000 * MS)
+        self.assertFalse(r.done())
+        with self.assertRaises(TimeoutError):
+            r.wait(0)
+        self.assertEqual(self.b.stats()["consumer_waits"], 0)
+        r.wait(10)
+        s.wait(10)
+        self.assertEqual(bytes(landing), payload)
+        self.assertEqual(self.b.stats()["consumer_waits"], 1)
+
     @needs_numpy
     def test_a_late_post_takes_the_message_that_came_before(self):
         sent = np.arange(100_000, dtype=np.int64)
