@@ -3,6 +3,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "experiment/consumer_waits.h"
 #include "experiment/timestamp_errors.h"
 #include "transport/common/tenant_mux.h"
 #include "transport/registry.h"
@@ -67,7 +68,12 @@ class Experiment::Host final : public WorkloadHost {
                             // A delayed update may fall due after the flow completed.
                             if (run_.recorder_->is_complete(id)) return;
                             run_.transport_->update_deadline(id, deadline_ps);
-                          }) {}
+                          }),
+        consumer_waits_(run.sim_, [this](std::uint32_t id) {
+          // It may have arrived before its consumer's timestamp.
+          if (run_.recorder_->is_complete(id)) return;
+          timestamp_errors_.on_consumer_waiting(id);
+        }) {}
   Simulator& sim() override { return run_.sim_; }
   Transport& transport() override { return *run_.transport_; }
   const RunShape& shape() const override { return shape_; }
@@ -91,6 +97,12 @@ class Experiment::Host final : public WorkloadHost {
     record.spec.deadline_ps = deadline_ps;
     timestamp_errors_.on_update(flow_id, deadline_ps, record.ideal_fct_ps);
   }
+  bool listens_for_waiting_consumers() const override {
+    return timestamp_errors_.active() && timestamp_errors_.model().waiting_updates;
+  }
+  void consumer_waiting(std::uint32_t flow_id, TimePs from_ps) override {
+    consumer_waits_.watch(flow_id, from_ps);
+  }
   std::uint64_t next_random_stream() override { return random_streams_++; }
   void workload_finished() override { run_.watcher_->stop_if_done(); }
 
@@ -100,6 +112,7 @@ class Experiment::Host final : public WorkloadHost {
   Experiment& run_;
   RunShape shape_;
   TimestampErrors timestamp_errors_;
+  ConsumerWaits consumer_waits_;
   std::uint64_t random_streams_ = 0;
 };
 
@@ -233,6 +246,9 @@ RunReport Experiment::report() const {
         {"updates", n.updates},
         {"updates_dropped", n.updates_dropped},
         {"updates_delayed", n.updates_delayed}};
+    if (errors.model().waiting_updates) {
+      report.summary_sections["timestamp_errors"]["consumer_waits"] = n.consumer_waits;
+    }
   }
   return report;
 }

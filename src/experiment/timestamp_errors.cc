@@ -76,6 +76,13 @@ void TimestampErrors::on_update(std::uint32_t flow_id, TimePs deadline_ps, TimeP
   sim_.schedule_in(model_.update_delay_ps, this);
 }
 
+void TimestampErrors::on_consumer_waiting(std::uint32_t flow_id) {
+  if (!active() || !model_.waiting_updates) return;
+  ++counts_.consumer_waits;
+  // No slack at the deadline "now": perturbed() passes it as it is.
+  on_update(flow_id, sim_.now(), 0);
+}
+
 void TimestampErrors::handle_event(EventId /*id*/) {
   const PendingUpdate update = pending_.front();
   pending_.pop_front();

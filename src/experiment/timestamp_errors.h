@@ -33,6 +33,8 @@ struct TimestampErrorModel {
   TimePs update_delay_ps = 0;
   double update_drop_probability = 0;
   double missing_fraction = 0;  // of the flows with a deadline
+  // A consumer that waits for its flow tells the transport so (on_consumer_waiting).
+  bool waiting_updates = true;
 
   bool active() const {
     return bias_of_slack != 0 || noise_of_slack != 0 || update_delay_ps != 0 ||
@@ -47,6 +49,7 @@ struct TimestampErrorCounts {
   std::uint64_t updates = 0;                  // sent by the workloads
   std::uint64_t updates_dropped = 0;          // lost, or of a flow without timestamp
   std::uint64_t updates_delayed = 0;          // passed on update_delay later
+  std::uint64_t consumer_waits = 0;           // of the updates: a consumer waiting now
 };
 
 class TimestampErrors final : public EventHandler {
@@ -68,8 +71,16 @@ class TimestampErrors final : public EventHandler {
   // The workload moved the flow's timestamp to `deadline_ps` now: deliver it
   // perturbed, later, or not at all.
   void on_update(std::uint32_t flow_id, TimePs deadline_ps, TimePs ideal_fct_ps);
+  // The flow's consumer is waiting for it now. A runtime knows that for
+  // certain (its receive is blocked), and a consumer that waits has no slack
+  // left, so the update is a timestamp of now, passed exactly; it is still
+  // an update (dropped, delayed, never sent for a flow without timestamps).
+  // Ignored with waiting_updates off, and when timestamps are exact (the
+  // transport already has the truth).
+  void on_consumer_waiting(std::uint32_t flow_id);
 
   bool active() const { return model_.active(); }
+  const TimestampErrorModel& model() const { return model_; }
   const TimestampErrorCounts& counts() const { return counts_; }
 
   void handle_event(EventId id) override;  // a delayed update is due

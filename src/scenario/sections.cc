@@ -84,6 +84,11 @@ KnobTable<ExperimentConfig> timestamp_knobs() {
   t.number("missing_fraction", "fraction", SAFS_FIELD(timestamps.missing_fraction), 0, 1,
            "Share of the flows with a deadline that reach the transport without one, and get no "
            "updates; they keep their class (urgent stays urgent).");
+  t.flag("waiting_updates", SAFS_FIELD(timestamps.waiting_updates),
+         "With imperfect timestamps: when a compute op's GPU idles waiting for an input flow "
+         "at or past the op's no-bubble timestamp, the transport is told that flow's timestamp "
+         "is now (the runtime sees the blocked receive). Exact, as a waiting consumer has no "
+         "slack; still dropped or delayed like any update. false: never told.");
   return t;
 }
 

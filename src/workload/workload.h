@@ -57,6 +57,16 @@ class WorkloadHost {
   // The flow's no-bubble timestamp moved: the records learn it, and the
   // transport too (perturbed, late or not at all under imperfect timestamps).
   virtual void update_deadline(std::uint32_t flow_id, TimePs deadline_ps) = 0;
+  // Whether consumer_waiting tells the transport anything: the run models
+  // imperfect timestamps (with exact ones the transport has the truth) and
+  // passes on waiting consumers ([timestamps] waiting_updates).
+  virtual bool listens_for_waiting_consumers() const = 0;
+  // The flow's consumer will be waiting for it from `from_ps` on (its GPU
+  // idles with the consumer next) unless it arrives by then. If it has not,
+  // the transport is told a timestamp of that moment: a runtime knows this
+  // for certain (the receive is blocked), so the error model passes it
+  // exactly (drops and delays apply). The records keep the true deadline.
+  virtual void consumer_waiting(std::uint32_t flow_id, TimePs from_ps) = 0;
   // A stream index for the workload's own random numbers: one per caller, in
   // build order, so that adding a workload never shifts another's draws.
   virtual std::uint64_t next_random_stream() = 0;

@@ -10,6 +10,9 @@
 
 #include "engine/simulator.h"
 #include "support/experiments.h"
+#include "workload/bulk_chain.h"
+#include "workload/compute/compute_graph.h"
+#include "workload/compute/compute_workload.h"
 
 namespace safs {
 namespace {
@@ -180,6 +183,30 @@ std::vector<TimePs> seen_deadlines(std::uint64_t seed) {
   return seen;
 }
 
+TEST(TimestampErrors, AWaitingConsumerIsPassedExactlyAsAnUpdate) {
+  Model late({.bias_of_slack = 1.0});
+  late.sim.run_until(50 * kPsPerUs);
+  late.errors.on_consumer_waiting(3);
+  ASSERT_EQ(late.delivered.size(), 1u);
+  EXPECT_EQ(late.delivered[0].flow_id, 3u);
+  EXPECT_EQ(late.delivered[0].deadline_ps, 50 * kPsPerUs);  // now: no slack, no error
+  EXPECT_EQ(late.errors.counts().consumer_waits, 1u);
+  EXPECT_EQ(late.errors.counts().updates, 1u);
+
+  Model lossy({.bias_of_slack = 1.0, .update_drop_probability = 1.0});
+  lossy.errors.on_consumer_waiting(3);  // an update like any other
+  EXPECT_TRUE(lossy.delivered.empty());
+  EXPECT_EQ(lossy.errors.counts().updates_dropped, 1u);
+
+  Model told_nothing({.bias_of_slack = 1.0, .waiting_updates = false});
+  told_nothing.errors.on_consumer_waiting(3);
+  Model exact(TimestampErrorModel{});  // the transport already has the truth
+  exact.errors.on_consumer_waiting(3);
+  EXPECT_TRUE(told_nothing.delivered.empty());
+  EXPECT_TRUE(exact.delivered.empty());
+  EXPECT_EQ(told_nothing.errors.counts().updates + exact.errors.counts().updates, 0u);
+}
+
 TEST(TimestampErrors, SameSeedSameErrorsOtherSeedOthers) {
   EXPECT_EQ(seen_deadlines(7), seen_deadlines(7));
   EXPECT_NE(seen_deadlines(7), seen_deadlines(8));
@@ -259,6 +286,53 @@ TEST(TimestampErrorsInARun, TransportSeesTheShiftedDeadlineRecordsKeepTheTrueOne
     const RunReport report = e.report();
     EXPECT_EQ(report.summary_sections.contains("timestamp_errors"), bias != 0);
   }
+}
+
+// GPU 1 runs X (5 ms) then B; B needs 20 MB (1.6 ms at 100 Gbit/s) that A on
+// GPU 0 sends at 10 us: 3.4 ms of slack. A background chain from host 2 into
+// host 1 takes what just in time leaves. Told the timestamp one slack late,
+// SAFS plans the transfer to land 3.4 ms after B's true start. When B's GPU
+// idles for it the consumer is waiting, and the transport is told so.
+struct WaitingRun {
+  TimePs b_start_ps;
+  nlohmann::ordered_json errors;  // summary.json's timestamp_errors
+};
+WaitingRun run_late_input(bool waiting_updates, double bias) {
+  ComputeGraph g;
+  const int a = g.add_op(0, 10 * kPsPerUs, "A");
+  g.add_op(1, 5 * kPsPerMs, "X");
+  const int b = g.add_op(1, kPsPerMs, "B");
+  g.add_transfer(a, b, 20'000'000);
+  ExperimentConfig config = testing::star(3);
+  config.transport = "safs";
+  config.workloads.add(BulkTraffic{{BulkSpec{.src = 2, .dst = 1, .size_bytes = 1 << 30}}});
+  config.timestamps.bias_of_slack = bias;
+  config.timestamps.waiting_updates = waiting_updates;
+  config.workloads.add(std::move(g));
+  Experiment e(config);
+  e.run();
+  const ComputeEngine& c = e.find_workload<ComputeWorkload>()->engine();
+  EXPECT_TRUE(c.finished());
+  const nlohmann::ordered_json summary = e.report().summary_sections;
+  return {c.ops()[b].start_ps,
+          summary.contains("timestamp_errors") ? summary["timestamp_errors"] : nullptr};
+}
+
+TEST(TimestampErrorsInARun, AWaitingConsumerCutsTheBubbleOfALateTimestamp) {
+  const WaitingRun exact = run_late_input(true, 0);
+  const WaitingRun told = run_late_input(true, 1);
+  const WaitingRun not_told = run_late_input(false, 1);
+  // Exact timestamps: B starts on time (its plan, 5 ms), and nothing is watched.
+  EXPECT_LE(exact.b_start_ps, 5 * kPsPerMs + 50 * kPsPerUs);
+  EXPECT_TRUE(exact.errors.is_null());
+  // One slack late and not told: the transfer lands near 8.4 ms.
+  EXPECT_GT(not_told.b_start_ps, 8 * kPsPerMs);
+  EXPECT_FALSE(not_told.errors.contains("consumer_waits"));
+  // Told at 5 ms that B waits: what is left goes at line rate. About 0.4 of
+  // the 20 MB is still to come then (5/8.4 sent): 0.65 ms more.
+  EXPECT_EQ(told.errors["consumer_waits"], 1);
+  EXPECT_LT(told.b_start_ps, 6 * kPsPerMs);
+  EXPECT_GT(told.b_start_ps, exact.b_start_ps);
 }
 
 TEST(TimestampErrorsInARun, MissingTimestampsStillRecordTheirDeadline) {

@@ -2,6 +2,11 @@
 // no-bubble timestamps that follow the consumer's GPU.
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "engine/timer.h"
 #include "experiment/experiment.h"
 #include "workload/bulk_chain.h"
 #include "workload/compute/bubble_account.h"
@@ -119,6 +124,60 @@ TEST(ComputeEngine, TimestampsMoveLaterWhenTheConsumerFallsBehind) {
   // The flow record follows the last timestamp too.
   EXPECT_EQ(e.recorder().records()[t.flow_id].spec.deadline_ps, t.deadline_ps);
   EXPECT_GE(c.ops()[b].start_ps, c.ops()[x].end_ps);
+}
+
+using Watch = std::pair<std::uint32_t, TimePs>;  // flow id, waited for from
+
+// B on GPU 1, behind X (1 ms) if `x_first`, takes flow 0 (no producer, from
+// host 2, leaving at once) and flow 1 (from A on GPU 0, leaving when A ends);
+// they arrive when told. The engine runs on a bare simulator; what it says
+// of waiting consumers is recorded.
+struct WatchedRun {
+  std::vector<Watch> watched;
+  TimePs b_start_ps = -1;
+};
+WatchedRun run_watched(TimePs a_duration_ps, bool x_first, TimePs flow0_arrives_ps,
+                       TimePs flow1_arrives_ps) {
+  ComputeGraph g;
+  const int a = g.add_op(0, a_duration_ps, "A");
+  if (x_first) g.add_op(1, kPsPerMs, "X");
+  const int b = g.add_op(1, kPsPerMs, "B");
+  g.add_transfer(-1, b, 1000, /*src=*/2);
+  g.add_transfer(a, b, 1000);
+  Simulator sim;
+  WatchedRun run;
+  std::uint32_t next_id = 0;
+  ComputeHooks hooks;
+  hooks.launch = [&](const FlowSpec&) { return next_id++; };
+  hooks.update_deadline = [](std::uint32_t, TimePs) {};
+  hooks.consumer_waiting = [&](std::uint32_t id, TimePs from_ps) {
+    run.watched.emplace_back(id, from_ps);
+  };
+  ComputeEngine engine(sim, g, hooks);
+  Timer arrive0(sim, [&] { engine.on_flow_complete(0); });
+  Timer arrive1(sim, [&] { engine.on_flow_complete(1); });
+  arrive0.arm_at(flow0_arrives_ps);
+  arrive1.arm_at(flow1_arrives_ps);
+  engine.start();
+  sim.run();
+  EXPECT_TRUE(engine.finished());
+  run.b_start_ps = engine.ops()[b].start_ps;
+  return run;
+}
+
+TEST(ComputeEngine, SaysWhenAnIdleGpusNextOpWillWaitForItsInputs) {
+  // X runs 0-1 ms; flow 0 arrives while it does, flow 1 (A ends at 0.2 ms)
+  // at 3 ms. When X ends GPU 1 idles with B next, and only flow 1 is still
+  // on its way: watched from B's timestamp, 1 ms.
+  const WatchedRun behind_x = run_watched(200 * kPsPerUs, true, 500 * kPsPerUs, 3 * kPsPerMs);
+  EXPECT_EQ(behind_x.watched, (std::vector<Watch>{{1, kPsPerMs}}));
+  EXPECT_EQ(behind_x.b_start_ps, 3 * kPsPerMs);
+  // B alone on GPU 1, planned at 3 ms (behind A): GPU 1 idles from the
+  // start. Flow 0 is watched from B's timestamp as it leaves, flow 1 as it
+  // leaves at 3 ms; each once, though both arrive late.
+  const WatchedRun idle = run_watched(3 * kPsPerMs, false, 4 * kPsPerMs, 5 * kPsPerMs);
+  EXPECT_EQ(idle.watched, (std::vector<Watch>{{0, 3 * kPsPerMs}, {1, 3 * kPsPerMs}}));
+  EXPECT_EQ(idle.b_start_ps, 5 * kPsPerMs);
 }
 
 }  // namespace

@@ -53,6 +53,7 @@ void ComputeEngine::start() {
   for (std::size_t g = 0; g < gpus_.size(); ++g) {
     gpus_[g].free_since_ps = started_ps_;
     try_start(static_cast<int>(g));
+    watch_waiting(static_cast<int>(g));
   }
   if (finished() && hooks_.on_finished) hooks_.on_finished();
 }
@@ -84,6 +85,7 @@ void ComputeEngine::on_op_end(int gpu) {
   for (const int t : produces_[op]) launch(t, gpu);
   try_start(gpu);
   refresh_deadlines(gpu);
+  watch_waiting(gpu);
   if (finished() && hooks_.on_finished) hooks_.on_finished();
 }
 
@@ -122,6 +124,7 @@ void ComputeEngine::launch(int t, int gpu) {
   const std::size_t slot = record.flow_id - first_flow_id_;
   if (transfer_of_flow_.size() <= slot) transfer_of_flow_.resize(slot + 1, -1);
   transfer_of_flow_[slot] = static_cast<int>(t);
+  watch_waiting(graph_.ops[transfer.consumer].gpu);
 }
 
 void ComputeEngine::on_flow_complete(std::uint32_t flow_id) {
@@ -135,6 +138,24 @@ void ComputeEngine::on_flow_complete(std::uint32_t flow_id) {
   const int consumer = graph_.transfers[t].consumer;
   --inputs_missing_[consumer];
   try_start(graph_.ops[consumer].gpu);
+}
+
+// A GPU that idles before the no-bubble timestamp of the op it waits on loses
+// nothing yet (the plan has it idle too); from that timestamp on, every input
+// still on its way makes a bubble, and its consumer waits for it. Called when
+// the GPU goes idle and when an input is launched (launched late, its watch
+// falls due at once); the host decides at that time whether it arrived.
+void ComputeEngine::watch_waiting(int gpu) {
+  Gpu& g = gpus_[gpu];
+  const std::vector<int>& order = graph_.gpu_order[gpu];
+  if (!hooks_.consumer_waiting || g.busy || g.next >= order.size()) return;
+  const int op = order[g.next];
+  for (const int t : graph_.ops[op].inputs) {
+    TransferRecord& record = transfers_[t];
+    if (record.launched_ps < 0 || record.arrived_ps >= 0 || record.consumer_waited) continue;
+    record.consumer_waited = true;
+    hooks_.consumer_waiting(record.flow_id, projected_start_ps_[op]);
+  }
 }
 
 TimePs ComputeEngine::no_bubble_ps(int op) const { return projected_start_ps_[op]; }

@@ -29,6 +29,10 @@ struct ComputeHooks {
   // infinitely fast network; every transfer arrives when it is launched).
   std::function<std::uint32_t(const FlowSpec&)> launch;
   std::function<void(std::uint32_t flow_id, TimePs deadline_ps)> update_deadline;
+  // The flow's consumer op will wait for it from `from_ps` on (its no-bubble
+  // timestamp) unless it has arrived by then: the op is its GPU's next and
+  // the GPU idles. Called once per flow. Empty: not watched.
+  std::function<void(std::uint32_t flow_id, TimePs from_ps)> consumer_waiting;
   std::function<void()> on_finished;  // the last op has ended
 };
 
@@ -46,6 +50,7 @@ struct TransferRecord {
   TimePs first_deadline_ps = 0;  // the no-bubble timestamp at launch
   TimePs deadline_ps = 0;        // the last one the transport was told
   std::uint32_t deadline_updates = 0;
+  bool consumer_waited = false;  // consumer_waiting was called for it
 };
 
 class ComputeEngine {
@@ -88,6 +93,7 @@ class ComputeEngine {
   void try_start(int gpu);
   void on_op_end(int gpu);
   void refresh_deadlines(int gpu);
+  void watch_waiting(int gpu);
   TimePs no_bubble_ps(int op) const;
 
   Simulator& sim_;

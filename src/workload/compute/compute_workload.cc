@@ -85,6 +85,11 @@ ComputeHooks compute_hooks(WorkloadHost& host) {
     host.update_deadline(id, deadline_ps);
   };
   hooks.on_finished = [&host] { host.workload_finished(); };
+  if (host.listens_for_waiting_consumers()) {
+    hooks.consumer_waiting = [&host](std::uint32_t id, TimePs from_ps) {
+      host.consumer_waiting(id, from_ps);
+    };
+  }
   return hooks;
 }
 
