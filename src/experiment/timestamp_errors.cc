@@ -49,6 +49,7 @@ FlowSpec TimestampErrors::as_started(FlowSpec flow, TimePs ideal_fct_ps) {
     return flow;
   }
   flow.deadline_ps = perturbed(flow.deadline_ps, flow.start_ps, ideal_fct_ps, z);
+  s.told_ps = flow.deadline_ps;
   return flow;
 }
 
@@ -68,7 +69,7 @@ void TimestampErrors::on_update(std::uint32_t flow_id, TimePs deadline_ps, TimeP
   }
   const TimePs seen = perturbed(deadline_ps, sim_.now(), ideal_fct_ps, z);
   if (model_.update_delay_ps == 0) {
-    deliver_(flow_id, seen);
+    deliver(flow_id, seen);
     return;
   }
   ++counts_.updates_delayed;
@@ -78,6 +79,7 @@ void TimestampErrors::on_update(std::uint32_t flow_id, TimePs deadline_ps, TimeP
 
 void TimestampErrors::on_consumer_waiting(std::uint32_t flow_id) {
   if (!active() || !model_.waiting_updates) return;
+  if (state(flow_id).told_ps <= sim_.now()) return;  // overdue to the transport already
   ++counts_.consumer_waits;
   // No slack at the deadline "now": perturbed() passes it as it is.
   on_update(flow_id, sim_.now(), 0);
@@ -86,7 +88,12 @@ void TimestampErrors::on_consumer_waiting(std::uint32_t flow_id) {
 void TimestampErrors::handle_event(EventId /*id*/) {
   const PendingUpdate update = pending_.front();
   pending_.pop_front();
-  deliver_(update.flow_id, update.deadline_ps);
+  deliver(update.flow_id, update.deadline_ps);
+}
+
+void TimestampErrors::deliver(std::uint32_t flow_id, TimePs deadline_ps) {
+  state(flow_id).told_ps = deadline_ps;
+  deliver_(flow_id, deadline_ps);
 }
 
 }  // namespace safs

@@ -75,8 +75,9 @@ class TimestampErrors final : public EventHandler {
   // certain (its receive is blocked), and a consumer that waits has no slack
   // left, so the update is a timestamp of now, passed exactly; it is still
   // an update (dropped, delayed, never sent for a flow without timestamps).
-  // Ignored with waiting_updates off, and when timestamps are exact (the
-  // transport already has the truth).
+  // Ignored with waiting_updates off, when timestamps are exact (the
+  // transport already has the truth), and when the transport was last told
+  // a timestamp no later than now (the flow is overdue to it already).
   void on_consumer_waiting(std::uint32_t flow_id);
 
   bool active() const { return model_.active(); }
@@ -89,6 +90,7 @@ class TimestampErrors final : public EventHandler {
   struct FlowState {
     bool missing = false;
     std::uint32_t timestamps = 0;  // drawn so far: the key of the next draw
+    TimePs told_ps = kTimeNever;   // the last timestamp delivered to the transport
   };
   struct PendingUpdate {
     std::uint32_t flow_id;
@@ -96,6 +98,7 @@ class TimestampErrors final : public EventHandler {
   };
 
   FlowState& state(std::uint32_t flow_id);
+  void deliver(std::uint32_t flow_id, TimePs deadline_ps);
   TimePs perturbed(TimePs deadline_ps, TimePs now, TimePs ideal_fct_ps, double z) const;
 
   Simulator& sim_;

@@ -87,8 +87,9 @@ KnobTable<ExperimentConfig> timestamp_knobs() {
   t.flag("waiting_updates", SAFS_FIELD(timestamps.waiting_updates),
          "With imperfect timestamps: when a compute op's GPU idles waiting for an input flow "
          "at or past the op's no-bubble timestamp, the transport is told that flow's timestamp "
-         "is now (the runtime sees the blocked receive). Exact, as a waiting consumer has no "
-         "slack; still dropped or delayed like any update. false: never told.");
+         "is now (the runtime sees the blocked receive), unless it was told no later already. "
+         "Exact, as a waiting consumer has no slack; still dropped or delayed like any update. "
+         "false: never told.");
   return t;
 }
 

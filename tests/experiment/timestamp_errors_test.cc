@@ -198,6 +198,15 @@ TEST(TimestampErrors, AWaitingConsumerIsPassedExactlyAsAnUpdate) {
   EXPECT_TRUE(lossy.delivered.empty());
   EXPECT_EQ(lossy.errors.counts().updates_dropped, 1u);
 
+  // Told 70 us (early), the flow is overdue to the transport at 90 us
+  // already: "now" would move it later, so nothing is sent.
+  Model early({.bias_of_slack = -0.5});
+  early.errors.as_started(urgent_flow(0, 10 * kPsPerUs, 110 * kPsPerUs), kIdealPs);
+  early.sim.run_until(90 * kPsPerUs);
+  early.errors.on_consumer_waiting(0);
+  EXPECT_TRUE(early.delivered.empty());
+  EXPECT_EQ(early.errors.counts().consumer_waits, 0u);
+
   Model told_nothing({.bias_of_slack = 1.0, .waiting_updates = false});
   told_nothing.errors.on_consumer_waiting(3);
   Model exact(TimestampErrorModel{});  // the transport already has the truth
