@@ -658,9 +658,6 @@ TEST(SafsHeader, SemanticsRoundTripEveryFlag) {
   EXPECT_EQ(out.version, in.version);
 }
 
-// A long background flow (flow 0) into host 0 while 64 short ones (20 KB, well inside
-// their blind first BDP) arrive beside it from eight other hosts, one every
-// 10 us: web search's many short flows in miniature.
 // What the control-traffic tests below compare.
 struct ControlRun {
   std::uint64_t scheduling_packets = 0;
@@ -683,6 +680,9 @@ ControlRun run_to_end(const ExperimentConfig& config) {
   return out;
 }
 
+// A long background flow (flow 0) into host 0 while 64 short ones (20 KB, well inside
+// their blind first BDP) arrive beside it from eight other hosts, one every
+// 10 us: web search's many short flows in miniature.
 ControlRun run_short_blind_flows(bool schedule_blind_flows) {
   ExperimentConfig config = testing::star(10);
   config.transport = "safs";
