@@ -80,6 +80,17 @@ check "report spliced at the marker lines, not the quote" "$evaluate" --sim "$si
 check "the quoting line is kept whole" \
   grep -qx 'quoting `<!-- matrix:begin -->` in prose' "$work/quoted.md"
 check "the quoted report replaced old" bash -c "! grep -qx old '$work/quoted.md' && grep -q '^| incast |' '$work/quoted.md'"
+# One transport with one knob changed, into its own directory.
+check "--transport with --set runs" "$evaluate" --sim "$sim" --matrix "$work/matrix.toml" \
+  --out "$work/narrow" --transport safs --set transport.safs.grant_background=false
+check "only that transport ran" test ! -e "$work/narrow/incast/4-MiB/dctcp"
+check "--set reached the runs" \
+  grep -q 'transport.safs.grant_background=false' "$work/narrow/incast/4-MiB/safs/seed=1/summary.json"
+check "the report names the narrowing" \
+  grep -q -- '--transport safs --set transport.safs.grant_background=false' "$work/narrow/matrix.md"
+expect_bad "unknown transport" "no cell of the matrix runs 'tcp'" --matrix "$work/matrix.toml" \
+  --transport tcp
+expect_bad "--set without a value" "expected KEY=VALUE" --matrix "$work/matrix.toml" --set oops
 expect_bad "unknown level" "no level 'fast'" --matrix "$work/matrix.toml" --level fast
 expect_bad "unknown scenario" "no scenario 'nope'" --matrix "$work/matrix.toml" --only nope
 expect_bad "missing matrix" "cannot read" --matrix "$work/none.toml"
