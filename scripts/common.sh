@@ -39,6 +39,19 @@ fresh() {
   if [[ ${SAFS_RESUME:-0} != 1 ]]; then rm -rf "$1"; fi
 }
 
+# The evaluation matrix level a script was given (quick when none): quick,
+# full or ci; anything else is refused with a message (status 2). Use as
+# level=$(matrix_level "${1:-}") || exit 2
+matrix_level() {
+  case ${1:-quick} in
+    quick | full | ci) echo "${1:-quick}" ;;
+    *)
+      echo "$script_name.sh: level '$1': expected quick, full or ci" >&2
+      return 2
+      ;;
+  esac
+}
+
 # Prints each line of a run's messages prefixed with the run's directory,
 # unless safs-sim already named it (its warnings start with the directory).
 attribute() {  # dir, text

@@ -10,14 +10,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh
-level=${1:-quick}
-case $level in
-  quick | full | ci) ;;
-  *)
-    echo "control-overhead.sh: level '$level': expected quick, full or ci" >&2
-    exit 2
-    ;;
-esac
+level=$(matrix_level "${1:-}") || exit 2
 runs=out/eval/$level
 if ! compgen -G "$runs/*/*/safs" >/dev/null; then
   echo "control-overhead.sh: no SAFS cells in $runs: run scripts/evaluation.sh $level first" >&2

@@ -24,6 +24,7 @@ variants=(
   "flows sent whole blind granted too (schedule_blind_flows = true)|safs|--set transport.safs.schedule_blind_flows=true"
   "every uplink report move sent at once (pace_reports = false)|safs|--set transport.safs.pace_reports=false"
   "background by shortest remaining first (background_srpt = true)|safs|--set transport.safs.background_srpt=true"
+  "background left to its window, not granted (grant_background = false)|safs|--set transport.safs.grant_background=false"
   "pfabric-edf|pfabric-edf|"
   "dctcp-llf|dctcp-llf|"
   "dctcp-prio|dctcp-prio|"

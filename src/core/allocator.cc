@@ -126,13 +126,13 @@ Allocation allocate(const std::vector<SemanticFlow>& flows, TimePs now, double u
                     const AllocatorConfig& config, bool protect_background) {
   Allocation result;
   AllocationScratch scratch;
-  allocate_into(flows, now, unscheduled_bps, config, protect_background, result, scratch);
+  allocate_into(flows, now, unscheduled_bps, config, protect_background, false, result, scratch);
   return result;
 }
 
 void allocate_into(const std::vector<SemanticFlow>& flows, TimePs now, double unscheduled_bps,
-                   const AllocatorConfig& config, bool protect_background, Allocation& result,
-                   AllocationScratch& scratch) {
+                   const AllocatorConfig& config, bool protect_background,
+                   bool ungranted_background, Allocation& result, AllocationScratch& scratch) {
   const std::size_t n = flows.size();
   result.flows.assign(n, FlowAllocation{});
   result.budget_bps = std::max(0.0, config.usable_fraction * config.link_bps - unscheduled_bps);
@@ -248,8 +248,11 @@ void allocate_into(const std::vector<SemanticFlow>& flows, TimePs now, double un
     }
   }
 
-  // 3c. Whatever background could not use goes to urgent flows (work conservation).
-  for (const std::vector<std::size_t>& run : runs) top_up(run);
+  // 3c. Whatever background could not use goes to urgent flows (work
+  // conservation), unless background this receiver does not grant can use it.
+  if (!ungranted_background) {
+    for (const std::vector<std::size_t>& run : runs) top_up(run);
+  }
 
   for (std::size_t i = 0; i < n; ++i) result.flows[i].rate_bps = rate[i];
 }

@@ -88,9 +88,13 @@ struct AllocationScratch {
 };
 
 // allocate(), into `result` (overwritten whole), with `scratch`'s buffers.
+// `ungranted_background`: background this receiver does not grant (sent
+// under its window alone) is arriving. What the flows here leave of the
+// budget then stays free for it, instead of topping up urgent flows past
+// their no-bubble rates (step 3c), as a granted background would take it.
 void allocate_into(const std::vector<SemanticFlow>& flows, TimePs now, double unscheduled_bps,
-                   const AllocatorConfig& config, bool protect_background, Allocation& result,
-                   AllocationScratch& scratch);
+                   const AllocatorConfig& config, bool protect_background,
+                   bool ungranted_background, Allocation& result, AllocationScratch& scratch);
 
 // The EDF prefix test on one link: sorted by deadline, every prefix's bytes
 // fit in the capacity up to its deadline (less headroom). Exposed for tests

@@ -90,6 +90,17 @@ void ReceiverScheduler::note_unscheduled(std::uint64_t bytes, TimePs now) {
   unscheduled_updated_ps_ = now;
 }
 
+void ReceiverScheduler::note_ungranted_background(TimePs now) {
+  // Its arrival or its end changes the allocation, so the first packet after
+  // a quiet spell re-plans at once (the periodic reallocation notices the end).
+  if (!ungranted_background_seen_ ||
+      now - ungranted_background_ps_ >= config_.unscheduled_window_ps) {
+    dirty_ = true;
+  }
+  ungranted_background_seen_ = true;
+  ungranted_background_ps_ = now;
+}
+
 std::vector<Grant> ReceiverScheduler::poll(TimePs now) {
   const bool stale =
       reallocates_periodically() && now >= last_allocation_ps_ + config_.reallocate_every_ps;
@@ -115,8 +126,10 @@ std::vector<Grant> ReceiverScheduler::poll(TimePs now) {
   ++reallocations_;
   // Stream leases hold their rate for transfers not started yet, as blind
   // arrivals do: both are capacity the allocation must leave free.
+  const bool ungranted_background =
+      ungranted_background_seen_ && now - ungranted_background_ps_ < config_.unscheduled_window_ps;
   allocate_into(flows_, now, unscheduled_bps(now) + issuer_.reserved_bps(), config_.allocator,
-                protect, allocation_, allocation_scratch_);
+                protect, ungranted_background, allocation_, allocation_scratch_);
   background_rate_bps_ = 0;
   for (const FlowAllocation& a : allocation_.flows) {
     if (!a.urgent) background_rate_bps_ += a.rate_bps;

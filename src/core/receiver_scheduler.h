@@ -62,6 +62,10 @@ class ReceiverScheduler {
   void complete_flow(FlowId id, TimePs now);
   // Bytes that arrived without a grant (they use capacity the grants do not).
   void note_unscheduled(std::uint64_t bytes, TimePs now);
+  // A packet of background this receiver does not grant (its sender sends it
+  // under its window alone) arrived. For unscheduled_window_ps after it, what
+  // the granted flows leave stays free for such background.
+  void note_ungranted_background(TimePs now);
   // The capacity allocated from changed (unmanaged traffic took part of the
   // link, or left): the next poll re-plans with it.
   void set_link_bps(double link_bps);
@@ -101,6 +105,8 @@ class ReceiverScheduler {
   TimePs last_allocation_ps_ = 0;
   double unscheduled_estimate_bps_ = 0;
   TimePs unscheduled_updated_ps_ = 0;
+  bool ungranted_background_seen_ = false;
+  TimePs ungranted_background_ps_ = 0;  // its last packet, if seen
   std::uint64_t reallocations_ = 0;
   double background_share_ = 1.0;   // long-run share of the budget background got
   double background_rate_bps_ = 0;  // background's total in the allocation in force

@@ -145,6 +145,21 @@ TEST(AllocatorTest, UrgentGetsDemandBackgroundGetsTheRest) {
   EXPECT_EQ(a.overdue, 0u);
 }
 
+// With no background to allocate, the leftover tops up the urgent flow past
+// its demand (work conservation); while background the receiver does not
+// grant is arriving, it is left free for that background instead.
+TEST(AllocatorTest, LeftoverStaysFreeForUngrantedBackground) {
+  const AllocatorConfig c;
+  const TimePs now = 3 * kMs;
+  const std::vector<SemanticFlow> flows = {urgent(8, 1'000'000, now + c.demand.headroom_ps + kMs)};
+  Allocation a;
+  AllocationScratch scratch;
+  allocate_into(flows, now, 0.0, c, true, false, a, scratch);
+  EXPECT_NEAR(a.flows[0].rate_bps, 97 * kGbps, 1.0);
+  allocate_into(flows, now, 0.0, c, true, true, a, scratch);
+  EXPECT_NEAR(a.flows[0].rate_bps, 8.8 * kGbps, 1.0);  // its no-bubble demand only
+}
+
 // A low-slack urgent flow is topped up to its cap before background flows
 // get anything beyond their floor; an urgent flow with slack is not.
 TEST(AllocatorTest, LowSlackUrgentToppedUpBeforeBackground) {
@@ -608,8 +623,8 @@ TEST(AllocatorPropertyTest, ReusedScratchGivesWhatAFreshAllocationGives) {
   AllocationScratch scratch;
   for (int iter = 0; iter < 2000; ++iter) {
     const Instance in = random_instance(rng);
-    allocate_into(in.flows, in.now, in.unscheduled_bps, in.config, in.protect_background, reused,
-                  scratch);
+    allocate_into(in.flows, in.now, in.unscheduled_bps, in.config, in.protect_background, false,
+                  reused, scratch);
     const Allocation fresh = allocate_instance(in, in.flows);
     ASSERT_EQ(reused.flows.size(), fresh.flows.size()) << "instance " << iter;
     ASSERT_EQ(reused.budget_bps, fresh.budget_bps);

@@ -207,11 +207,24 @@ TEST(CliBadInput, SafsSenderKeysOutOfRange) {
                    "transport.safs.stream_leases: expected boolean (true or false)");
   expect_bad_input(run_cli(run + "transport.safs.learn_blind_budget=7"),
                    "transport.safs.learn_blind_budget: expected boolean (true or false)");
+  expect_bad_input(run_cli(run + "transport.safs.grant_background=no"),
+                   "transport.safs.grant_background: expected boolean (true or false)");
   expect_bad_input(run_cli(run + "transport.safs.blind_budget_decrease=2"),
                    "transport.safs.blind_budget_decrease: expected a value in [0.05, 1], got 2");
   expect_bad_input(
       run_cli(run + "transport.safs.blind_budget_growth_us=-1"),
       "transport.safs.blind_budget_growth_us: expected a value in [0, 1e+09] us, got -1");
+}
+
+// The imperfect-timestamp keys (docs/imperfect-semantics.md) name their key
+// and what they expected too.
+TEST(CliBadInput, TimestampKeysOutOfRange) {
+  const fs::path scenario = write_temp("safs-bad-input-timestamps.toml", kSmall);
+  const std::string run = "validate " + scenario.string() + " --set ";
+  expect_bad_input(run_cli(run + "timestamps.waiting_updates=3"),
+                   "timestamps.waiting_updates: expected boolean (true or false)");
+  expect_bad_input(run_cli(run + "timestamps.bias_of_slack=-2"),
+                   "timestamps.bias_of_slack: expected a value in [-1, 10]");
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 //   words[1] flow size (bytes)
 //   words[2] dependency (consumer op)
 //   words[3] bit 0 urgent, bit 1 sent unscheduled, bit 2 started under its
-//            stream's lease (the previous transfer's), bits 8..39 criticality,
+//            stream's lease (the previous transfer's), bit 3 the whole flow
+//            is sent blind, bit 4 the flow is sent under its window alone
+//            (background with grant_background off), bits 8..39 criticality,
 //            bits 40..63 version of the timestamp (raised when it moves, so
 //            an older packet overtaken by a META cannot restore it)
 // GRANT:
@@ -45,6 +47,9 @@ struct Semantics {
   bool on_stream_lease = false;
   // The sender sends the whole flow blind: it never needs a grant.
   bool all_unscheduled = false;
+  // The sender sends it under its window alone, never granted: background
+  // the receiver treats as unmanaged traffic.
+  bool window_only = false;
   std::uint32_t criticality = 0;
   std::uint32_t version = 0;  // 24 bits
 };
@@ -56,7 +61,7 @@ inline void put_semantics(Packet& p, const Semantics& s) {
   p.words[1] = s.size_bytes;
   p.words[2] = s.dependency;
   p.words[3] = (s.urgent ? 1u : 0u) | (s.unscheduled ? 2u : 0u) | (s.on_stream_lease ? 4u : 0u) |
-               (s.all_unscheduled ? 8u : 0u) |
+               (s.all_unscheduled ? 8u : 0u) | (s.window_only ? 16u : 0u) |
                ((static_cast<std::uint64_t>(s.criticality) & 0xffffffffu) << 8) |
                (static_cast<std::uint64_t>(s.version & kVersionMask) << 40);
 }
@@ -70,6 +75,7 @@ inline Semantics get_semantics(const Packet& p) {
   s.unscheduled = (p.words[3] & 2u) != 0;
   s.on_stream_lease = (p.words[3] & 4u) != 0;
   s.all_unscheduled = (p.words[3] & 8u) != 0;
+  s.window_only = (p.words[3] & 16u) != 0;
   s.criticality = static_cast<std::uint32_t>(p.words[3] >> 8);
   s.version = static_cast<std::uint32_t>(p.words[3] >> 40) & kVersionMask;
   return s;

@@ -85,6 +85,11 @@ KnobTable<SafsOptions> safs_knobs() {
          "only when the receiver sent it more than two control delays after the report (it had "
          "the report: it was lost). false: every move past the threshold is reported at once "
          "and any such grant repeats it (the rule before; docs/safs.md).");
+  t.flag("grant_background", SAFS_FIELD(safs.grant_background),
+         "true: background flows are granted (max-min or shortest remaining first, after the "
+         "urgent flows). false: they get no grants and go under their window alone at the "
+         "background priority; receivers leave them out of their allocation, as they would "
+         "unmanaged traffic (docs/safs.md).");
   t.flag("stream_leases", SAFS_FIELD(safs.stream_leases),
          "true: a finished urgent flow's lease stays with its stream (same sender, receiver "
          "and class) until it ends, and the stream's next transfer starts under it at once: no "

@@ -52,6 +52,11 @@ struct SafsConfig {
   // A sender caps the blind bytes of its flows to a receiver where its blind
   // bytes were lost before (core::BlindBudget; docs/safs.md, "Sender side").
   bool learn_blind_budget = true;
+  // false: background flows get no grants. They go under their window alone
+  // at the background class's priority, and receivers leave them out of
+  // their allocation, as they would unmanaged traffic (docs/safs.md,
+  // "Background under its window").
+  bool grant_background = true;
   core::BlindBudgetOptions blind_budget;
 };
 

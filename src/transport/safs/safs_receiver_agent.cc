@@ -52,8 +52,9 @@ core::SemanticFlow SafsTransport::ReceiverAgent::semantic_flow(
 // count as blind arrivals (ReceiverScheduler::note_unscheduled). Allocated,
 // it would take rate from flows that can use it; under shortest remaining
 // first every short flow would pause the flow being served for a round trip.
+// A flow sent under its window alone is unmanaged traffic to the receiver.
 bool SafsTransport::ReceiverAgent::ignored(const safs_header::Semantics& s) const {
-  return s.all_unscheduled && !transport_.config_.schedule_blind_flows;
+  return s.window_only || (s.all_unscheduled && !transport_.config_.schedule_blind_flows);
 }
 
 bool SafsTransport::ReceiverAgent::newer_timestamp(ReceiverFlow& flow, std::uint32_t version) {
@@ -72,6 +73,11 @@ void SafsTransport::ReceiverAgent::on_segment(ReceiverFlow& flow, const Packet& 
   const std::uint64_t remaining = sem.size_bytes - flow.received.delivered_bytes();
   if (sem.unscheduled && first_copy) {
     scheduler_.note_unscheduled(packet.wire_bytes, transport_.env().sim.now());
+  }
+  if (sem.window_only) {
+    scheduler_.note_ungranted_background(transport_.env().sim.now());
+    if (scheduler_.has_changes()) on_change();
+    return;
   }
   if (remaining == 0) return;  // on_complete follows
   if (ignored(sem)) return;

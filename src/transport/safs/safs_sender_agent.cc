@@ -26,6 +26,7 @@ struct SafsTransport::SenderAgent::FlowState final : FlowExtension {
   bool on_uplink_list = false;
   bool on_stream_lease = false;  // started under its stream's previous lease
   bool granted = false;          // a grant of its own arrived
+  bool window_only = false;      // background with grant_background off: never granted
   std::uint32_t version = 0;     // of the flow's timestamp; raised at every move
 };
 
@@ -49,6 +50,7 @@ safs_header::Semantics SafsTransport::SenderAgent::semantics(const SenderFlow& f
           .unscheduled = unscheduled,
           .on_stream_lease = state(flow).on_stream_lease,
           .all_unscheduled = state(flow).unscheduled_limit >= spec.size_bytes,
+          .window_only = state(flow).window_only,
           .criticality = spec.criticality,
           .version = state(flow).version};
 }
@@ -59,6 +61,13 @@ void SafsTransport::SenderAgent::on_start(SenderFlow& flow) {
   FlowState& s = state(flow);
   s.started_ps = env.sim.now();
   const SafsConfig& config = transport_.config_;
+  // Left out of its receiver's allocation (its packets say so); they are not
+  // blind bytes either, so the receiver's budget does not shrink for them:
+  // strict priority keeps them below the granted flows.
+  if (!config.grant_background && flow.spec.flow_class != FlowClass::kUrgent) {
+    s.window_only = true;
+    return;
+  }
   if (config.unscheduled_bytes != 0) {
     s.unscheduled_limit = std::min(config.unscheduled_bytes, flow.spec.size_bytes);
   } else {  // one bandwidth-delay product of this flow's path, or a short urgent flow whole
@@ -131,6 +140,7 @@ WindowTransport::SendGate SafsTransport::SenderAgent::gate(SenderFlow& flow) {
   const SafsConfig& config = transport_.config_;
   FlowState& s = state(flow);
   const TimePs now = transport_.env().sim.now();
+  if (s.window_only) return {true, config.fallback_priority};
   const std::uint64_t next_byte = flow.retransmit_pending ? flow.snd_una : flow.snd_nxt;
   if (next_byte < s.unscheduled_limit) {
     const bool urgent = flow.spec.flow_class == FlowClass::kUrgent;
