@@ -6,8 +6,9 @@
 # Prints one markdown table on stdout (docs/safs.md, "Background under its
 # window"): per cell, each SAFS's result over the best other's, its
 # scheduling packets per 100 data packets (all flows), and the packets the
-# switches dropped. Runs go to out/eval-window-background/LEVEL (finished
-# cells are reused: the sweeps' resume).
+# switches dropped. Runs go to out/eval-window-background/LEVEL, afresh
+# unless SAFS_RESUME=1 (then finished points are kept: the sweeps' resume).
+# A cell that fails is left out of the table and the exit status is 1.
 #   scripts/window-background.sh [quick|full|ci]   (default quick)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -20,8 +21,10 @@ if [[ ! -f $matrix_runs/matrix.csv ]]; then
 fi
 runs=out/eval-window-background/$level
 progress "SAFS with grant_background = false, level $level, into $runs"
+fresh "$runs"
+status=0
 SAFS_SIM=$sim tools/evaluate --level "$level" --transport safs \
-  --set transport.safs.grant_background=false --out "$runs" --jobs "$jobs" >&2
+  --set transport.safs.grant_background=false --out "$runs" --jobs "$jobs" >&2 || status=$?
 "$python" - "$matrix_runs" "$runs" <<'EOF'
 import csv, glob, json, os, statistics, sys
 matrix_runs, runs = sys.argv[1], sys.argv[2]
@@ -48,7 +51,9 @@ def control_and_drops(cell):
         t = s["transport_stats"]
         sched.append(100 * t["scheduling_packets"] / max(1, t["data_packets"]))
         drops.append(s["network"]["queue_drops"])
-    return statistics.mean(sched), statistics.mean(drops)
+    if not sched:
+        return "-", "-"
+    return f"{statistics.mean(sched):.2f}", f"{statistics.mean(drops):.0f}"
 
 full, window = means(f"{matrix_runs}/matrix.csv"), means(f"{runs}/matrix.csv")
 print("| scenario | variant | best other | SAFS (defaults) vs best other "
@@ -61,9 +66,11 @@ for (scenario, variant, transport), (value, compare) in full.items():
         continue
     others = {t: v for (s, w, t), (v, _) in full.items()
               if s == scenario and w == variant and t != "safs"}
+    if not others:
+        continue  # a run of the matrix without the other transports
     best = min(others, key=others.get)
     if compare == "ratio":
-        versus = lambda x: f"{x / others[best]:.3f}"
+        versus = lambda x: f"{x / others[best]:.3f}" if others[best] else "-"
     else:
         versus = lambda x: f"{x - others[best]:+.3g} (difference)"
     cell = f"{scenario}/{slug(variant)}/safs"
@@ -71,5 +78,6 @@ for (scenario, variant, transport), (value, compare) in full.items():
     c1, d1 = control_and_drops(f"{runs}/{cell}")
     print(f"| {scenario} | {variant} | {best} | {versus(value)} "
           f"| {versus(window[(scenario, variant, 'safs')][0])} "
-          f"| {c0:.2f} | {c1:.2f} | {d0:.0f} | {d1:.0f} |")
+          f"| {c0} | {c1} | {d0} | {d1} |")
 EOF
+exit "$status"

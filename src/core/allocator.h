@@ -92,6 +92,8 @@ struct AllocationScratch {
 // under its window alone) is arriving. What the flows here leave of the
 // budget then stays free for it, instead of topping up urgent flows past
 // their no-bubble rates (step 3c), as a granted background would take it.
+// Under overload too: urgent flows still get their no-bubble rates first,
+// and low-slack ones are still topped up (step 3a).
 void allocate_into(const std::vector<SemanticFlow>& flows, TimePs now, double unscheduled_bps,
                    const AllocatorConfig& config, bool protect_background,
                    bool ungranted_background, Allocation& result, AllocationScratch& scratch);

@@ -100,6 +100,28 @@ TEST(ReceiverSchedulerTest, PollAfterAddFlowReturnsGrants) {
   EXPECT_EQ(rs.next_poll_ps(), Fixture::kT0 + config.reallocate_every_ps);
 }
 
+// Background the receiver does not grant keeps the urgent flow at its
+// no-bubble rate while its packets arrive, and re-plans at once when the
+// first arrives; once none has arrived for unscheduled_window_ps, the next
+// reallocation tops the urgent flow up again.
+TEST(ReceiverSchedulerTest, UngrantedBackgroundKeepsTheLeftoverFree) {
+  ReceiverConfig config;
+  ReceiverScheduler rs(config);
+  const TimePs t0 = Fixture::kT0;
+  rs.add_flow(urgent(1, 4'000'000, t0 + config.allocator.demand.headroom_ps + kMs));
+  rs.poll(t0);
+  EXPECT_NEAR(rate_of(rs, 1), 97 * kGbps, 1.0);  // alone: the whole budget
+  rs.note_ungranted_background(t0 + kUs);
+  EXPECT_TRUE(rs.has_changes());
+  rs.poll(t0 + kUs);
+  EXPECT_NEAR(rate_of(rs, 1), 35.2 * kGbps, 0.1 * kGbps);  // its demand only
+  rs.note_ungranted_background(t0 + 2 * kUs);
+  EXPECT_FALSE(rs.has_changes());  // still arriving: nothing to re-plan
+  const TimePs quiet = t0 + 2 * kUs + config.unscheduled_window_ps;
+  rs.poll(quiet);  // stale by then: the periodic reallocation
+  EXPECT_NEAR(rate_of(rs, 1), 97 * kGbps, 1.0);
+}
+
 TEST(ReceiverSchedulerTest, NothingResentWithoutChange) {
   Fixture f;
   ASSERT_EQ(f.first.size(), 2u);

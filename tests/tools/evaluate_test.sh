@@ -88,6 +88,10 @@ check "--set reached the runs" \
   grep -q 'transport.safs.grant_background=false' "$work/narrow/incast/4-MiB/safs/seed=1/summary.json"
 check "the report names the narrowing" \
   grep -q -- '--transport safs --set transport.safs.grant_background=false' "$work/narrow/matrix.md"
+check "--set wins over the variant's set of the same key" "$evaluate" --sim "$sim" \
+  --matrix "$work/matrix.toml" --out "$work/wins" --transport dctcp --set flows[0].size_bytes=2048
+check "both variants ran the command line's size" \
+  test "$(cat "$work"/wins/incast/*/dctcp/seed=1/flows.csv | awk -F, '$1 == 0 {print $4}' | sort -u)" = 2048
 expect_bad "unknown transport" "no cell of the matrix runs 'tcp'" --matrix "$work/matrix.toml" \
   --transport tcp
 expect_bad "--set without a value" "expected KEY=VALUE" --matrix "$work/matrix.toml" --set oops

@@ -642,6 +642,7 @@ TEST(SafsHeader, SemanticsRoundTripEveryFlag) {
   in.dependency = 7;
   in.urgent = true;
   in.all_unscheduled = true;
+  in.window_only = true;
   in.criticality = 0xfffffffe;
   in.version = safs_header::kVersionMask;
   Packet p;
@@ -652,6 +653,7 @@ TEST(SafsHeader, SemanticsRoundTripEveryFlag) {
   EXPECT_EQ(out.dependency, in.dependency);
   EXPECT_TRUE(out.urgent);
   EXPECT_TRUE(out.all_unscheduled);
+  EXPECT_TRUE(out.window_only);
   EXPECT_FALSE(out.unscheduled);
   EXPECT_FALSE(out.on_stream_lease);
   EXPECT_EQ(out.criticality, in.criticality);

@@ -88,8 +88,8 @@ KnobTable<SafsOptions> safs_knobs() {
   t.flag("grant_background", SAFS_FIELD(safs.grant_background),
          "true: background flows are granted (max-min or shortest remaining first, after the "
          "urgent flows). false: they get no grants and go under their window alone at the "
-         "background priority; receivers leave them out of their allocation, as they would "
-         "unmanaged traffic (docs/safs.md).");
+         "lowest priority (the fallback's); receivers leave them out of their allocation and "
+         "leave what the urgent flows do not need free for them (docs/safs.md).");
   t.flag("stream_leases", SAFS_FIELD(safs.stream_leases),
          "true: a finished urgent flow's lease stays with its stream (same sender, receiver "
          "and class) until it ends, and the stream's next transfer starts under it at once: no "

@@ -53,9 +53,9 @@ struct SafsConfig {
   // bytes were lost before (core::BlindBudget; docs/safs.md, "Sender side").
   bool learn_blind_budget = true;
   // false: background flows get no grants. They go under their window alone
-  // at the background class's priority, and receivers leave them out of
-  // their allocation, as they would unmanaged traffic (docs/safs.md,
-  // "Background under its window").
+  // at the lowest priority (the fallback's), and receivers leave them out of
+  // their allocation and leave what urgent flows do not need free for them
+  // (docs/safs.md, "Background under its window").
   bool grant_background = true;
   core::BlindBudgetOptions blind_budget;
 };

@@ -200,7 +200,8 @@ double SafsTransport::SenderAgent::paced_rate_bps(const SenderFlow& flow,
 }
 
 void SafsTransport::SenderAgent::on_deadline_changed(SenderFlow& flow) {
-  if (flow.done()) return;
+  // A flow under its window alone has no receiver state to update.
+  if (flow.done() || state(flow).window_only) return;
   FlowState& s = state(flow);
   s.version = (s.version + 1) & safs_header::kVersionMask;
   send_meta(flow);
@@ -297,7 +298,9 @@ void SafsTransport::SenderAgent::on_grant(SenderFlow& flow, const Packet& packet
   const TransportEnv& env = transport_.env();
   const TimePs now = env.sim.now();
   FlowState& s = state(flow);
-  if (flow.done() || !s.grant.accept(safs_header::get_grant(packet), now)) return;
+  if (flow.done() || s.window_only || !s.grant.accept(safs_header::get_grant(packet), now)) {
+    return;  // over, never granted by design, or a stale grant
+  }
   s.granted = true;
   // The receiver holds an older timestamp: the META was lost. Again.
   if (safs_header::grant_known_version(packet) != s.version) send_meta(flow);
