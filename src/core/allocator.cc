@@ -126,13 +126,16 @@ Allocation allocate(const std::vector<SemanticFlow>& flows, TimePs now, double u
                     const AllocatorConfig& config, bool protect_background) {
   Allocation result;
   AllocationScratch scratch;
-  allocate_into(flows, now, unscheduled_bps, config, protect_background, false, result, scratch);
+  allocate_into(flows, now,
+                {.unscheduled_bps = unscheduled_bps, .protect_background = protect_background},
+                config, result, scratch);
   return result;
 }
 
-void allocate_into(const std::vector<SemanticFlow>& flows, TimePs now, double unscheduled_bps,
-                   const AllocatorConfig& config, bool protect_background,
-                   bool ungranted_background, Allocation& result, AllocationScratch& scratch) {
+void allocate_into(const std::vector<SemanticFlow>& flows, TimePs now,
+                   const ReceiverConditions& conditions, const AllocatorConfig& config,
+                   Allocation& result, AllocationScratch& scratch) {
+  const double unscheduled_bps = conditions.unscheduled_bps;
   const std::size_t n = flows.size();
   result.flows.assign(n, FlowAllocation{});
   result.budget_bps = std::max(0.0, config.usable_fraction * config.link_bps - unscheduled_bps);
@@ -169,7 +172,7 @@ void allocate_into(const std::vector<SemanticFlow>& flows, TimePs now, double un
     // Overload: lateness is bubbles, so urgent work gets the whole link.
     result.budget_bps =
         std::max(0.0, config.overload_usable_fraction * config.link_bps - unscheduled_bps);
-    background_floor = protect_background && !background.empty()
+    background_floor = conditions.protect_background && !background.empty()
                            ? config.background_floor_fraction * result.budget_bps
                            : 0.0;
   }
@@ -250,7 +253,7 @@ void allocate_into(const std::vector<SemanticFlow>& flows, TimePs now, double un
 
   // 3c. Whatever background could not use goes to urgent flows (work
   // conservation), unless background this receiver does not grant can use it.
-  if (!ungranted_background) {
+  if (!conditions.ungranted_background) {
     for (const std::vector<std::size_t>& run : runs) top_up(run);
   }
 

@@ -70,8 +70,23 @@ struct Allocation {
   double total_bps() const;
 };
 
-// `unscheduled_bps`: the rate of blind (not yet granted) arrivals to reserve.
-// `protect_background`: keep the background floor even under overload.
+// What a receiver sees beside the flows it allocates, at one allocation.
+struct ReceiverConditions {
+  // The rate of blind (not yet granted) arrivals, and of leases held for
+  // streams' next transfers: capacity to leave free.
+  double unscheduled_bps = 0;
+  // Keep the background floor even under overload.
+  bool protect_background = true;
+  // Background this receiver does not grant (sent under its window alone)
+  // is arriving. What the flows here leave of the budget then stays free for
+  // it, instead of topping up urgent flows past their no-bubble rates (step
+  // 3c), as a granted background would take it. Under overload too: urgent
+  // flows still get their no-bubble rates first, and low-slack ones are
+  // still topped up (step 3a).
+  bool ungranted_background = false;
+};
+
+// `unscheduled_bps` and `protect_background` as in ReceiverConditions.
 Allocation allocate(const std::vector<SemanticFlow>& flows, TimePs now, double unscheduled_bps,
                     const AllocatorConfig& config, bool protect_background = true);
 
@@ -88,15 +103,9 @@ struct AllocationScratch {
 };
 
 // allocate(), into `result` (overwritten whole), with `scratch`'s buffers.
-// `ungranted_background`: background this receiver does not grant (sent
-// under its window alone) is arriving. What the flows here leave of the
-// budget then stays free for it, instead of topping up urgent flows past
-// their no-bubble rates (step 3c), as a granted background would take it.
-// Under overload too: urgent flows still get their no-bubble rates first,
-// and low-slack ones are still topped up (step 3a).
-void allocate_into(const std::vector<SemanticFlow>& flows, TimePs now, double unscheduled_bps,
-                   const AllocatorConfig& config, bool protect_background,
-                   bool ungranted_background, Allocation& result, AllocationScratch& scratch);
+void allocate_into(const std::vector<SemanticFlow>& flows, TimePs now,
+                   const ReceiverConditions& conditions, const AllocatorConfig& config,
+                   Allocation& result, AllocationScratch& scratch);
 
 // The EDF prefix test on one link: sorted by deadline, every prefix's bytes
 // fit in the capacity up to its deadline (less headroom). Exposed for tests

@@ -126,10 +126,12 @@ std::vector<Grant> ReceiverScheduler::poll(TimePs now) {
   ++reallocations_;
   // Stream leases hold their rate for transfers not started yet, as blind
   // arrivals do: both are capacity the allocation must leave free.
-  const bool ungranted_background =
-      ungranted_background_seen_ && now - ungranted_background_ps_ < config_.unscheduled_window_ps;
-  allocate_into(flows_, now, unscheduled_bps(now) + issuer_.reserved_bps(), config_.allocator,
-                protect, ungranted_background, allocation_, allocation_scratch_);
+  const ReceiverConditions conditions{
+      .unscheduled_bps = unscheduled_bps(now) + issuer_.reserved_bps(),
+      .protect_background = protect,
+      .ungranted_background = ungranted_background_seen_ &&
+                              now - ungranted_background_ps_ < config_.unscheduled_window_ps};
+  allocate_into(flows_, now, conditions, config_.allocator, allocation_, allocation_scratch_);
   background_rate_bps_ = 0;
   for (const FlowAllocation& a : allocation_.flows) {
     if (!a.urgent) background_rate_bps_ += a.rate_bps;

@@ -154,9 +154,9 @@ TEST(AllocatorTest, LeftoverStaysFreeForUngrantedBackground) {
   const std::vector<SemanticFlow> flows = {urgent(8, 1'000'000, now + c.demand.headroom_ps + kMs)};
   Allocation a;
   AllocationScratch scratch;
-  allocate_into(flows, now, 0.0, c, true, false, a, scratch);
+  allocate_into(flows, now, {}, c, a, scratch);
   EXPECT_NEAR(a.flows[0].rate_bps, 97 * kGbps, 1.0);
-  allocate_into(flows, now, 0.0, c, true, true, a, scratch);
+  allocate_into(flows, now, {.ungranted_background = true}, c, a, scratch);
   EXPECT_NEAR(a.flows[0].rate_bps, 8.8 * kGbps, 1.0);  // its no-bubble demand only
 }
 
@@ -623,8 +623,10 @@ TEST(AllocatorPropertyTest, ReusedScratchGivesWhatAFreshAllocationGives) {
   AllocationScratch scratch;
   for (int iter = 0; iter < 2000; ++iter) {
     const Instance in = random_instance(rng);
-    allocate_into(in.flows, in.now, in.unscheduled_bps, in.config, in.protect_background, false,
-                  reused, scratch);
+    allocate_into(
+        in.flows, in.now,
+        {.unscheduled_bps = in.unscheduled_bps, .protect_background = in.protect_background},
+        in.config, reused, scratch);
     const Allocation fresh = allocate_instance(in, in.flows);
     ASSERT_EQ(reused.flows.size(), fresh.flows.size()) << "instance " << iter;
     ASSERT_EQ(reused.budget_bps, fresh.budget_bps);
