@@ -26,17 +26,14 @@ status=0
 SAFS_SIM=$sim tools/evaluate --level "$level" --transport safs \
   --set transport.safs.grant_background=false --out "$runs" --jobs "$jobs" >&2 || status=$?
 "$python" - "$matrix_runs" "$runs" <<'EOF'
-import csv, glob, json, os, statistics, sys
+import csv, glob, importlib.machinery, importlib.util, json, statistics, sys
 matrix_runs, runs = sys.argv[1], sys.argv[2]
 
-def slug(text):  # tools/evaluate's directory name for a variant
-    out = []
-    for c in text:
-        if c.isalnum() or c == ".":
-            out.append(c)
-        elif out and out[-1] != "-":
-            out.append("-")
-    return "".join(out).strip("-")
+# tools/evaluate names each cell's directory; use its own slug, not a copy.
+loader = importlib.machinery.SourceFileLoader("evaluate", "tools/evaluate")
+evaluate = importlib.util.module_from_spec(importlib.util.spec_from_loader("evaluate", loader))
+loader.exec_module(evaluate)
+slug = evaluate.slug
 
 def means(path):
     with open(path, newline="") as f:

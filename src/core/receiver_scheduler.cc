@@ -93,12 +93,8 @@ void ReceiverScheduler::note_unscheduled(std::uint64_t bytes, TimePs now) {
 void ReceiverScheduler::note_ungranted_background(TimePs now) {
   // Its arrival or its end changes the allocation, so the first packet after
   // a quiet spell re-plans at once (the periodic reallocation notices the end).
-  if (!ungranted_background_seen_ ||
-      now - ungranted_background_ps_ >= config_.unscheduled_window_ps) {
-    dirty_ = true;
-  }
-  ungranted_background_seen_ = true;
-  ungranted_background_ps_ = now;
+  if (now >= ungranted_background_until_ps_) dirty_ = true;
+  ungranted_background_until_ps_ = now + config_.unscheduled_window_ps;
 }
 
 std::vector<Grant> ReceiverScheduler::poll(TimePs now) {
@@ -129,8 +125,7 @@ std::vector<Grant> ReceiverScheduler::poll(TimePs now) {
   const ReceiverConditions conditions{
       .unscheduled_bps = unscheduled_bps(now) + issuer_.reserved_bps(),
       .protect_background = protect,
-      .ungranted_background = ungranted_background_seen_ &&
-                              now - ungranted_background_ps_ < config_.unscheduled_window_ps};
+      .ungranted_background = now < ungranted_background_until_ps_};
   allocate_into(flows_, now, conditions, config_.allocator, allocation_, allocation_scratch_);
   background_rate_bps_ = 0;
   for (const FlowAllocation& a : allocation_.flows) {

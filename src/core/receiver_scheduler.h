@@ -105,8 +105,9 @@ class ReceiverScheduler {
   TimePs last_allocation_ps_ = 0;
   double unscheduled_estimate_bps_ = 0;
   TimePs unscheduled_updated_ps_ = 0;
-  bool ungranted_background_seen_ = false;
-  TimePs ungranted_background_ps_ = 0;  // its last packet, if seen
+  // Ungranted background counts as arriving until then: its last packet plus
+  // unscheduled_window_ps (0: none seen).
+  TimePs ungranted_background_until_ps_ = 0;
   std::uint64_t reallocations_ = 0;
   double background_share_ = 1.0;   // long-run share of the budget background got
   double background_rate_bps_ = 0;  // background's total in the allocation in force
