@@ -334,6 +334,7 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     d["data_connections_opened"] = s.data_connections_opened;
     d["data_connections_reused"] = s.data_connections_reused;
     d["data_connections_idle"] = s.data_connections_idle;
+    d["contended_paths"] = s.contended_paths;
     d["data_connections_kept"] = s.data_connections_kept;
     d["protocol_errors"] = s.protocol_errors;
     d["authentication_failures"] = s.authentication_failures;
@@ -480,7 +481,7 @@ EndpointConfig make_config(const py::object& listen, double downlink_bps,
                            const std::optional<std::string>& roster_file,
                            std::optional<std::uint64_t> max_unexpected_bytes,
                            std::optional<std::uint64_t> max_unexpected_messages,
-                           bool reuse_connections, bool quiet) {
+                           bool reuse_connections, bool contention_fallback, bool quiet) {
   EndpointConfig config;
   const py::tuple where = listen.cast<py::tuple>();
   if (where.size() != 2) throw py::value_error("listen: expected (host, port)");
@@ -522,6 +523,7 @@ EndpointConfig make_config(const py::object& listen, double downlink_bps,
     config.endpoint_limits.max_unexpected_messages = *max_unexpected_messages;
   }
   config.data_reuse.enabled = reuse_connections;
+  config.contention_fallback.enabled = contention_fallback;
   if (quiet) config.log = [](std::string_view) {};
   return config;
 }
@@ -578,11 +580,11 @@ PYBIND11_MODULE(_runtime, m) {
                        const std::optional<std::string>& roster_file,
                        std::optional<std::uint64_t> max_unexpected_bytes,
                        std::optional<std::uint64_t> max_unexpected_messages, bool reuse_connections,
-                       bool quiet) {
-             EndpointConfig config =
-                 make_config(listen, downlink_bps, job_key, job_key_file, insecure_loopback_only,
-                             member_key_file, roster_file, max_unexpected_bytes,
-                             max_unexpected_messages, reuse_connections, quiet);
+                       bool contention_fallback, bool quiet) {
+             EndpointConfig config = make_config(
+                 listen, downlink_bps, job_key, job_key_file, insecure_loopback_only,
+                 member_key_file, roster_file, max_unexpected_bytes, max_unexpected_messages,
+                 reuse_connections, contention_fallback, quiet);
              py::gil_scoped_release release;
              return std::make_shared<PyEndpoint>(std::move(config));
            }),
@@ -592,7 +594,7 @@ PYBIND11_MODULE(_runtime, m) {
            py::arg("member_key_file") = py::none(), py::arg("roster_file") = py::none(),
            py::arg("max_unexpected_bytes") = py::none(),
            py::arg("max_unexpected_messages") = py::none(), py::arg("reuse_connections") = true,
-           py::arg("quiet") = false)
+           py::arg("contention_fallback") = true, py::arg("quiet") = false)
       .def_property_readonly("address", &PyEndpoint::address)
       .def("fileno", &PyEndpoint::fileno)
       .def("completion_fd", &PyEndpoint::fileno)

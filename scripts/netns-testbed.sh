@@ -17,7 +17,8 @@
 # to borrow) for packets carrying SAFS's DSCP marks (AF11, AF21, AF41-43, EF:
 # runtime::dscp_for_priority) and a default class (10% guaranteed, may borrow
 # the rest) for everything else, each with its own FIFO. RECV_FLAGS adds
-# flags to the SAFS receivers (e.g. --adapt-budget).
+# flags to the SAFS receivers (e.g. --adapt-budget), SEND_FLAGS to the SAFS
+# senders (e.g. --no-contention-fallback).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tool=${SAFS_RT:-$root/build/bin/safs-rt}
@@ -27,6 +28,7 @@ read -r -a slacks <<<"${3:-700 1100 1500}"
 bulk_flows=${4:-1}
 qos=${5:-0}
 read -r -a recv_extra <<<"${RECV_FLAGS:-}"
+read -r -a send_extra <<<"${SEND_FLAGS:-}"
 
 # Bad arguments end here, before anything needs root: the argument, its
 # value and what was expected, exit 2.
@@ -109,8 +111,8 @@ run_phase() {  # $1: safs | safs-urgent-first | plain
   [[ $mode == plain ]] && flag=--plain && recv_flag=--plain && port=7200
   [[ $mode == safs-urgent-first ]] && recv_flag=--urgent-first && port=7300
   in_ns r "$tool" recv --plain --listen 198.18.0.1:7100 --count -1 >/dev/null &
-  local extra=()
-  [[ $mode != plain ]] && extra=("${recv_extra[@]}")
+  local extra=() sender_extra=()
+  [[ $mode != plain ]] && extra=("${recv_extra[@]}") && sender_extra=("${send_extra[@]}")
   in_ns r "$tool" recv $recv_flag "${extra[@]}" --listen "198.18.0.1:$port" --downlink-mbps "$rate_mbit" \
     --count 3 >"$out/$mode-recv.txt" &
   local receiver=$!
@@ -123,7 +125,7 @@ run_phase() {  # $1: safs | safs-urgent-first | plain
   fi
   local senders=()
   for i in 1 2 3; do
-    in_ns "s$i" "$tool" send $flag --to "198.18.0.1:$port" --bytes "$bytes" \
+    in_ns "s$i" "$tool" send $flag "${sender_extra[@]}" --to "198.18.0.1:$port" --bytes "$bytes" \
       --slack-ms "${slacks[$((i - 1))]}" --tag "$i" --listen "${address[s$i]}:0" \
       >"$out/$mode-send-$i.txt" &
     senders+=($!)
@@ -151,7 +153,7 @@ run_phase() {  # $1: safs | safs-urgent-first | plain
   fi
 }
 
-echo "bottleneck ${rate_mbit} Mbit/s (htb$( ((qos)) && echo ", SAFS DSCPs in a priority class")), 3 x ${bytes} B with slack ${slacks[*]} ms, ${bulk_flows} bulk TCP flow(s)${RECV_FLAGS:+, receivers $RECV_FLAGS}"
+echo "bottleneck ${rate_mbit} Mbit/s (htb$( ((qos)) && echo ", SAFS DSCPs in a priority class")), 3 x ${bytes} B with slack ${slacks[*]} ms, ${bulk_flows} bulk TCP flow(s)${RECV_FLAGS:+, receivers $RECV_FLAGS}${SEND_FLAGS:+, senders $SEND_FLAGS}"
 run_phase safs
 sleep 1
 run_phase safs-urgent-first

@@ -42,6 +42,7 @@ class Endpoint:
         max_unexpected_bytes: Optional[int] = None,
         max_unexpected_messages: Optional[int] = None,
         reuse_connections: bool = True,
+        contention_fallback: bool = True,
         quiet: bool = False,
     ) -> None: ...
     def __enter__(self) -> "Endpoint": ...

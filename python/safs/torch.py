@@ -56,7 +56,8 @@ _groups = weakref.WeakSet()
 
 
 def options(*, listen_host=None, listen_port=None, downlink_bps=None, wait_timeout_s=None,
-            quiet=None, background=None, background_max_bytes=None, reuse_connections=None):
+            quiet=None, background=None, background_max_bytes=None, reuse_connections=None,
+            contention_fallback=None):
     """Sets how the next process groups' endpoints are made (before
     init_process_group; the environment's SAFS_LISTEN_HOST and
     SAFS_DOWNLINK_BPS are read when an option is not set here):
@@ -70,7 +71,9 @@ def options(*, listen_host=None, listen_port=None, downlink_bps=None, wait_timeo
     `background_max_bytes` each (default 16 MiB): background traffic into
     the rank that its receiver schedules with the job's; `reuse_connections`
     (default True) sends each tensor on the data connection the last one
-    to that peer used, instead of a new one."""
+    to that peer used, instead of a new one; `contention_fallback` (default
+    True) sends unpaced to a peer whose bottleneck someone else fills
+    (docs/runtime.md, "Contention fallback")."""
     given = {
         "listen_host": listen_host,
         "listen_port": listen_port,
@@ -80,6 +83,7 @@ def options(*, listen_host=None, listen_port=None, downlink_bps=None, wait_timeo
         "wait_timeout_s": wait_timeout_s,
         "quiet": quiet,
         "reuse_connections": reuse_connections,
+        "contention_fallback": contention_fallback,
     }
     for key, value in given.items():
         if value is not None:
@@ -214,7 +218,8 @@ class ProcessGroupSafs(_ProcessGroup):
         host = _options.get("listen_host") or os.environ.get("SAFS_LISTEN_HOST", "127.0.0.1")
         port = int(_options.get("listen_port") or os.environ.get("SAFS_LISTEN_PORT", 0))
         kwargs = {"listen": (host, port), "quiet": bool(_options.get("quiet", False)),
-                  "reuse_connections": bool(_options.get("reuse_connections", True))}
+                  "reuse_connections": bool(_options.get("reuse_connections", True)),
+                  "contention_fallback": bool(_options.get("contention_fallback", True))}
         downlink = _options.get("downlink_bps") or os.environ.get("SAFS_DOWNLINK_BPS")
         if downlink is not None:
             kwargs["downlink_bps"] = float(downlink)

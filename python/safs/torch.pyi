@@ -20,6 +20,7 @@ def options(
     background: Optional[bool] = None,
     background_max_bytes: Optional[int] = None,
     reuse_connections: Optional[bool] = None,
+    contention_fallback: Optional[bool] = None,
 ) -> None: ...
 def hint(
     tag: int,

@@ -120,6 +120,8 @@ struct EndpointStats {
   std::uint64_t data_connections_opened = 0;
   std::uint64_t data_connections_reused = 0;
   std::uint64_t data_connections_idle = 0;
+  // Times a path to a receiver became contended (EndpointConfig::contention_fallback).
+  std::uint64_t contended_paths = 0;
   // Receiving: finished flows' connections kept open for their sender's next flow.
   std::uint64_t data_connections_kept = 0;
   // Incoming flows with a deadline by lateness (kLatenessBoundsNs, then the rest).

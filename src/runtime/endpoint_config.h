@@ -13,6 +13,7 @@
 #include "core/downlink_estimator.h"
 #include "core/receiver_scheduler.h"
 #include "runtime/pacer.h"
+#include "runtime/path_contention.h"
 #include "runtime/security.h"
 #include "runtime/socket_ops.h"
 
@@ -179,6 +180,8 @@ struct EndpointConfig {
   EnforcementConfig enforcement;
   BudgetAdaptation budget_adaptation;
   DataReuse data_reuse;
+  // Unpaced sending to a receiver whose bottleneck someone else fills.
+  ContentionFallback contention_fallback;
   // Scheduler settings for real hosts; downlink_bps overrides its link rate.
   core::ReceiverConfig scheduler = default_scheduler_config();
   // Serves the Prometheus counters (docs/runtime.md, "Metrics") on this

@@ -34,6 +34,19 @@ EndpointConfig checked(EndpointConfig config) {
       }
     }
   }
+  // A contended path's flows may run above their grants until a window shows
+  // the capacity back; the receiver's overrun check must not demote them first.
+  const ContentionFallback& contention = config.contention_fallback;
+  const std::int64_t demotion_ns = config.enforcement.window_ns * config.enforcement.windows;
+  if (contention.enabled && (contention.window_ns <= 0 || contention.window_ns >= demotion_ns ||
+                             !(contention.shortfall_ratio > 0 && contention.shortfall_ratio < 1))) {
+    throw std::invalid_argument(
+        "contention_fallback: window_ns must be above 0 and below enforcement window_ns x windows "
+        "(" +
+        std::to_string(demotion_ns) + " ns), and shortfall_ratio in (0, 1); got " +
+        std::to_string(contention.window_ns) + " ns and " +
+        std::to_string(contention.shortfall_ratio));
+  }
   const SecurityConfig& security = config.security;
   if (!security.job_key && !security.insecure_loopback_only) {
     throw std::invalid_argument(std::string("no job key: set ") + kJobKeyVariable + " or " +

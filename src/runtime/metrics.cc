@@ -63,6 +63,9 @@ constexpr std::array kCounters = {
     Counter{"safs_data_connections_reused_total",
             "Outgoing flows sent on an idle data connection instead of a new one.",
             &EndpointStats::data_connections_reused},
+    Counter{"safs_contended_paths_total",
+            "Times a path to a receiver was found contended and its flows went unpaced.",
+            &EndpointStats::contended_paths},
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "runtime/clock.h"
+#include "runtime/tcp_progress.h"
 
 namespace safs::runtime {
 namespace {
@@ -152,6 +153,7 @@ void SendSide::attach_data_connection(OutgoingFlow& flow, int fd, bool connected
   flow.connected = connected;
   set_priority(flow.fd, kUnscheduledPriority);
   flow.pacer = std::make_unique<Pacer>(flow.fd, config_.pacing);  // resets a reused one's rate
+  start_progress(flow);
   if (const Peer* peer = peers_.find(flow.peer); peer != nullptr && peer->authenticated) {
     write_preamble(flow, *peer);
   }
@@ -173,6 +175,16 @@ bool SendSide::replace_reused_connection(OutgoingFlow& flow, const std::string& 
   flow.sent_bytes = 0;
   open_data_connection(flow);
   return true;
+}
+
+void SendSide::start_progress(OutgoingFlow& flow) {
+  const auto progress = tcp_progress(flow.fd);
+  flow.progress_known = progress.has_value();
+  if (!progress) return;
+  flow.measured_ns = monotonic_ns();
+  flow.acked_base_bytes = progress->bytes_acked;
+  flow.acked_bytes = progress->bytes_acked;
+  flow.retransmits = progress->retransmits;
 }
 
 void SendSide::write_preamble(OutgoingFlow& flow, const Peer& peer) {
@@ -257,7 +269,8 @@ void SendSide::pump(OutgoingFlow& flow, std::int64_t now_ns) {
   }
   if (!blocked) {
     std::uint64_t limit = flow.data.size() - flow.sent_bytes;
-    if (!flow.grant.held() && flow.sent_bytes < config_.unscheduled_bytes) {
+    if (!flow.grant.held() && flow.sent_bytes < config_.unscheduled_bytes &&
+        !path_contended(flow.peer, now_ns)) {
       limit = std::min(limit, config_.unscheduled_bytes - flow.sent_bytes);
     }
     limit = std::min(limit, flow.pacer->allowance(now_ns));
@@ -285,6 +298,21 @@ void SendSide::pump(OutgoingFlow& flow, std::int64_t now_ns) {
 // ---- the rate a flow is held to ----
 
 double SendSide::target_rate_bps(const OutgoingFlow& flow, std::int64_t now_ns) const {
+  const double granted = granted_rate_bps(flow, now_ns);
+  if (!path_contended(flow.peer, now_ns)) return granted;
+  // A pause is the receiver's choice (its other flows are due first); the
+  // rest goes under TCP's congestion control alone, without waiting for a
+  // first grant whose round trip crosses the full queue.
+  if (flow.grant.active(to_core_ps(now_ns)) && granted == 0) return 0;
+  return Pacer::kUnpaced;
+}
+
+bool SendSide::path_contended(PeerId peer, std::int64_t now_ns) const {
+  const auto it = paths_.find(peer);
+  return it != paths_.end() && it->second.contended(now_ns);
+}
+
+double SendSide::granted_rate_bps(const OutgoingFlow& flow, std::int64_t now_ns) const {
   if (flow.grant.active(to_core_ps(now_ns))) return flow.grant.grant().rate_bps;
   if (!flow.grant.held()) {
     if (flow.sent_bytes < config_.unscheduled_bytes) return Pacer::kUnpaced;
@@ -354,6 +382,7 @@ void SendSide::fail_flows_to(PeerId peer, const std::string& reason) {
     if (flow.peer == peer) fail(flow, reason);
   }
   pool_.close_peer(peer);
+  paths_.erase(peer);
 }
 
 void SendSide::end(OutgoingFlow& flow, FlowState state, const std::string& error) {
@@ -380,6 +409,7 @@ void SendSide::end(OutgoingFlow& flow, FlowState state, const std::string& error
 
 void SendSide::tick(std::int64_t now_ns) {
   pool_.expire(now_ns);
+  if (config_.contention_fallback.enabled) measure_paths(now_ns);
   for (auto& [id, flow] : outgoing_) {
     if (flow.state == FlowState::kPending) fail_if_peer_silent(flow, now_ns);
     if (flow.state != FlowState::kPending || flow.fd < 0 || !flow.connected) continue;
@@ -390,6 +420,32 @@ void SendSide::tick(std::int64_t now_ns) {
     }
     if (flow.state == FlowState::kPending) check_risk(flow, now_ns);
   }
+}
+
+void SendSide::measure_paths(std::int64_t now_ns) {
+  for (auto& [id, flow] : outgoing_) {
+    if (flow.state != FlowState::kPending || flow.fd < 0 || !flow.progress_known) continue;
+    const auto progress = tcp_progress(flow.fd);
+    if (!progress) continue;
+    const double seconds = static_cast<double>(now_ns - flow.measured_ns) / 1e9;
+    flow.measured_ns = now_ns;
+    const std::uint64_t acked = progress->bytes_acked - flow.acked_bytes;
+    const std::uint32_t retransmits = progress->retransmits - flow.retransmits;
+    const bool backlogged =
+        flow.acked_bytes - flow.acked_base_bytes < flow.preamble.size() + flow.data.size();
+    flow.acked_bytes = progress->bytes_acked;
+    flow.retransmits = progress->retransmits;
+    const double rate = granted_rate_bps(flow, now_ns);
+    // Only a flow its grant holds to a rate, with bytes still to deliver,
+    // says whether the path gives what the grants allow.
+    if (!backlogged || !(rate > 0) || std::isinf(rate)) continue;
+    PathContention& path = paths_.try_emplace(flow.peer, config_.contention_fallback).first->second;
+    const std::uint64_t episodes = path.episodes();
+    path.add_allowed(rate / 8 * seconds, retransmits, progress->queue_delay_ns, now_ns);
+    path.add_written(acked, now_ns);
+    stats_.contended_paths += path.episodes() - episodes;
+  }
+  // tick() applies each flow's rate next, contended or not.
 }
 
 void SendSide::fail_if_peer_silent(OutgoingFlow& flow, std::int64_t now_ns) {
@@ -441,6 +497,7 @@ void SendSide::add_stats(EndpointStats& stats) const {
   stats.data_connections_opened += stats_.data_connections_opened;
   stats.data_connections_reused += stats_.data_connections_reused;
   stats.data_connections_idle += pool_.idle();
+  stats.contended_paths += stats_.contended_paths;
 }
 
 }  // namespace safs::runtime

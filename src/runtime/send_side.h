@@ -37,6 +37,7 @@
 #include "runtime/endpoint_config.h"
 #include "runtime/event_loop.h"
 #include "runtime/pacer.h"
+#include "runtime/path_contention.h"
 #include "runtime/peer_table.h"
 #include "runtime/wire.h"
 
@@ -62,6 +63,14 @@ struct OutgoingFlow {
   FlowState state = FlowState::kPending;
   std::string error;
   bool at_risk = false;
+  // When TCP last said what it had acknowledged and retransmitted on fd
+  // (PathContention), what that was, and what it had acknowledged when the
+  // flow took fd.
+  std::int64_t measured_ns = 0;
+  std::uint64_t acked_base_bytes = 0;
+  std::uint64_t acked_bytes = 0;
+  std::uint32_t retransmits = 0;
+  bool progress_known = false;
 };
 
 class SendSide {
@@ -112,7 +121,16 @@ class SendSide {
   // One send() on the data connection: the bytes written, 0 when the socket
   // is full, -1 when it failed (and with it the flow).
   ssize_t write_some(OutgoingFlow& flow, const void* bytes, std::size_t size);
+  // The rate the flow's grant (or, without one, its fallback share) allows.
+  double granted_rate_bps(const OutgoingFlow& flow, std::int64_t now_ns) const;
+  // The rate its pacer is set to: the granted rate, or unpaced on a
+  // contended path (path_contention.h).
   double target_rate_bps(const OutgoingFlow& flow, std::int64_t now_ns) const;
+  bool path_contended(PeerId peer, std::int64_t now_ns) const;
+  // Feeds each path's PathContention with what its flows were allowed and
+  // what TCP delivered since the last tick.
+  void measure_paths(std::int64_t now_ns);
+  void start_progress(OutgoingFlow& flow);
   void apply_rate(OutgoingFlow& flow, std::int64_t now_ns);
   void check_risk(OutgoingFlow& flow, std::int64_t now_ns);
   void fail_if_peer_silent(OutgoingFlow& flow, std::int64_t now_ns);
@@ -132,7 +150,8 @@ class SendSide {
   FlowHandle next_flow_ = 1;
   std::map<FlowHandle, OutgoingFlow> outgoing_;
   DataConnectionPool pool_;
-  EndpointStats stats_;  // the fields add_stats() reports
+  std::map<PeerId, PathContention> paths_;  // a peer's entry goes with the peer
+  EndpointStats stats_;                     // the fields add_stats() reports
 };
 
 }  // namespace safs::runtime

@@ -111,6 +111,21 @@ class Transfers(Pair):
         self.assertEqual(c.stats()["data_connections_opened"], 3)
         self.assertEqual(c.stats()["data_connections_reused"], 0)
 
+    def test_contention_fallback_is_a_switch_and_loopback_never_trips_it(self):
+        # Loopback loses nothing and queues nothing: with the fallback on
+        # (the default) or off, no path is ever found contended.
+        c = endpoint(contention_fallback=False)
+        self.addCleanup(c.close)
+        c.start()
+        payload = b"y" * 2_000_000
+        for sender, tag in ((self.a, 60), (c, 61)):
+            landing = bytearray(len(payload))
+            r = self.b.recv_into(landing, tag=tag)
+            sender.send(payload, self.b.address, tag=tag).wait(10)
+            r.wait(10)
+            self.assertEqual(bytes(landing), payload)
+            self.assertEqual(sender.stats()["contended_paths"], 0)
+
     def test_waiting_on_a_receive_makes_its_flow_due_now(self):
         # 20 MB told it has 20 s: still under way when its receive is
         # waited on, which makes it due now; a poll (wait(0)) does not.

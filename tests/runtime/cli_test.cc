@@ -224,6 +224,19 @@ TEST(SafsRtCli, TransferOverLoopbackMeetsItsDeadline) {
   EXPECT_EQ(checksum_of(sent.output), checksum_of(receiver.output()))
       << sent.output << receiver.output();
   EXPECT_TRUE(contains(receiver.output(), "recv tag=7 bytes=100000")) << receiver.output();
+  // Loopback loses nothing and queues nothing: never a contended path.
+  EXPECT_TRUE(contains(sent.output, "contended_paths=0")) << sent.output;
+}
+
+TEST(SafsRtCli, SendWithoutTheContentionFallbackStillTransfers) {
+  BackgroundReceiver receiver("--insecure-loopback-only");
+  ASSERT_FALSE(receiver.address().empty()) << receiver.output();
+  const CliResult sent = run_rt("send --no-contention-fallback --to " + receiver.address() +
+                                " --bytes 100000 --slack-ms 5000 --tag 8");
+  EXPECT_EQ(receiver.finish(), 0) << receiver.output();
+  EXPECT_EQ(sent.exit_code, 0) << sent.output;
+  EXPECT_TRUE(contains(sent.output, "met=1 ")) << sent.output;
+  EXPECT_TRUE(contains(sent.output, "contended_paths=0")) << sent.output;
 }
 
 }  // namespace

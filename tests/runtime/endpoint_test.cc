@@ -185,6 +185,8 @@ TEST_P(PacedAtGrant, MeasuredRateIsWithinAQuarterOfTheGrant) {
       static_cast<double>(payload.size() - sent_when_granted_bytes) * 8 / seconds;
   EXPECT_NEAR(measured_bps, granted_bps, 0.25 * granted_bps);
   EXPECT_LE(granted_bps, kDownlinkBps);
+  // Loopback loses nothing: the path is never taken for a contended one.
+  EXPECT_EQ(sender.stats().contended_paths, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Pacing, PacedAtGrant,

@@ -166,10 +166,13 @@ struct SendOptions {
   std::uint64_t bytes = 1 << 20;
   double slack_ms = 0;
   std::uint64_t tag = 1;
+  bool no_contention_fallback = false;
 };
 
 int run_send(const SendOptions& o, const SecurityConfig& security) {
-  Endpoint endpoint = open_endpoint(endpoint_config(o.listen, security));
+  EndpointConfig config = endpoint_config(o.listen, security);
+  config.contention_fallback.enabled = !o.no_contention_fallback;
+  Endpoint endpoint = open_endpoint(config);
   const auto data = safs::rt::pattern(o.bytes, o.tag);
   const std::int64_t start = monotonic_ns();
   const FlowHint hint =
@@ -186,13 +189,14 @@ int run_send(const SendOptions& o, const SecurityConfig& security) {
   std::printf(
       "send mode=safs tag=%llu bytes=%llu fct_ms=%.1f deadline_ms=%.1f met=%d risk=%d "
       "state=%s checksum=%016llx control_bytes_sent=%llu control_bytes_received=%llu "
-      "grants=%llu%s%s\n",
+      "grants=%llu contended_paths=%llu%s%s\n",
       static_cast<unsigned long long>(o.tag), static_cast<unsigned long long>(o.bytes), fct_ms,
       o.slack_ms, done && safs::rt::deadline_met(fct_ms, o.slack_ms), risk ? 1 : 0,
       done ? "done" : "failed", static_cast<unsigned long long>(safs::rt::checksum(data)),
       static_cast<unsigned long long>(stats.control_bytes_sent),
       static_cast<unsigned long long>(stats.control_bytes_received),
-      static_cast<unsigned long long>(stats.grants_received), done ? "" : " error=", error.c_str());
+      static_cast<unsigned long long>(stats.grants_received),
+      static_cast<unsigned long long>(stats.contended_paths), done ? "" : " error=", error.c_str());
   if (done) return 0;
   std::fprintf(stderr, "safs-rt send: the transfer to %s failed: %s\n", o.to.c_str(),
                error.c_str());
@@ -272,6 +276,8 @@ int main(int argc, char** argv) {
                                        "loopback with --insecure-loopback-only)")
                           ->check(safs::rt::host_port(false));
   send->add_flag("--plain", plain, "plain TCP instead of SAFS");
+  send->add_flag("--no-contention-fallback", send_options.no_contention_fallback,
+                 "keep the flow paced at its grant when someone else fills the bottleneck");
 
   std::string bulk_to;
   auto* bulk = app.add_subcommand("bulk", "an unmanaged TCP flow that sends until killed");
