@@ -12,6 +12,9 @@ go forward and input gradients back through torch.distributed, over one of
   safs-fresh      the same with a new data connection per tensor (its
                   handshake and slow start each time) instead of reusing
                   the last one to that peer: what reuse is worth
+  safs-paced      the same as safs with the contention fallback off: every
+                  send paced at its grant even when someone else fills the
+                  bottleneck (docs/runtime.md, "Contention fallback")
   gloo-preposted  gloo with every receive of an iteration posted at its
                   start (the strongest plain baseline)
   gloo            gloo with each receive posted when its op needs it
@@ -35,7 +38,7 @@ import torch.distributed as dist
 
 import schedules
 
-COMMS = ("safs", "safs-fresh", "gloo-preposted", "gloo")
+COMMS = ("safs", "safs-fresh", "safs-paced", "gloo-preposted", "gloo")
 
 
 def parse_args(argv):
@@ -197,7 +200,8 @@ def main(argv):
     host, port = a.master.rsplit(":", 1)
     if a.safs:
         import safs.torch as st
-        st.options(quiet=True, reuse_connections=(a.comm != "safs-fresh"))
+        st.options(quiet=True, reuse_connections=(a.comm != "safs-fresh"),
+                   contention_fallback=(a.comm != "safs-paced"))
     dist.init_process_group("safs" if a.safs else "gloo",
                             init_method=f"tcp://{host}:{port}", rank=a.rank, world_size=a.stages)
     stage = Stage(a)
@@ -222,6 +226,8 @@ def main(argv):
                                    + after["control_bytes_received"] - before["control_bytes_received"])
         report["data_connections_opened"] = (after["data_connections_opened"]
                                              - before["data_connections_opened"])
+        # Times its paths were found contended (docs/runtime.md, "Contention fallback").
+        report["contended_paths"] = after["contended_paths"] - before["contended_paths"]
         # Background taken by this rank's endpoint while measuring.
         report["background_bytes"] = group.background_bytes - background_before
     dist.destroy_process_group()

@@ -63,7 +63,7 @@ def main(argv):
           f"| SAFS misses | control B/iteration | safs-sim prediction vs measured |")
     print("|---|---|---|---|---:|---:|---:|---:|---:|---|")
     rank = {"gpipe": 0, "1f1b": 1, "zb-h1": 2, "none": 0, "background": 1, "bulk": 2, "bulk-qos": 3,
-            "safs": 0, "safs-fresh": 1, "gloo-preposted": 2, "gloo": 3}
+            "safs": 0, "safs-fresh": 1, "safs-paced": 2, "gloo-preposted": 3, "gloo": 4}
     for key in sorted(order, key=lambda k: (rank.get(k[2], 9), rank.get(k[0], 9), rank.get(k[1], 9))):
         c = cells[key]
         it = [x * 1000 for x in c["iters"]]
