@@ -39,13 +39,19 @@ EndpointConfig checked(EndpointConfig config) {
   const ContentionFallback& contention = config.contention_fallback;
   const std::int64_t demotion_ns = config.enforcement.window_ns * config.enforcement.windows;
   if (contention.enabled && (contention.window_ns <= 0 || contention.window_ns >= demotion_ns ||
-                             !(contention.shortfall_ratio > 0 && contention.shortfall_ratio < 1))) {
+                             !(contention.shortfall_ratio > 0 && contention.shortfall_ratio < 1) ||
+                             !(contention.recovered_ratio > 0 && contention.recovered_ratio <= 1) ||
+                             contention.windows < 1 || contention.memory_ns <= 0)) {
     throw std::invalid_argument(
         "contention_fallback: window_ns must be above 0 and below enforcement window_ns x windows "
         "(" +
-        std::to_string(demotion_ns) + " ns), and shortfall_ratio in (0, 1); got " +
-        std::to_string(contention.window_ns) + " ns and " +
-        std::to_string(contention.shortfall_ratio));
+        std::to_string(demotion_ns) +
+        " ns), shortfall_ratio in (0, 1), recovered_ratio in "
+        "(0, 1], windows and memory_ns above 0; got " +
+        std::to_string(contention.window_ns) + " ns, " +
+        std::to_string(contention.shortfall_ratio) + ", " +
+        std::to_string(contention.recovered_ratio) + ", " + std::to_string(contention.windows) +
+        " and " + std::to_string(contention.memory_ns) + " ns");
   }
   const SecurityConfig& security = config.security;
   if (!security.job_key && !security.insecure_loopback_only) {

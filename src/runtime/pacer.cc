@@ -28,8 +28,9 @@ Pacer::Pacer(int fd, PacingMode mode) : fd_(fd) {
   set_notsent_lowat(fd_, static_cast<std::uint32_t>(kMaxLowatBytes));
 }
 
-void Pacer::set_rate(double rate_bps, std::int64_t now_ns) {
+void Pacer::set_rate(double rate_bps, std::int64_t now_ns, double buffered_bps) {
   rate_bps_ = rate_bps;
+  buffered_bps_ = buffered_bps;
   const bool unpaced = std::isinf(rate_bps);
   const double bytes_per_s = unpaced ? 0 : std::max(0.0, rate_bps / 8);
   bucket_paced_ = !unpaced && (!kernel_ || bytes_per_s < kKernelFloorBytesPerSecond);
@@ -39,7 +40,8 @@ void Pacer::set_rate(double rate_bps, std::int64_t now_ns) {
     set_pacing_rate(fd_, unpaced ? kKernelUnlimited : static_cast<std::uint64_t>(kernel_rate));
   }
   if (bucket_paced_) bucket_.set_rate(bytes_per_s, now_ns);
-  const double lowat = unpaced ? kMaxLowatBytes : bytes_per_s * kLowatSeconds;
+  const double lowat =
+      std::isinf(buffered_bps) ? kMaxLowatBytes : std::max(0.0, buffered_bps / 8) * kLowatSeconds;
   set_notsent_lowat(fd_,
                     static_cast<std::uint32_t>(std::clamp(lowat, kMinLowatBytes, kMaxLowatBytes)));
 }

@@ -21,9 +21,12 @@ class Pacer {
   // kAuto tries the kernel and falls back to user space if refused.
   Pacer(int fd, PacingMode mode);
 
-  // kUnpaced: as fast as TCP goes. 0: send nothing.
-  void set_rate(double rate_bps, std::int64_t now_ns);
+  // kUnpaced: as fast as TCP goes. 0: send nothing. The socket's not-sent
+  // low-water mark follows `buffered_bps` (kUnpaced: 4 MB).
+  void set_rate(double rate_bps, std::int64_t now_ns, double buffered_bps);
+  void set_rate(double rate_bps, std::int64_t now_ns) { set_rate(rate_bps, now_ns, rate_bps); }
   double rate_bps() const { return rate_bps_; }
+  double buffered_bps() const { return buffered_bps_; }
   bool kernel_paced() const { return kernel_; }
 
   // Bytes the caller may write now.
@@ -37,6 +40,7 @@ class Pacer {
   bool kernel_ = false;
   bool bucket_paced_ = false;  // the bucket holds the rate (user space, or below the kernel floor)
   double rate_bps_ = kUnpaced;
+  double buffered_bps_ = kUnpaced;
   TokenBucket bucket_;
 };
 

@@ -2,30 +2,32 @@
 //
 // Pacing holds a flow to its grant so that the receiver's senders together
 // fit its downlink. When something the receiver does not schedule (another
-// application's bulk TCP flow) fills the bottleneck's queue, the flows lose
-// packets and get less than their grants, and pacing then only costs them:
-// a paced TCP flow loses throughput to unpaced ones in a shared drop-tail
-// queue (Aggarwal, Savage and Anderson, "Understanding the performance of
-// TCP pacing", INFOCOM 2000). Measured on the namespace testbed next to an
-// unmanaged bulk flow, the pipeline's paced transfers left each stage about
-// 40% more bubble than the same transfers unpaced (docs/runtime.md,
-// "Contention fallback").
+// application's bulk TCP flow) fills the bottleneck's queue, the flows get
+// less than their grants, and pacing then only costs them: a paced TCP flow
+// loses throughput to unpaced ones in a shared drop-tail queue (Aggarwal,
+// Savage and Anderson, "Understanding the performance of TCP pacing",
+// INFOCOM 2000). Next to an unmanaged bulk flow in the real pipeline
+// (docs/real-pipeline.md), the stages' transfers paced at their grants left
+// 19-27% more bubble than with this fallback.
 //
-// The path to a receiver is contended once, in one window, its paced,
-// backlogged flows delivered less than `shortfall_ratio` of what their
-// grants allowed while their connections retransmitted or found a queue
-// (smoothed RTT at least `queue_delay_ns` above the lowest): paced below the
-// bottleneck's rate, SAFS's own flows build neither, so someone else fills
-// it. A slow reader or writer shows a shortfall without either, and pacing
-// costs nothing there. The path's flows then go unpaced
-// (TCP's own congestion control alone) and do not wait for a first grant.
-// It stops being contended at the end of the first window in which they
-// deliver all their grants allow (the capacity is back: pacing matters
-// again), or after `memory_ns` without a window that could tell. Until then
-// a flow may run above its grant; the window is shorter than the time the
-// receiver's overrun check takes to demote a sender (EnforcementConfig:
-// three 10 ms windows above 1.5 times the grant), and the endpoint refuses a
-// configuration where it is not.
+// The path to a receiver is contended after `windows` windows in a row in
+// which its granted, backlogged flows delivered less than `shortfall_ratio`
+// of what their grants allowed while their connections retransmitted or
+// found a queue (smoothed RTT at least `queue_delay_ns` above the lowest):
+// paced below the bottleneck's rate, SAFS's own flows build neither for
+// long, so someone else's traffic does. A slow reader or writer shows a
+// shortfall with neither, and pacing costs nothing there. The path's flows
+// then go unpaced (TCP's congestion control alone) and do not wait for a
+// first grant. It stops being contended at the end of the first window in
+// which they deliver `recovered_ratio` of what their grants allow (the
+// capacity is back), or after `memory_ns` without a window that could tell.
+// Each flow is also checked on its own (GrantReached): one that delivered
+// that much of its own grant in its last half window is paced again, so
+// that no flow runs above its grant for more than about one window, however
+// the path's total goes: less than the receiver's overrun check takes to
+// demote a sender (EnforcementConfig: three 10 ms windows above 1.5 times
+// the grant; the endpoint refuses a window that is not shorter than its own
+// enforcement's horizon, and assumes its receivers enforce the same).
 #pragma once
 
 #include <cstdint>
@@ -37,11 +39,20 @@ struct ContentionFallback {
   // A few round trips through a loaded bottleneck's queue; below the overrun
   // check's EnforcementConfig::window_ns x windows.
   std::int64_t window_ns = 20'000'000;
+  // Short, congested windows in a row before the path counts as contended
+  // (as core::DownlinkEstimatorConfig's): one lost segment or one slow start
+  // is not a competitor.
+  int windows = 2;
   double shortfall_ratio = 0.85;  // as core::DownlinkEstimatorConfig's
+  // Flows that deliver this much of their grants get them: kernel pacing
+  // holds a flow within a few percent of its rate (docs/runtime.md, "Data
+  // path": 49.8 MB/s for 50).
+  double recovered_ratio = 0.95;
   // Queueing that SAFS's paced flows would not build: a few of its 1 ms ticks.
   std::int64_t queue_delay_ns = 5'000'000;
-  // A window whose grants allowed less than this says nothing (a flow's tail,
-  // or a trickle): one 64 KB TSO burst more or less would decide it.
+  // A window whose grants allowed less than this cannot make a path
+  // contended (a flow's tail, or a trickle: one 64 KB TSO burst more or less
+  // would decide it).
   std::uint64_t min_allowed_bytes = 256 * 1024;
   std::int64_t memory_ns = 2'000'000'000;
 };
@@ -50,13 +61,12 @@ class PathContention {
  public:
   explicit PathContention(const ContentionFallback& config) : config_(config) {}
 
-  // What one of the path's paced, backlogged flows was allowed since the
-  // last call (its grant's rate times the time), retransmitted, and the time
-  // its packets queue (tcp_progress.h).
-  void add_allowed(double allowed_bytes, std::uint32_t retransmits, std::int64_t queue_delay_ns,
-                   std::int64_t now_ns);
-  // Bytes TCP delivered for the path's flows since the last call.
-  void add_written(std::uint64_t bytes, std::int64_t now_ns);
+  // One of the path's granted flows with bytes still to deliver, since the
+  // last call: what its grant allowed (rate times time), what TCP delivered
+  // of it (acknowledged bytes), retransmitted, and how long its packets
+  // queue (tcp_progress.h).
+  void add(double allowed_bytes, std::uint64_t delivered_bytes, std::uint32_t retransmits,
+           std::int64_t queue_delay_ns, std::int64_t now_ns);
   bool contended(std::int64_t now_ns) const;
   std::uint64_t episodes() const { return episodes_; }
 
@@ -66,12 +76,36 @@ class PathContention {
   ContentionFallback config_;
   std::int64_t window_start_ns_ = -1;
   double allowed_bytes_ = 0;
-  std::uint64_t written_bytes_ = 0;
+  std::uint64_t delivered_bytes_ = 0;
   std::uint64_t retransmits_ = 0;
   std::int64_t max_queue_delay_ns_ = 0;
+  int short_windows_ = 0;  // short and congested, in a row
   bool contended_ = false;
   std::int64_t last_evidence_ns_ = 0;
   std::uint64_t episodes_ = 0;
+};
+
+// One flow's own check on a contended path: whether, in its last window
+// (half the path's), TCP delivered `recovered_ratio` of what its grant
+// allowed. Such a flow is paced again for the next window.
+class GrantReached {
+ public:
+  GrantReached() = default;
+  GrantReached(const ContentionFallback& config, std::int64_t now_ns)
+      : window_ns_(config.window_ns / 2),
+        recovered_ratio_(config.recovered_ratio),
+        window_start_ns_(now_ns) {}
+
+  void add(double allowed_bytes, std::uint64_t delivered_bytes, std::int64_t now_ns);
+  bool reached() const { return reached_; }
+
+ private:
+  std::int64_t window_ns_ = 10'000'000;
+  double recovered_ratio_ = 0.95;
+  std::int64_t window_start_ns_ = 0;
+  double allowed_bytes_ = 0;
+  std::uint64_t delivered_bytes_ = 0;
+  bool reached_ = false;
 };
 
 }  // namespace safs::runtime

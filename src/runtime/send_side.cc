@@ -178,13 +178,18 @@ bool SendSide::replace_reused_connection(OutgoingFlow& flow, const std::string& 
 }
 
 void SendSide::start_progress(OutgoingFlow& flow) {
-  const auto progress = tcp_progress(flow.fd);
-  flow.progress_known = progress.has_value();
-  if (!progress) return;
-  flow.measured_ns = monotonic_ns();
-  flow.acked_base_bytes = progress->bytes_acked;
-  flow.acked_bytes = progress->bytes_acked;
-  flow.retransmits = progress->retransmits;
+  flow.progress = FlowProgress{};
+  const auto tcp = tcp_progress(flow.fd);
+  if (!tcp) return;
+  const std::int64_t now = monotonic_ns();
+  FlowProgress& p = flow.progress;
+  p.known = true;
+  p.read_ns = now;
+  p.judged_from_ns = now + config_.contention_fallback.window_ns;
+  p.acked_at_start_bytes = tcp->bytes_acked;
+  p.acked_at_read_bytes = tcp->bytes_acked;
+  p.retransmits_at_read = tcp->retransmits;
+  p.own = GrantReached(config_.contention_fallback, now);
 }
 
 void SendSide::write_preamble(OutgoingFlow& flow, const Peer& peer) {
@@ -299,12 +304,20 @@ void SendSide::pump(OutgoingFlow& flow, std::int64_t now_ns) {
 
 double SendSide::target_rate_bps(const OutgoingFlow& flow, std::int64_t now_ns) const {
   const double granted = granted_rate_bps(flow, now_ns);
-  if (!path_contended(flow.peer, now_ns)) return granted;
+  if (!path_contended(flow.peer, now_ns) || flow.progress.own.reached()) return granted;
   // A pause is the receiver's choice (its other flows are due first); the
   // rest goes under TCP's congestion control alone, without waiting for a
   // first grant whose round trip crosses the full queue.
   if (flow.grant.active(to_core_ps(now_ns)) && granted == 0) return 0;
   return Pacer::kUnpaced;
+}
+
+double SendSide::buffer_basis_bps(const OutgoingFlow& flow, std::int64_t now_ns) const {
+  const double granted = granted_rate_bps(flow, now_ns);
+  if (granted > 0 && !std::isinf(granted)) return granted;
+  const Peer* peer = peers_.find(flow.peer);
+  if (peer == nullptr || !peer->hello || peer->hello->downlink_bps == 0) return Pacer::kUnpaced;
+  return static_cast<double>(peer->hello->downlink_bps);
 }
 
 bool SendSide::path_contended(PeerId peer, std::int64_t now_ns) const {
@@ -332,7 +345,13 @@ double SendSide::granted_rate_bps(const OutgoingFlow& flow, std::int64_t now_ns)
 void SendSide::apply_rate(OutgoingFlow& flow, std::int64_t now_ns) {
   if (!flow.pacer) return;
   const double rate = target_rate_bps(flow, now_ns);
-  if (rate != flow.pacer->rate_bps()) flow.pacer->set_rate(rate, now_ns);
+  // Unpaced on a contended path, the socket holds a few ms of the grant, not
+  // megabytes: a pause, or pacing again, then acts within milliseconds.
+  const double buffered =
+      std::isinf(rate) && path_contended(flow.peer, now_ns) ? buffer_basis_bps(flow, now_ns) : rate;
+  if (rate != flow.pacer->rate_bps() || buffered != flow.pacer->buffered_bps()) {
+    flow.pacer->set_rate(rate, now_ns, buffered);
+  }
 }
 
 // ---- from the receiver ----
@@ -423,26 +442,30 @@ void SendSide::tick(std::int64_t now_ns) {
 }
 
 void SendSide::measure_paths(std::int64_t now_ns) {
+  const auto now_ps = to_core_ps(now_ns);
   for (auto& [id, flow] : outgoing_) {
-    if (flow.state != FlowState::kPending || flow.fd < 0 || !flow.progress_known) continue;
-    const auto progress = tcp_progress(flow.fd);
-    if (!progress) continue;
-    const double seconds = static_cast<double>(now_ns - flow.measured_ns) / 1e9;
-    flow.measured_ns = now_ns;
-    const std::uint64_t acked = progress->bytes_acked - flow.acked_bytes;
-    const std::uint32_t retransmits = progress->retransmits - flow.retransmits;
+    FlowProgress& p = flow.progress;
+    if (flow.state != FlowState::kPending || flow.fd < 0 || !p.known) continue;
+    const auto tcp = tcp_progress(flow.fd);
+    if (!tcp) continue;
+    const double seconds = static_cast<double>(now_ns - p.read_ns) / 1e9;
+    const std::uint64_t delivered = tcp->bytes_acked - p.acked_at_read_bytes;
+    const std::uint32_t retransmits = tcp->retransmits - p.retransmits_at_read;
     const bool backlogged =
-        flow.acked_bytes - flow.acked_base_bytes < flow.preamble.size() + flow.data.size();
-    flow.acked_bytes = progress->bytes_acked;
-    flow.retransmits = progress->retransmits;
-    const double rate = granted_rate_bps(flow, now_ns);
-    // Only a flow its grant holds to a rate, with bytes still to deliver,
-    // says whether the path gives what the grants allow.
-    if (!backlogged || !(rate > 0) || std::isinf(rate)) continue;
+        p.acked_at_read_bytes - p.acked_at_start_bytes < flow.preamble.size() + flow.data.size();
+    p.read_ns = now_ns;
+    p.acked_at_read_bytes = tcp->bytes_acked;
+    p.retransmits_at_read = tcp->retransmits;
+    // Only a flow a grant holds to a rate (not a fallback share), with bytes
+    // still to deliver, says whether it gets what its grant allows; and only
+    // past its first window whether the path does.
+    if (!backlogged || !flow.grant.active(now_ps)) continue;
+    const double allowed = flow.grant.grant().rate_bps / 8 * seconds;
+    p.own.add(allowed, delivered, now_ns);
+    if (now_ns < p.judged_from_ns) continue;
     PathContention& path = paths_.try_emplace(flow.peer, config_.contention_fallback).first->second;
     const std::uint64_t episodes = path.episodes();
-    path.add_allowed(rate / 8 * seconds, retransmits, progress->queue_delay_ns, now_ns);
-    path.add_written(acked, now_ns);
+    path.add(allowed, delivered, retransmits, tcp->queue_delay_ns, now_ns);
     stats_.contended_paths += path.episodes() - episodes;
   }
   // tick() applies each flow's rate next, contended or not.

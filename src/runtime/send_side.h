@@ -43,6 +43,20 @@
 
 namespace safs::runtime {
 
+// What TCP delivered for a flow, read from TCP_INFO every tick
+// (path_contention.h).
+struct FlowProgress {
+  bool known = false;  // the kernel says (tcp_progress.h)
+  std::int64_t read_ns = 0;
+  // Its first window on fd is not judged: a slow start, or a reused
+  // connection's stale RTT, is not a competitor.
+  std::int64_t judged_from_ns = 0;
+  std::uint64_t acked_at_start_bytes = 0;  // acknowledged on fd when the flow took it
+  std::uint64_t acked_at_read_bytes = 0;
+  std::uint32_t retransmits_at_read = 0;
+  GrantReached own;  // whether it delivered its own grant lately
+};
+
 struct OutgoingFlow {
   FlowHandle id = 0;
   PeerId peer = 0;
@@ -63,14 +77,7 @@ struct OutgoingFlow {
   FlowState state = FlowState::kPending;
   std::string error;
   bool at_risk = false;
-  // When TCP last said what it had acknowledged and retransmitted on fd
-  // (PathContention), what that was, and what it had acknowledged when the
-  // flow took fd.
-  std::int64_t measured_ns = 0;
-  std::uint64_t acked_base_bytes = 0;
-  std::uint64_t acked_bytes = 0;
-  std::uint32_t retransmits = 0;
-  bool progress_known = false;
+  FlowProgress progress;
 };
 
 class SendSide {
@@ -126,9 +133,12 @@ class SendSide {
   // The rate its pacer is set to: the granted rate, or unpaced on a
   // contended path (path_contention.h).
   double target_rate_bps(const OutgoingFlow& flow, std::int64_t now_ns) const;
+  // What an unpaced flow on a contended path keeps in its socket: a few ms
+  // of this rate (its grant, else the receiver's downlink).
+  double buffer_basis_bps(const OutgoingFlow& flow, std::int64_t now_ns) const;
   bool path_contended(PeerId peer, std::int64_t now_ns) const;
-  // Feeds each path's PathContention with what its flows were allowed and
-  // what TCP delivered since the last tick.
+  // Feeds each path's PathContention, and each flow's own half window, with
+  // what its granted flows were allowed and TCP delivered since the last tick.
   void measure_paths(std::int64_t now_ns);
   void start_progress(OutgoingFlow& flow);
   void apply_rate(OutgoingFlow& flow, std::int64_t now_ns);

@@ -1,5 +1,7 @@
 // PathContention: a path is contended only when its paced flows fall short
-// of their grants and lose packets, and stops being so once they get them.
+// of their grants, window after window, behind loss or a queue, and stops
+// being so once they get them; GrantReached paces one flow again once it
+// gets its own grant.
 #include "runtime/path_contention.h"
 
 #include <gtest/gtest.h>
@@ -13,38 +15,43 @@ namespace safs::runtime {
 namespace {
 
 constexpr std::int64_t kMs = 1'000'000;
+constexpr double kGrantPerTick = 25'000;  // 200 Mbit/s for 1 ms
 
-// Feeds `windows` windows of 1 ms ticks: per tick, `allowed` bytes granted,
-// `delivered` bytes acknowledged, and `retransmits` in the window's first tick.
-void feed(PathContention& path, std::int64_t& now, int windows, double allowed, double delivered,
+// Feeds `windows` windows of 1 ms ticks, each tick a grant's worth allowed,
+// `delivered_share` of it delivered, `queue_delay_ns` of queueing and, in
+// each window's first tick, `retransmits`.
+void feed(PathContention& path, std::int64_t& now, int windows, double delivered_share,
           std::uint32_t retransmits, std::int64_t queue_delay_ns = 0) {
-  const ContentionFallback defaults;
-  const int ticks = static_cast<int>(defaults.window_ns / kMs);
+  const int ticks = static_cast<int>(ContentionFallback{}.window_ns / kMs);
   for (int w = 0; w < windows; ++w) {
     for (int t = 0; t < ticks; ++t) {
       now += kMs;
-      path.add_allowed(allowed, t == 0 ? retransmits : 0, queue_delay_ns, now);
-      path.add_written(static_cast<std::uint64_t>(delivered), now);
+      path.add(kGrantPerTick, static_cast<std::uint64_t>(delivered_share * kGrantPerTick),
+               t == 0 ? retransmits : 0, queue_delay_ns, now);
     }
   }
 }
 
-constexpr double kGrantPerTick = 25'000;  // 200 Mbit/s for 1 ms
+// A path that became contended: two short windows with loss, judged when
+// the third begins.
+PathContention contended_path(std::int64_t& now) {
+  PathContention path{ContentionFallback{}};
+  feed(path, now, 3, 0.5, 3);
+  return path;
+}
 
-// Whether a new path is contended after three windows that delivered
-// `delivered_share` of a 200 Mbit/s grant.
+// Whether a new path is contended after four windows like this.
 bool contended_after(double delivered_share, std::uint32_t retransmits,
                      std::int64_t queue_delay_ns = 0) {
   PathContention path{ContentionFallback{}};
   std::int64_t now = 0;
-  feed(path, now, 3, kGrantPerTick, delivered_share * kGrantPerTick, retransmits, queue_delay_ns);
+  feed(path, now, 4, delivered_share, retransmits, queue_delay_ns);
   return path.contended(now);
 }
 
 TEST(PathContention, ShortOfGrantsWithLossIsContended) {
-  PathContention path{ContentionFallback{}};
   std::int64_t now = 0;
-  feed(path, now, 2, kGrantPerTick, 0.6 * kGrantPerTick, 3);
+  const PathContention path = contended_path(now);
   EXPECT_TRUE(path.contended(now));
   EXPECT_EQ(path.episodes(), 1u);
 }
@@ -70,45 +77,60 @@ TEST(PathContention, LossAtTheGrantIsNot) {
   EXPECT_FALSE(contended_after(0.95, 2));
 }
 
-TEST(PathContention, TooLittleGrantedSaysNothing) {
+TEST(PathContention, OneShortWindowIsNot) {
+  // A slow start or one lost segment: a short, lossy window between good
+  // ones never makes two in a row.
+  PathContention path{ContentionFallback{}};
+  std::int64_t now = 0;
+  for (int i = 0; i < 4; ++i) {
+    feed(path, now, 1, 0.5, 3);
+    feed(path, now, 1, 1.0, 0);
+  }
+  EXPECT_FALSE(path.contended(now));
+}
+
+TEST(PathContention, TooLittleGrantedCannotMakeItContended) {
   ContentionFallback config;
   PathContention path{config};
   std::int64_t now = 0;
   const double trickle = static_cast<double>(config.min_allowed_bytes) / 40;  // per 1 ms tick
-  feed(path, now, 3, trickle, 0, 5);
+  for (int t = 0; t < 100; ++t) path.add(trickle, 0, 5, 60 * kMs, now += kMs);
   EXPECT_FALSE(path.contended(now));
 }
 
-TEST(PathContention, EndsAsSoonAsTheFlowsGetTheirGrants) {
-  PathContention path{ContentionFallback{}};
+TEST(PathContention, StaysWhileShortAndEndsWhenTheFlowsGetTheirGrants) {
   std::int64_t now = 0;
-  feed(path, now, 2, kGrantPerTick, 0.5 * kGrantPerTick, 3);
-  ASSERT_TRUE(path.contended(now));
+  PathContention path = contended_path(now);
   // Unpaced, still short of the grants (though above the shortfall ratio,
   // and with no loss or queue): stays contended window after window.
-  feed(path, now, 5, kGrantPerTick, 0.9 * kGrantPerTick, 0);
+  feed(path, now, 5, 0.9, 0);
   ASSERT_TRUE(path.contended(now));
-  // The competitor left: unpaced flows deliver more than their grants. The
-  // path is paced again at the end of the first window that shows it: well
-  // within the three 10 ms windows in which a receiver would demote a
-  // sender over 1.5 times its grant.
-  const std::int64_t before = now;
-  for (int t = 0; t < 60 && path.contended(now); ++t) {
+  // The competitor left, in the middle of a window: that window may still
+  // look short; the next one ends it.
+  const std::int64_t left = now + 7 * kMs;
+  while (path.contended(now) && now < left + 100 * kMs) {
     now += kMs;
-    path.add_allowed(kGrantPerTick, 0, 0, now);
-    path.add_written(static_cast<std::uint64_t>(2 * kGrantPerTick), now);
+    path.add(kGrantPerTick, static_cast<std::uint64_t>((now < left ? 0.6 : 2.0) * kGrantPerTick), 0,
+             0, now);
   }
   EXPECT_FALSE(path.contended(now));
-  EXPECT_LE(now - before, 21 * kMs);
+  EXPECT_LE(now - left, 2 * ContentionFallback{}.window_ns);
   EXPECT_EQ(path.episodes(), 1u);
 }
 
-TEST(PathContention, ForgottenWithoutEvidence) {
-  ContentionFallback config;
-  PathContention path{config};
+TEST(PathContention, EndsEvenWhenTheGrantsAreSmall) {
+  // The receiver lowered the grants below what could make a path contended:
+  // flows that get them still end it.
   std::int64_t now = 0;
-  feed(path, now, 2, kGrantPerTick, 0.5 * kGrantPerTick, 3);
-  ASSERT_TRUE(path.contended(now));
+  PathContention path = contended_path(now);
+  for (int t = 0; t < 60 && path.contended(now); ++t) path.add(100, 200, 0, 0, now += kMs);
+  EXPECT_FALSE(path.contended(now));
+}
+
+TEST(PathContention, ForgottenWithoutEvidence) {
+  std::int64_t now = 0;
+  const PathContention path = contended_path(now);
+  const ContentionFallback config;
   EXPECT_TRUE(path.contended(now + config.memory_ns / 2));
   EXPECT_FALSE(path.contended(now + config.memory_ns));
 }
@@ -118,8 +140,28 @@ TEST(PathContention, DisabledIsNeverContended) {
   config.enabled = false;
   PathContention path{config};
   std::int64_t now = 0;
-  feed(path, now, 3, kGrantPerTick, 0.2 * kGrantPerTick, 9);
+  feed(path, now, 4, 0.2, 9);
   EXPECT_FALSE(path.contended(now));
+}
+
+// A flow on a contended path that gets its own grant is paced again within
+// about one of its windows (half the path's), whatever the other flows do;
+// one that falls short is not.
+TEST(GrantReached, PacesAFlowAgainOnceItGetsItsGrant) {
+  const ContentionFallback config;
+  std::int64_t now = 0;
+  GrantReached own(config, now);
+  for (int t = 0; t < 30; ++t) own.add(kGrantPerTick, kGrantPerTick / 2, now += kMs);
+  EXPECT_FALSE(own.reached());
+  const std::int64_t above = now;
+  while (!own.reached() && now < above + 100 * kMs) {
+    own.add(kGrantPerTick, 3 * kGrantPerTick, now += kMs);
+  }
+  EXPECT_TRUE(own.reached());
+  EXPECT_LE(now - above, config.window_ns);
+  // Paced again at its grant, it keeps getting it: it stays paced.
+  for (int t = 0; t < 30; ++t) own.add(kGrantPerTick, kGrantPerTick, now += kMs);
+  EXPECT_TRUE(own.reached());
 }
 
 // A fallback window as long as the overrun check's horizon would let a
