@@ -27,11 +27,14 @@ struct CliResult {
 
 // ctest runs tests in parallel processes, and parameterised tests share
 // file names: each process writes its temporary files in a directory of its
-// own, so that one test never reads a file another is rewriting.
+// own, so that one test never reads a file another is rewriting. A directory
+// left by an earlier process with the same (reused) PID is emptied first: a
+// test that writes a run to a fresh --out must not find that one's files.
 inline const std::filesystem::path& process_temp_dir() {
   static const std::filesystem::path dir = [] {
     std::filesystem::path path =
         std::filesystem::temp_directory_path() / ("safs-test-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(path);
     std::filesystem::create_directories(path);
     return path;
   }();
