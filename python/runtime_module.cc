@@ -335,6 +335,12 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     d["data_connections_reused"] = s.data_connections_reused;
     d["data_connections_idle"] = s.data_connections_idle;
     d["contended_paths"] = s.contended_paths;
+    const runtime::GrantDelivery& delivery = s.grant_delivery;
+    d["grant_delivery_windows"] =
+        std::vector<std::uint64_t>(delivery.windows.begin(), delivery.windows.end());
+    d["lossy_windows"] = delivery.lossy_windows;
+    d["queued_windows"] = delivery.queued_windows;
+    d["max_queue_delay_ns"] = delivery.max_queue_delay_ns;
     d["data_connections_kept"] = s.data_connections_kept;
     d["protocol_errors"] = s.protocol_errors;
     d["authentication_failures"] = s.authentication_failures;

@@ -228,6 +228,14 @@ def main(argv):
                                              - before["data_connections_opened"])
         # Times its paths were found contended (docs/runtime.md, "Contention fallback").
         report["contended_paths"] = after["contended_paths"] - before["contended_paths"]
+        # What its granted sends delivered against their grants, per 20 ms
+        # window: counts by tenths of the grant, then above it; windows with
+        # a retransmission and with a queue; the largest queue (whole run).
+        report["grant_delivery_windows"] = [
+            x - y for x, y in zip(after["grant_delivery_windows"], before["grant_delivery_windows"])]
+        report["lossy_windows"] = after["lossy_windows"] - before["lossy_windows"]
+        report["queued_windows"] = after["queued_windows"] - before["queued_windows"]
+        report["max_queue_delay_ns"] = after["max_queue_delay_ns"]
         # Background taken by this rank's endpoint while measuring.
         report["background_bytes"] = group.background_bytes - background_before
     dist.destroy_process_group()

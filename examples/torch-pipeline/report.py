@@ -8,7 +8,11 @@ the exposed communication per stage (means), SAFS's deadline misses and
 control bytes per iteration, the background's rate into a stage (SAFS:
 what the stage's endpoint took while measuring; gloo: what the sink got
 over the cell), and the sim-to-real check: safs-sim's
-prediction for each run's last iteration against its measurement.
+prediction for each run's last iteration against its measurement. Then,
+with several runs, the bubble of each run (run.sh runs them in rounds, so
+the n-th values of a row were measured one after another), and for SAFS
+what its granted sends delivered against their grants per 20 ms window
+(docs/runtime.md, "Contention fallback").
 """
 
 import glob
@@ -25,7 +29,8 @@ def main(argv):
         return 2
     out, rate = argv
     cells = defaultdict(lambda: {"iters": [], "bubble": [], "exposed": [], "misses": 0,
-                                 "control": [], "sim": [], "background": []})
+                                 "control": [], "sim": [], "background": [], "run_bubble": {},
+                                 "delivery": None})
     order = []
     for path in sorted(glob.glob(os.path.join(out, "*.rank0.json"))):
         name = os.path.basename(path)[: -len(".rank0.json")]
@@ -35,6 +40,17 @@ def main(argv):
             order.append(key)
         ranks = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(out, name + ".rank*.json")))]
         cell = cells[key]
+        cell["run_bubble"][int(_run)] = statistics.mean(
+            statistics.mean(r["iterations"][i]["bubble_s"] for r in ranks)
+            for i in range(len(ranks[0]["iterations"])))
+        if "grant_delivery_windows" in ranks[0]:
+            d = cell["delivery"] or {"windows": [0] * 11, "lossy": 0, "queued": 0, "max_queue_ns": 0}
+            for r in ranks:
+                d["windows"] = [a + b for a, b in zip(d["windows"], r["grant_delivery_windows"])]
+                d["lossy"] += r["lossy_windows"]
+                d["queued"] += r["queued_windows"]
+                d["max_queue_ns"] = max(d["max_queue_ns"], r["max_queue_delay_ns"])
+            cell["delivery"] = d
         for i in range(len(ranks[0]["iterations"])):
             cell["iters"].append(max(r["iterations"][i]["iteration_s"] for r in ranks))
             cell["bubble"].append(statistics.mean(r["iterations"][i]["bubble_s"] for r in ranks))
@@ -75,7 +91,50 @@ def main(argv):
               f"| {statistics.mean(c['bubble']) * 1000:.0f} | {statistics.mean(c['exposed']) * 1000:.0f} "
               f"| {background} | {misses} | {control} | {sims} |")
     print(f"\n(bottleneck {rate} Mbit/s into each stage; {len(cells)} cells)")
+    ordered = sorted(order, key=lambda k: (rank.get(k[2], 9), rank.get(k[0], 9), rank.get(k[1], 9)))
+    print_runs(cells, ordered, rank)
+    print_delivery(cells, ordered)
     return 0
+
+
+def print_runs(cells, ordered, rank):
+    """Bubble per stage of each run, a row per competitor and schedule."""
+    if max(len(cells[k]["run_bubble"]) for k in ordered) < 2:
+        return
+    comms = sorted({k[1] for k in ordered}, key=lambda c: rank.get(c, 9))
+    print("\nBubble per stage of each run (ms), in run order:\n")
+    print("| competitor | schedule | " + " | ".join(f"`{c}`" for c in comms) + " |")
+    print("|---|---|" + "---|" * len(comms))
+    rows = []
+    for k in ordered:
+        if (k[2], k[0]) not in rows:
+            rows.append((k[2], k[0]))
+    for competition, schedule in rows:
+        values = []
+        for comm in comms:
+            runs = cells.get((schedule, comm, competition), {}).get("run_bubble", {})
+            values.append(" / ".join(f"{runs[r] * 1000:.0f}" for r in sorted(runs)) or "-")
+        print(f"| {competition} | {schedule} | " + " | ".join(values) + " |")
+
+
+def print_delivery(cells, ordered):
+    """SAFS's windows: delivered over what the grants allowed."""
+    rows = [k for k in ordered if cells[k]["delivery"] and sum(cells[k]["delivery"]["windows"])]
+    if not rows:
+        return
+    print("\nWhat SAFS's granted sends delivered against their grants, per 20 ms window "
+          "(every rank and run; windows by share of the grant):\n")
+    print("| schedule | communication | competitor | windows | at most 0.5 | 0.5-0.9 | 0.9-1.0 "
+          "| above 1.0 | with a retransmission | with a queue (5 ms) | largest queue (ms) |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for k in rows:
+        d = cells[k]["delivery"]
+        w = d["windows"]
+        n = sum(w)
+        share = lambda part: f"{part / n:.0%}"
+        print(f"| {k[0]} | {k[1]} | {k[2]} | {n} | {share(sum(w[:5]))} | {share(sum(w[5:9]))} "
+              f"| {share(w[9])} | {share(w[10])} | {share(d['lossy'])} | {share(d['queued'])} "
+              f"| {d['max_queue_ns'] / 1e6:.1f} |")
 
 
 if __name__ == "__main__":

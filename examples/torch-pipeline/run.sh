@@ -8,7 +8,7 @@
 #
 # Environment: RATE_MBIT (bottleneck into each stage, default 200), STAGES
 # (2), MICROBATCHES (8), ITERATIONS (measured per run, 3), RUNS (runs per
-# cell, 2), SCHEDULES ("gpipe 1f1b zb-h1"), COMMS ("safs gloo-preposted
+# cell, in rounds, 1), SCHEDULES ("gpipe 1f1b zb-h1"), COMMS ("safs gloo-preposted
 # gloo"; also safs-fresh, SAFS with a new data connection per tensor, and
 # safs-paced, SAFS with its contention fallback off),
 # COMPETITION ("none background bulk bulk-qos": no competitor;
@@ -25,7 +25,7 @@ rate_mbit=${RATE_MBIT:-200}
 stages=${STAGES:-2}
 microbatches=${MICROBATCHES:-8}
 iterations=${ITERATIONS:-3}
-runs=${RUNS:-2}
+runs=${RUNS:-1}
 read -r -a schedule_list <<<"${SCHEDULES:-gpipe 1f1b zb-h1}"
 read -r -a comm_list <<<"${COMMS:-safs gloo-preposted gloo}"
 read -r -a competition_list <<<"${COMPETITION:-none background bulk bulk-qos}"
@@ -207,12 +207,15 @@ run_cell() {  # SCHEDULE COMM COMPETITION RUN
   echo "torch-pipeline: $name done" >&2
 }
 
+# Rounds: each run of a cell follows one run of every other cell of its
+# competitor, so that a slow minute of this shared machine falls on every
+# communication alike, not on one cell's runs.
 for competition in "${competition_list[@]}"; do
   configure_bottleneck "$competition"
   if [[ $competition == bulk* ]]; then start_bulk; fi
-  for schedule in "${schedule_list[@]}"; do
-    for comm in "${comm_list[@]}"; do
-      for ((run = 1; run <= runs; run++)); do run_cell "$schedule" "$comm" "$competition" "$run"; done
+  for ((run = 1; run <= runs; run++)); do
+    for schedule in "${schedule_list[@]}"; do
+      for comm in "${comm_list[@]}"; do run_cell "$schedule" "$comm" "$competition" "$run"; done
     done
   done
   if [[ $competition == bulk* ]]; then stop_bulk; fi

@@ -120,8 +120,10 @@ struct EndpointStats {
   std::uint64_t data_connections_opened = 0;
   std::uint64_t data_connections_reused = 0;
   std::uint64_t data_connections_idle = 0;
-  // Times a path to a receiver became contended (EndpointConfig::contention_fallback).
+  // Times a path to a receiver became contended (EndpointConfig::contention_fallback),
+  // and what the paths' granted flows delivered against their grants, per window.
   std::uint64_t contended_paths = 0;
+  GrantDelivery grant_delivery;
   // Receiving: finished flows' connections kept open for their sender's next flow.
   std::uint64_t data_connections_kept = 0;
   // Incoming flows with a deadline by lateness (kLatenessBoundsNs, then the rest).

@@ -68,32 +68,65 @@ constexpr std::array kCounters = {
             &EndpointStats::contended_paths},
 };
 
+void append_counter(std::string& text, const char* name, const char* help, std::uint64_t value) {
+  text += std::string("# HELP ") + name + ' ' + help + '\n';
+  text += std::string("# TYPE ") + name + " counter\n";
+  text += std::string(name) + ' ' + std::to_string(value) + '\n';
+}
+
+// Cumulative, as Prometheus histograms are: buckets[i] counts what is at
+// most bounds[i] and above the bound before; the last bucket the rest.
+template <std::size_t N>
+void append_histogram(std::string& text, const char* name, const char* help,
+                      const std::array<double, N>& bounds,
+                      const std::array<std::uint64_t, N + 1>& buckets) {
+  text += std::string("# HELP ") + name + ' ' + help + '\n';
+  text += std::string("# TYPE ") + name + " histogram\n";
+  std::uint64_t cumulative = 0;
+  for (std::size_t i = 0; i < N; ++i) {
+    cumulative += buckets[i];
+    text += std::string(name) + "_bucket{le=\"" + std::to_string(bounds[i]) + "\"} " +
+            std::to_string(cumulative) + '\n';
+  }
+  cumulative += buckets[N];
+  text += std::string(name) + "_bucket{le=\"+Inf\"} " + std::to_string(cumulative) + '\n';
+  text += std::string(name) + "_count " + std::to_string(cumulative) + '\n';
+}
+
 }  // namespace
 
 std::string prometheus_text(const EndpointStats& stats) {
   std::string text;
   for (const Counter& counter : kCounters) {
-    text += std::string("# HELP ") + counter.name + ' ' + counter.help + '\n';
-    text += std::string("# TYPE ") + counter.name + " counter\n";
-    text += std::string(counter.name) + ' ' + std::to_string(stats.*counter.field) + '\n';
+    append_counter(text, counter.name, counter.help, stats.*counter.field);
   }
   text += "# HELP safs_peers Peers with a control connection now.\n# TYPE safs_peers gauge\n";
   text += "safs_peers " + std::to_string(stats.peers) + '\n';
-  // Cumulative, as Prometheus histograms are: lateness = finish - deadline.
-  const char* name = "safs_lateness_seconds";
-  text += std::string("# HELP ") + name +
-          " Completion minus deadline of incoming flows with a deadline.\n";
-  text += std::string("# TYPE ") + name + " histogram\n";
-  std::uint64_t cumulative = 0;
+  // Completion minus deadline.
+  std::array<double, kLatenessBoundsNs.size()> lateness_bounds_s{};
   for (std::size_t i = 0; i < kLatenessBoundsNs.size(); ++i) {
-    cumulative += stats.lateness_buckets[i];
-    text += std::string(name) + "_bucket{le=\"" +
-            std::to_string(static_cast<double>(kLatenessBoundsNs[i]) / 1e9) + "\"} " +
-            std::to_string(cumulative) + '\n';
+    lateness_bounds_s[i] = static_cast<double>(kLatenessBoundsNs[i]) / 1e9;
   }
-  cumulative += stats.lateness_buckets.back();
-  text += std::string(name) + "_bucket{le=\"+Inf\"} " + std::to_string(cumulative) + '\n';
-  text += std::string(name) + "_count " + std::to_string(cumulative) + '\n';
+  append_histogram(text, "safs_lateness_seconds",
+                   "Completion minus deadline of incoming flows with a deadline.",
+                   lateness_bounds_s, stats.lateness_buckets);
+  const GrantDelivery& delivery = stats.grant_delivery;
+  std::array<double, GrantDelivery::kBuckets - 1> tenths{};
+  for (std::size_t i = 0; i < tenths.size(); ++i) tenths[i] = static_cast<double>(i + 1) / 10;
+  append_histogram(text, "safs_grant_delivery_ratio",
+                   "Per window and path to a receiver: what granted flows delivered over what "
+                   "their grants allowed.",
+                   tenths, delivery.windows);
+  append_counter(text, "safs_lossy_windows_total",
+                 "Windows of grant_delivery_ratio with a retransmission.", delivery.lossy_windows);
+  append_counter(text, "safs_queued_windows_total",
+                 "Windows of grant_delivery_ratio whose flows found a queue at a bottleneck.",
+                 delivery.queued_windows);
+  text +=
+      "# HELP safs_max_queue_delay_seconds Largest smoothed RTT above the lowest in a window "
+      "of grant_delivery_ratio.\n# TYPE safs_max_queue_delay_seconds gauge\n";
+  text += "safs_max_queue_delay_seconds " +
+          std::to_string(static_cast<double>(delivery.max_queue_delay_ns) / 1e9) + '\n';
   return text;
 }
 

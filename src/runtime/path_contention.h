@@ -6,9 +6,8 @@
 // less than their grants, and pacing then only costs them: a paced TCP flow
 // loses throughput to unpaced ones in a shared drop-tail queue (Aggarwal,
 // Savage and Anderson, "Understanding the performance of TCP pacing",
-// INFOCOM 2000). Next to an unmanaged bulk flow in the real pipeline
-// (docs/real-pipeline.md), the stages' transfers paced at their grants left
-// 19-27% more bubble than with this fallback.
+// INFOCOM 2000). docs/real-pipeline.md measures what it costs next to an
+// unmanaged bulk flow, and what this fallback gives back.
 //
 // The path to a receiver is contended after `windows` windows in a row in
 // which its granted, backlogged flows delivered less than `shortfall_ratio`
@@ -30,11 +29,29 @@
 // enforcement's horizon, and assumes its receivers enforce the same).
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 namespace safs::runtime {
 
+// What a path's granted, backlogged flows delivered against what their
+// grants allowed, per judged window (one whose grants allowed at least
+// ContentionFallback::min_allowed_bytes), paced or not, fallback on or off:
+// how an operator sees that something else shares the bottleneck.
+struct GrantDelivery {
+  // Windows by delivered / allowed: at most 0.1, 0.2, ..., 1.0, then above.
+  static constexpr std::size_t kBuckets = 11;
+  std::array<std::uint64_t, kBuckets> windows{};
+  std::uint64_t lossy_windows = 0;   // with a retransmission
+  std::uint64_t queued_windows = 0;  // smoothed RTT queue_delay_ns or more above the lowest
+  std::int64_t max_queue_delay_ns = 0;
+
+  static std::size_t bucket(double delivered_bytes, double allowed_bytes);
+  GrantDelivery& operator+=(const GrantDelivery& other);
+};
+
 struct ContentionFallback {
+  // Off, paths are still measured (GrantDelivery) but never found contended.
   bool enabled = true;
   // A few round trips through a loaded bottleneck's queue; below the overrun
   // check's EnforcementConfig::window_ns x windows.
@@ -69,6 +86,7 @@ class PathContention {
            std::int64_t queue_delay_ns, std::int64_t now_ns);
   bool contended(std::int64_t now_ns) const;
   std::uint64_t episodes() const { return episodes_; }
+  const GrantDelivery& delivery() const { return delivery_; }
 
  private:
   void close_window_if_due(std::int64_t now_ns);
@@ -83,6 +101,7 @@ class PathContention {
   bool contended_ = false;
   std::int64_t last_evidence_ns_ = 0;
   std::uint64_t episodes_ = 0;
+  GrantDelivery delivery_;
 };
 
 // One flow's own check on a contended path: whether, in its last window

@@ -302,20 +302,18 @@ void SendSide::pump(OutgoingFlow& flow, std::int64_t now_ns) {
 
 // ---- the rate a flow is held to ----
 
-double SendSide::target_rate_bps(const OutgoingFlow& flow, std::int64_t now_ns) const {
-  const double granted = granted_rate_bps(flow, now_ns);
-  if (!path_contended(flow.peer, now_ns) || flow.progress.own.reached()) return granted;
+double SendSide::target_rate_bps(const OutgoingFlow& flow, double granted_bps, bool contended,
+                                 std::int64_t now_ns) const {
+  if (!contended || flow.progress.own.reached()) return granted_bps;
   // A pause is the receiver's choice (its other flows are due first); the
   // rest goes under TCP's congestion control alone, without waiting for a
   // first grant whose round trip crosses the full queue.
-  if (flow.grant.active(to_core_ps(now_ns)) && granted == 0) return 0;
+  if (flow.grant.active(to_core_ps(now_ns)) && granted_bps == 0) return 0;
   return Pacer::kUnpaced;
 }
 
-double SendSide::buffer_basis_bps(const OutgoingFlow& flow, std::int64_t now_ns) const {
-  const double granted = granted_rate_bps(flow, now_ns);
-  if (granted > 0 && !std::isinf(granted)) return granted;
-  const Peer* peer = peers_.find(flow.peer);
+double SendSide::downlink_bps(PeerId peer_id) const {
+  const Peer* peer = peers_.find(peer_id);
   if (peer == nullptr || !peer->hello || peer->hello->downlink_bps == 0) return Pacer::kUnpaced;
   return static_cast<double>(peer->hello->downlink_bps);
 }
@@ -333,22 +331,25 @@ double SendSide::granted_rate_bps(const OutgoingFlow& flow, std::int64_t now_ns)
   }
   // No lease (never came, or expired): a fair share of the receiver's
   // downlink among this endpoint's flows to it; TCP's own share if unknown.
-  const Peer* peer = peers_.find(flow.peer);
-  if (peer == nullptr || !peer->hello || peer->hello->downlink_bps == 0) return Pacer::kUnpaced;
+  const double downlink = downlink_bps(flow.peer);
+  if (std::isinf(downlink)) return downlink;
   const auto flows = std::count_if(outgoing_.begin(), outgoing_.end(), [&](const auto& entry) {
     return entry.second.peer == flow.peer && entry.second.state == FlowState::kPending;
   });
-  return static_cast<double>(peer->hello->downlink_bps) /
-         static_cast<double>(std::max<std::ptrdiff_t>(1, flows));
+  return downlink / static_cast<double>(std::max<std::ptrdiff_t>(1, flows));
 }
 
 void SendSide::apply_rate(OutgoingFlow& flow, std::int64_t now_ns) {
   if (!flow.pacer) return;
-  const double rate = target_rate_bps(flow, now_ns);
-  // Unpaced on a contended path, the socket holds a few ms of the grant, not
-  // megabytes: a pause, or pacing again, then acts within milliseconds.
-  const double buffered =
-      std::isinf(rate) && path_contended(flow.peer, now_ns) ? buffer_basis_bps(flow, now_ns) : rate;
+  const double granted = granted_rate_bps(flow, now_ns);
+  const bool contended = path_contended(flow.peer, now_ns);
+  const double rate = target_rate_bps(flow, granted, contended, now_ns);
+  // Unpaced on a contended path, the socket holds a few ms of the grant (of
+  // the downlink without one), not megabytes: a pause, or pacing again, then
+  // acts within milliseconds.
+  const double buffered = !std::isinf(rate) || !contended       ? rate
+                          : granted > 0 && !std::isinf(granted) ? granted
+                                                                : downlink_bps(flow.peer);
   if (rate != flow.pacer->rate_bps() || buffered != flow.pacer->buffered_bps()) {
     flow.pacer->set_rate(rate, now_ns, buffered);
   }
@@ -401,7 +402,11 @@ void SendSide::fail_flows_to(PeerId peer, const std::string& reason) {
     if (flow.peer == peer) fail(flow, reason);
   }
   pool_.close_peer(peer);
-  paths_.erase(peer);
+  if (const auto path = paths_.find(peer); path != paths_.end()) {
+    stats_.contended_paths += path->second.episodes();
+    stats_.grant_delivery += path->second.delivery();
+    paths_.erase(path);
+  }
 }
 
 void SendSide::end(OutgoingFlow& flow, FlowState state, const std::string& error) {
@@ -428,7 +433,7 @@ void SendSide::end(OutgoingFlow& flow, FlowState state, const std::string& error
 
 void SendSide::tick(std::int64_t now_ns) {
   pool_.expire(now_ns);
-  if (config_.contention_fallback.enabled) measure_paths(now_ns);
+  measure_paths(now_ns);  // off, measured only (stats().grant_delivery)
   for (auto& [id, flow] : outgoing_) {
     if (flow.state == FlowState::kPending) fail_if_peer_silent(flow, now_ns);
     if (flow.state != FlowState::kPending || flow.fd < 0 || !flow.connected) continue;
@@ -463,10 +468,8 @@ void SendSide::measure_paths(std::int64_t now_ns) {
     const double allowed = flow.grant.grant().rate_bps / 8 * seconds;
     p.own.add(allowed, delivered, now_ns);
     if (now_ns < p.judged_from_ns) continue;
-    PathContention& path = paths_.try_emplace(flow.peer, config_.contention_fallback).first->second;
-    const std::uint64_t episodes = path.episodes();
-    path.add(allowed, delivered, retransmits, tcp->queue_delay_ns, now_ns);
-    stats_.contended_paths += path.episodes() - episodes;
+    paths_.try_emplace(flow.peer, config_.contention_fallback)
+        .first->second.add(allowed, delivered, retransmits, tcp->queue_delay_ns, now_ns);
   }
   // tick() applies each flow's rate next, contended or not.
 }
@@ -520,7 +523,12 @@ void SendSide::add_stats(EndpointStats& stats) const {
   stats.data_connections_opened += stats_.data_connections_opened;
   stats.data_connections_reused += stats_.data_connections_reused;
   stats.data_connections_idle += pool_.idle();
-  stats.contended_paths += stats_.contended_paths;
+  stats.contended_paths += stats_.contended_paths;  // of peers gone
+  stats.grant_delivery += stats_.grant_delivery;
+  for (const auto& [peer, path] : paths_) {
+    stats.contended_paths += path.episodes();
+    stats.grant_delivery += path.delivery();
+  }
 }
 
 }  // namespace safs::runtime

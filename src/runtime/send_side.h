@@ -132,10 +132,10 @@ class SendSide {
   double granted_rate_bps(const OutgoingFlow& flow, std::int64_t now_ns) const;
   // The rate its pacer is set to: the granted rate, or unpaced on a
   // contended path (path_contention.h).
-  double target_rate_bps(const OutgoingFlow& flow, std::int64_t now_ns) const;
-  // What an unpaced flow on a contended path keeps in its socket: a few ms
-  // of this rate (its grant, else the receiver's downlink).
-  double buffer_basis_bps(const OutgoingFlow& flow, std::int64_t now_ns) const;
+  double target_rate_bps(const OutgoingFlow& flow, double granted_bps, bool contended,
+                         std::int64_t now_ns) const;
+  // The downlink the receiver announced; unpaced if it did not.
+  double downlink_bps(PeerId peer) const;
   bool path_contended(PeerId peer, std::int64_t now_ns) const;
   // Feeds each path's PathContention, and each flow's own half window, with
   // what its granted flows were allowed and TCP delivered since the last tick.

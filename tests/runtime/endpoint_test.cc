@@ -11,6 +11,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <numeric>
 
 #include "runtime/clock.h"
 #include "runtime/test_support.h"
@@ -186,7 +187,16 @@ TEST_P(PacedAtGrant, MeasuredRateIsWithinAQuarterOfTheGrant) {
   EXPECT_NEAR(measured_bps, granted_bps, 0.25 * granted_bps);
   EXPECT_LE(granted_bps, kDownlinkBps);
   // Loopback loses nothing: the path is never taken for a contended one.
-  EXPECT_EQ(sender.stats().contended_paths, 0u);
+  const EndpointStats stats = sender.stats();
+  EXPECT_EQ(stats.contended_paths, 0u);
+  // And its windows say the flow got its grant: measured, lossless, and
+  // (one window more or less at a grant change) not far below it.
+  const auto& windows = stats.grant_delivery.windows;
+  const auto judged = std::accumulate(windows.begin(), windows.end(), std::uint64_t{0});
+  const auto below_half = std::accumulate(windows.begin(), windows.begin() + 5, std::uint64_t{0});
+  EXPECT_GE(judged, 5u);
+  EXPECT_LE(below_half, 1u);
+  EXPECT_EQ(stats.grant_delivery.lossy_windows, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Pacing, PacedAtGrant,

@@ -89,5 +89,22 @@ TEST(Metrics, LatenessHistogramIsCumulative) {
   EXPECT_EQ(values.at("safs_deadline_misses_total"), 7);
 }
 
+TEST(Metrics, GrantDeliveryHistogramAndQueue) {
+  EndpointStats stats;
+  stats.grant_delivery.windows = {2, 0, 0, 0, 0, 1, 0, 0, 0, 5, 3};
+  stats.grant_delivery.lossy_windows = 1;
+  stats.grant_delivery.queued_windows = 4;
+  stats.grant_delivery.max_queue_delay_ns = 21'000'000;
+  const auto values = samples("\r\n\r\n" + prometheus_text(stats));
+  EXPECT_EQ(values.at("safs_grant_delivery_ratio_bucket{le=\"0.100000\"}"), 2);
+  EXPECT_EQ(values.at("safs_grant_delivery_ratio_bucket{le=\"0.600000\"}"), 3);
+  EXPECT_EQ(values.at("safs_grant_delivery_ratio_bucket{le=\"1.000000\"}"), 8);
+  EXPECT_EQ(values.at("safs_grant_delivery_ratio_bucket{le=\"+Inf\"}"), 11);
+  EXPECT_EQ(values.at("safs_grant_delivery_ratio_count"), 11);
+  EXPECT_EQ(values.at("safs_lossy_windows_total"), 1);
+  EXPECT_EQ(values.at("safs_queued_windows_total"), 4);
+  EXPECT_DOUBLE_EQ(values.at("safs_max_queue_delay_seconds"), 0.021);
+}
+
 }  // namespace
 }  // namespace safs::runtime

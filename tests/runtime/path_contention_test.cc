@@ -135,13 +135,58 @@ TEST(PathContention, ForgottenWithoutEvidence) {
   EXPECT_FALSE(path.contended(now + config.memory_ns));
 }
 
-TEST(PathContention, DisabledIsNeverContended) {
+TEST(PathContention, DisabledIsNeverContendedButStillMeasured) {
   ContentionFallback config;
   config.enabled = false;
   PathContention path{config};
   std::int64_t now = 0;
   feed(path, now, 4, 0.2, 9);
   EXPECT_FALSE(path.contended(now));
+  EXPECT_EQ(path.episodes(), 0u);
+  // Three windows closed (the fourth closes with the next tick), each 20%
+  // delivered, each with a loss.
+  EXPECT_EQ(path.delivery().windows[GrantDelivery::bucket(0.2, 1.0)], 3u);
+  EXPECT_EQ(path.delivery().lossy_windows, 3u);
+}
+
+TEST(GrantDelivery, BucketsByTenthsAtMost) {
+  EXPECT_EQ(GrantDelivery::bucket(0, 100), 0u);
+  EXPECT_EQ(GrantDelivery::bucket(10, 100), 0u);  // at most 0.1
+  EXPECT_EQ(GrantDelivery::bucket(11, 100), 1u);
+  EXPECT_EQ(GrantDelivery::bucket(30, 100), 2u);  // 0.3 exactly: at most 0.3
+  EXPECT_EQ(GrantDelivery::bucket(100, 100), 9u);
+  EXPECT_EQ(GrantDelivery::bucket(101, 100), 10u);  // above its grant
+  EXPECT_EQ(GrantDelivery::bucket(5, 0), 10u);
+}
+
+TEST(GrantDelivery, CountsJudgedWindowsTheirLossQueueAndLargestQueue) {
+  PathContention path{ContentionFallback{}};
+  std::int64_t now = 0;
+  feed(path, now, 2, 1.0, 0, 1 * kMs);   // at their grants, a short queue
+  feed(path, now, 1, 0.55, 0, 7 * kMs);  // short, queued
+  feed(path, now, 1, 0.55, 2, 0);        // short, lossy: contended from here
+  feed(path, now, 1, 1.2, 0, 0);         // unpaced, above the grants: ends it
+  path.add(0, 0, 0, 0, now += kMs);      // closes the last window
+  const GrantDelivery& d = path.delivery();
+  EXPECT_EQ(d.windows[9], 2u);
+  EXPECT_EQ(d.windows[5], 2u);
+  EXPECT_EQ(d.windows[10], 1u);
+  EXPECT_EQ(d.queued_windows, 1u);
+  EXPECT_EQ(d.lossy_windows, 1u);
+  EXPECT_EQ(d.max_queue_delay_ns, 7 * kMs);
+  EXPECT_EQ(path.episodes(), 1u);
+  EXPECT_FALSE(path.contended(now));
+  // A trickle is not judged: no window counted.
+  PathContention trickle{ContentionFallback{}};
+  for (int t = 0; t < 100; ++t) trickle.add(100, 0, 1, 60 * kMs, now += kMs);
+  GrantDelivery none;
+  EXPECT_EQ(trickle.delivery().windows, none.windows);
+  EXPECT_EQ(trickle.delivery().lossy_windows, 0u);
+
+  GrantDelivery sum = d;
+  sum += d;
+  EXPECT_EQ(sum.windows[5], 4u);
+  EXPECT_EQ(sum.max_queue_delay_ns, 7 * kMs);
 }
 
 // A flow on a contended path that gets its own grant is paced again within
