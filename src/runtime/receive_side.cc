@@ -483,7 +483,14 @@ void ReceiveSide::police_idle_flows(std::int64_t now_ns) {
 }
 
 // One flow at a time (the most granted) leaves the urgent class per tick, so
-// the share settles within a few reallocations without overshooting.
+// the share settles within a few reallocations without overshooting. Only
+// while the urgent claims compete: while the allocation finds the urgent set
+// EDF-feasible, every claimed deadline is met, and one identity's flow served
+// above its share (EDF at line rate, `urgent_first`, takes the whole downlink
+// for the earliest deadline; just in time tops flows up) costs no other
+// identity's claim. Flows already held back stay so while two identities
+// claim urgency, so that holding them back, which may make the set feasible,
+// does not flap.
 void ReceiveSide::hold_urgent_quotas() {
   // Granted to each identity's urgent flows (over all its connections), in
   // the order identities first show urgent work here.
@@ -511,6 +518,7 @@ void ReceiveSide::hold_urgent_quotas() {
     }
     return;
   }
+  if (scheduler_.allocation().urgent_feasible) return;
   const std::vector<double> shares =
       urgent_shares(claimants, config_.enforcement, config_.downlink_bps);
   for (std::size_t i = 0; i < claimants.size(); ++i) {
