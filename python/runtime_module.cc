@@ -335,6 +335,7 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     d["data_connections_reused"] = s.data_connections_reused;
     d["data_connections_idle"] = s.data_connections_idle;
     d["contended_paths"] = s.contended_paths;
+    d["shortfall_episodes"] = s.shortfall_episodes;
     const runtime::GrantDelivery& delivery = s.grant_delivery;
     d["grant_delivery_windows"] =
         std::vector<std::uint64_t>(delivery.windows.begin(), delivery.windows.end());

@@ -54,6 +54,7 @@ bool DownlinkEstimator::observe(TimePs now, std::uint64_t bytes, double granted_
     shortfall_bits_ += achieved_bits;
     shortfall_seconds_ += seconds;
     if (shortfalls_ >= config_.shortfall_windows) {
+      short_of_grants_ = true;
       const double achieved_bps = shortfall_bits_ / shortfall_seconds_;
       if (achieved_bps < budget_bps_) {
         budget_bps_ += config_.decrease_gain * (achieved_bps - budget_bps_);
@@ -66,7 +67,10 @@ bool DownlinkEstimator::observe(TimePs now, std::uint64_t bytes, double granted_
     shortfalls_ = 0;
     shortfall_bits_ = 0;
     shortfall_seconds_ = 0;
-    if (last_ratio_ >= config_.recovered_ratio) budget_bps_ += config_.probe_fraction * link_bps_;
+    if (last_ratio_ >= config_.recovered_ratio) {
+      short_of_grants_ = false;
+      budget_bps_ += config_.probe_fraction * link_bps_;
+    }
   }
   budget_bps_ = std::clamp(budget_bps_, floor_bps(), link_bps_);
   return budget_bps_ != before;

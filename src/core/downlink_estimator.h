@@ -73,6 +73,9 @@ class DownlinkEstimator {
   double floor_bps() const { return config_.floor_fraction * link_bps_; }
   // The last judged window's achieved / granted (1 before any).
   double last_ratio() const { return last_ratio_; }
+  // The flows fell short of their grants for shortfall_windows judged
+  // windows in a row, and no judged window since gave them recovered_ratio.
+  bool short_of_grants() const { return short_of_grants_; }
 
  private:
   void start_window(TimePs now);
@@ -87,6 +90,7 @@ class DownlinkEstimator {
   std::uint64_t bytes_ = 0;
   bool backlogged_ = true;  // throughout the window so far
   double last_ratio_ = 1;
+  bool short_of_grants_ = false;
   int shortfalls_ = 0;         // consecutive shortfall windows
   double shortfall_bits_ = 0;  // achieved over them
   double shortfall_seconds_ = 0;

@@ -82,6 +82,12 @@ void ReceiverScheduler::set_link_bps(double link_bps) {
   dirty_ = true;
 }
 
+void ReceiverScheduler::set_urgent_first(bool urgent_first) {
+  if (urgent_first == config_.allocator.urgent_first) return;
+  config_.allocator.urgent_first = urgent_first;
+  dirty_ = true;
+}
+
 void ReceiverScheduler::note_unscheduled(std::uint64_t bytes, TimePs now) {
   unscheduled_estimate_bps_ =
       unscheduled_bps(now) +

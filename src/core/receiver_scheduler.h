@@ -70,6 +70,10 @@ class ReceiverScheduler {
   // link, or left): the next poll re-plans with it.
   void set_link_bps(double link_bps);
   double link_bps() const { return config_.allocator.link_bps; }
+  // Urgent service switched between just in time and EDF at line rate
+  // (AllocatorConfig::urgent_first); the next poll re-plans with it.
+  void set_urgent_first(bool urgent_first);
+  bool urgent_first() const { return config_.allocator.urgent_first; }
 
   // Reallocates if anything changed or the last allocation is stale, and
   // returns the grants to send now.

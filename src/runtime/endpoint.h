@@ -107,11 +107,13 @@ struct EndpointStats {
   std::uint64_t refused_flows = 0;    // announces refused with an Error
   std::uint64_t deadline_misses = 0;  // incoming flows completed after their deadline
   std::uint64_t consumer_waits = 0;   // incoming flows made due now by consumer_waits()
-  // The downlink the receiver allocates from (EndpointConfig::budget_adaptation):
-  // now and its lowest so far, and how often it changed.
+  // The downlink the receiver allocates from (EndpointConfig::shortfall_response):
+  // now and its lowest so far, and how often it changed; and how often
+  // urgent flows went EDF at line rate because they fell short of grants.
   double budget_bps = 0;
   double min_budget_bps = 0;
   std::uint64_t budget_changes = 0;
+  std::uint64_t shortfall_episodes = 0;
   // Held whole for a later post_receive() (no buffer was posted, no handler).
   std::uint64_t unexpected_messages = 0;
   std::uint64_t unexpected_bytes = 0;

@@ -128,21 +128,34 @@ struct SecurityConfig {
 };
 
 // Unmanaged traffic (another application's TCP flow through the same
-// bottleneck) takes part of the downlink the receiver grants from. With
-// `enabled`, the receiver compares what its backlogged flows receive with
-// what it granted them (core::DownlinkEstimator, 50 ms windows), lowers the
-// budget it allocates from to what they get and re-plans, and probes back up
-// when they get their grants again; senders of flows that no longer fit see
-// a lower grant and raise their risk callback. Off by default: on the
-// namespace testbed next to a bulk TCP flow it did not meet more deadlines
-// than a fixed budget, and in one run of two it drove the budget to 80 of
-// 400 Mbit/s and missed all three (docs/runtime.md, "Namespace testbed"):
-// the paced flows fall short because the bulk flow's queue costs them
-// packets, and a lower budget does not win those back. What protects them
-// is a bottleneck that queues SAFS's DSCP marks apart (the testbed's QOS=1).
-struct BudgetAdaptation {
-  bool enabled = false;
+// bottleneck) takes part of the downlink the receiver grants from. The
+// receiver compares what its backlogged flows receive with what it granted
+// them (core::DownlinkEstimator, 50 ms windows): two windows below 85% make
+// them short of their grants, until one window gives them 95%.
+struct ShortfallResponse {
   core::DownlinkEstimatorConfig estimator;
+  // While short, urgent flows are served EDF at line rate
+  // (core::AllocatorConfig::urgent_first: the earliest deadline takes the
+  // whole budget, later ones are paused) instead of just in time. Just in
+  // time paces each flow at its no-bubble rate, with no margin for a rate it
+  // cannot get, and its senders' contention fallback then sends all of them
+  // unpaced, sharing what TCP leaves in no deadline order (docs/runtime.md,
+  // "Namespace testbed": the first deadline missed in every round next to a
+  // bulk TCP flow). Background then gets only its floor. Off by default:
+  // the receiver cannot tell a flow held back by someone else's queue from
+  // one whose sender cannot go faster (its uplink shared by other
+  // receivers' flows, which the runtime does not report), and EDF at line
+  // rate would give the latter the whole budget and pause everyone else.
+  bool urgent_first = false;
+  // Lower the budget the receiver allocates from to what the flows get, and
+  // probe back up when they get their grants again; senders of flows that no
+  // longer fit see a lower grant and raise their risk callback. Off by
+  // default: on the testbed it did not meet more deadlines than a fixed
+  // budget, and in one run of two it drove the budget to 80 of 400 Mbit/s
+  // and missed all three: the paced flows fall short because the bulk
+  // flow's queue costs them packets, and a lower budget does not win those
+  // back.
+  bool lower_budget = false;
 };
 
 // Data connections kept open after a flow for the next flow to the same peer:
@@ -178,7 +191,7 @@ struct EndpointConfig {
   PeerLimits limits;
   EndpointLimits endpoint_limits;
   EnforcementConfig enforcement;
-  BudgetAdaptation budget_adaptation;
+  ShortfallResponse shortfall_response;
   DataReuse data_reuse;
   // Unpaced sending to a receiver whose bottleneck someone else fills.
   ContentionFallback contention_fallback;

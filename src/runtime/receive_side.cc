@@ -34,8 +34,8 @@ ReceiveSide::ReceiveSide(EventLoop& loop, const EndpointConfig& config, PeerTabl
       peers_(peers),
       acceptor_(acceptor),
       scheduler_(config.scheduler),
-      budget_(config.scheduler.allocator.link_bps, config.budget_adaptation.estimator),
-      min_budget_bps_(budget_.budget_bps()),
+      shortfall_(config.scheduler.allocator.link_bps, config.shortfall_response.estimator),
+      min_budget_bps_(shortfall_.budget_bps()),
       posted_(completions),
       unexpected_(config.endpoint_limits) {}
 
@@ -389,7 +389,7 @@ void ReceiveSide::demote(Peer& peer, std::int64_t now_ns, const std::string& why
 
 void ReceiveSide::tick(std::int64_t now_ns) {
   police_idle_flows(now_ns);
-  adapt_budget(now_ns);
+  respond_to_shortfall(now_ns);
   send_grants(scheduler_.poll(to_core_ps(now_ns)), now_ns);
   hold_urgent_quotas();
   std::vector<core::FlowId> resume;
@@ -422,10 +422,11 @@ void ReceiveSide::tick(std::int64_t now_ns) {
 // sending to us (not a ghost, not held back), with more bytes left than its
 // grant carries in a window. Others (nearly done, or held) say nothing about
 // the capacity; when none counts, the window is not judged.
-void ReceiveSide::adapt_budget(std::int64_t now_ns) {
-  if (!config_.budget_adaptation.enabled) return;
-  const double window_s = static_cast<double>(config_.budget_adaptation.estimator.window_ps) /
-                          static_cast<double>(kPsPerSec);
+void ReceiveSide::respond_to_shortfall(std::int64_t now_ns) {
+  const ShortfallResponse& response = config_.shortfall_response;
+  if (!response.lower_budget && !response.urgent_first) return;
+  const double window_s =
+      static_cast<double>(response.estimator.window_ps) / static_cast<double>(kPsPerSec);
   std::uint64_t bytes = 0;
   double granted_bps = 0;
   for (auto& [id, flow] : incoming_) {
@@ -440,10 +441,20 @@ void ReceiveSide::adapt_budget(std::int64_t now_ns) {
     bytes += got;
     granted_bps += flow.granted_bps;
   }
-  if (!budget_.observe(to_core_ps(now_ns), bytes, granted_bps, granted_bps > 0)) return;
-  ++budget_changes_;
-  min_budget_bps_ = std::min(min_budget_bps_, budget_.budget_bps());
-  scheduler_.set_link_bps(budget_.budget_bps());
+  const bool budget_moved =
+      shortfall_.observe(to_core_ps(now_ns), bytes, granted_bps, granted_bps > 0);
+  if (response.lower_budget && budget_moved) {
+    ++budget_changes_;
+    min_budget_bps_ = std::min(min_budget_bps_, shortfall_.budget_bps());
+    scheduler_.set_link_bps(shortfall_.budget_bps());
+  }
+  if (response.urgent_first) {
+    const bool edf = config_.scheduler.allocator.urgent_first || shortfall_.short_of_grants();
+    if (edf != scheduler_.urgent_first()) {
+      if (edf) ++stats_.shortfall_episodes;
+      scheduler_.set_urgent_first(edf);
+    }
+  }
 }
 
 // A flow owes bytes from its announce (an obedient sender sends its
@@ -581,9 +592,10 @@ void ReceiveSide::add_stats(EndpointStats& stats) const {
     stats.lateness_buckets[i] += stats_.lateness_buckets[i];
   }
   stats.incoming_flows += incoming_.size();
-  stats.budget_bps = budget_.budget_bps();
+  stats.budget_bps = scheduler_.link_bps();
   stats.min_budget_bps = min_budget_bps_;
   stats.budget_changes += budget_changes_;
+  stats.shortfall_episodes += stats_.shortfall_episodes;
   stats.unexpected_messages += unexpected_.held_messages();
   stats.unexpected_bytes += unexpected_.held_bytes();
 }

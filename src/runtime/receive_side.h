@@ -131,9 +131,9 @@ class ReceiveSide {
   void hold_urgent_quotas();
   void count_lateness(std::int64_t lateness_ns);
   void send_grants(const std::vector<core::Grant>& grants, std::int64_t now_ns);
-  // Budget adaptation (EndpointConfig::budget_adaptation): feeds the tick's
-  // bytes and grants to the estimator, and its budget to the scheduler.
-  void adapt_budget(std::int64_t now_ns);
+  // EndpointConfig::shortfall_response: feeds the tick's bytes and grants to
+  // the estimator, and its budget or its verdict to the scheduler.
+  void respond_to_shortfall(std::int64_t now_ns);
 
   EventLoop& loop_;
   const EndpointConfig& config_;
@@ -141,7 +141,7 @@ class ReceiveSide {
   Acceptor& acceptor_;
   std::function<void(const IncomingMessage&)> message_handler_;
   core::ReceiverScheduler scheduler_;
-  core::DownlinkEstimator budget_;
+  core::DownlinkEstimator shortfall_;
   double min_budget_bps_ = 0;
   std::uint64_t budget_changes_ = 0;
   core::FlowId next_incoming_ = 1;

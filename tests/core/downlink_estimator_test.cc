@@ -129,6 +129,28 @@ TEST(DownlinkEstimator, BetweenTheThresholdsItHolds) {
   EXPECT_DOUBLE_EQ(e.budget_bps(), low);
 }
 
+TEST(DownlinkEstimator, ShortOfGrantsAfterTwoShortWindowsUntilOneRecovers) {
+  DownlinkEstimator e = started();
+  TimePs now = run(e, 0, 50, kLinkBps, 0.5 * kLinkBps);
+  EXPECT_FALSE(e.short_of_grants());  // one short window is noise
+  now = run(e, now, 51, kLinkBps, 0.5 * kLinkBps);
+  EXPECT_TRUE(e.short_of_grants());
+  now = run(e, now, 100, kLinkBps, 0.9 * kLinkBps);  // between the thresholds
+  EXPECT_TRUE(e.short_of_grants());
+  run(e, now, 50, kLinkBps, kLinkBps);  // they get their grants again
+  EXPECT_FALSE(e.short_of_grants());
+}
+
+TEST(DownlinkEstimator, NoiseIsNeverShortOfGrants) {
+  DownlinkEstimator e = started();
+  TimePs now = 0;
+  for (int w = 0; w < 10; ++w) {
+    now = run(e, now, 50, kLinkBps, 0.4 * kLinkBps);
+    EXPECT_FALSE(e.short_of_grants());
+    now = run(e, now, 50, kLinkBps, 1.5 * kLinkBps);
+  }
+}
+
 TEST(DownlinkEstimator, RefusesNonsense) {
   EXPECT_THROW(DownlinkEstimator(0), std::invalid_argument);
   DownlinkEstimatorConfig bad;

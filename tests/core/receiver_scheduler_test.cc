@@ -540,5 +540,22 @@ TEST(ReceiverSchedulerTest, LoweredLinkReplansWithinTheNewBudget) {
   EXPECT_FALSE(f.rs.has_changes());
 }
 
+TEST(ReceiverSchedulerTest, UrgentFirstReplansEarliestDeadlineAtLineRate) {
+  Fixture f;
+  const double urgent_before = rate_of(f.rs, 1);
+  f.rs.set_urgent_first(true);
+  EXPECT_TRUE(f.rs.has_changes());
+  EXPECT_TRUE(f.rs.urgent_first());
+  f.rs.poll(Fixture::kT0 + kUs);
+  // The urgent flow takes the budget but background's floor.
+  EXPECT_GT(rate_of(f.rs, 1), 2 * urgent_before);
+  EXPECT_NEAR(rate_of(f.rs, 1) + rate_of(f.rs, 2), f.rs.allocation().budget_bps, 1e3);
+  f.rs.set_urgent_first(true);  // unchanged: nothing to re-plan
+  EXPECT_FALSE(f.rs.has_changes());
+  f.rs.set_urgent_first(false);
+  f.rs.poll(Fixture::kT0 + 2 * kUs);
+  EXPECT_NEAR(rate_of(f.rs, 1), urgent_before, 0.01 * urgent_before);
+}
+
 }  // namespace
 }  // namespace safs::core

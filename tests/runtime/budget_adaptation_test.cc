@@ -1,8 +1,11 @@
-// Budget adaptation against a competing flow: in a network namespace of its
-// own (a forked child unshares one), loopback is given an htb bottleneck and
-// an unmanaged bulk TCP flow shares it with one SAFS flow. The receiver must
-// lower the budget it allocates from (but not below its floor) and the flow
-// must arrive whole. Skips without root, namespaces or tc; bounded by an alarm.
+// The receiver's responses to a competing flow (ShortfallResponse): in a
+// network namespace of its own (a forked child unshares one), loopback is
+// given an htb bottleneck and an unmanaged bulk TCP flow shares it with SAFS
+// flows. With budget adaptation the receiver must lower the budget it
+// allocates from (but not below its floor), and the flow arrive whole; with
+// EDF when short, three senders' urgent flows must find the receiver
+// serving them EDF at line rate, earliest first. Skips without root,
+// namespaces or tc; bounded by an alarm.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -16,9 +19,11 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <thread>
 #include <vector>
 
+#include "runtime/clock.h"
 #include "runtime/endpoint.h"
 #include "runtime/test_support.h"
 
@@ -75,8 +80,9 @@ class BulkFlow {
   std::thread reader_, writer_;
 };
 
-// Runs in the child, in its own network namespace. Exit 0: passed.
-int run_in_namespace() {
+// In the child: its own network namespace, loopback behind htb at kLinkBps.
+// 0 when ready, else kSkip.
+int enter_bottlenecked_namespace() {
   if (unshare(CLONE_NEWNET) != 0) {
     std::fprintf(stderr, "SKIP: cannot create a network namespace\n");
     return kSkip;
@@ -90,6 +96,12 @@ int run_in_namespace() {
     std::fprintf(stderr, "SKIP: cannot configure htb on the namespace's loopback\n");
     return kSkip;
   }
+  return 0;
+}
+
+// Runs in the child. Exit 0: passed.
+int lowered_budget() {
+  if (const int skip = enter_bottlenecked_namespace(); skip != 0) return skip;
   BulkFlow bulk;
   if (!bulk.start()) {
     std::fprintf(stderr, "FAIL: the bulk flow did not start\n");
@@ -97,7 +109,7 @@ int run_in_namespace() {
   }
   usleep(300'000);  // the bulk flow fills the bottleneck first
   EndpointConfig config = config_at("127.0.0.1", kLinkBps, nullptr);
-  config.budget_adaptation.enabled = true;  // off by default
+  config.shortfall_response.lower_budget = true;  // off by default
   Endpoint receiver(config);
   Endpoint sender(config_at("127.0.0.1", 1e10, nullptr));
   LoopThread receiver_loop(receiver);
@@ -118,19 +130,80 @@ int run_in_namespace() {
   return 0;
 }
 
-TEST(BudgetAdaptation, CompetingBulkFlowLowersTheBudgetNotBelowItsFloor) {
+// Three senders, 4 MB each with slacks of 0.8, 1.6 and 2.4 s, next to the
+// bulk flow. Runs in the child. Exit 0: passed.
+int edf_when_short() {
+  if (const int skip = enter_bottlenecked_namespace(); skip != 0) return skip;
+  BulkFlow bulk;
+  if (!bulk.start()) {
+    std::fprintf(stderr, "FAIL: the bulk flow did not start\n");
+    return 1;
+  }
+  usleep(300'000);
+  EndpointConfig config = config_at("127.0.0.1", kLinkBps, nullptr);
+  config.shortfall_response.urgent_first = true;  // off by default
+  Endpoint receiver(config);
+  LoopThread receiver_loop(receiver);
+  const std::vector<std::byte> payload = random_bytes(4'000'000, 9);
+  std::vector<std::unique_ptr<Endpoint>> senders;
+  std::vector<FlowHandle> flows;
+  for (int i = 0; i < 3; ++i) {
+    senders.push_back(std::make_unique<Endpoint>(config_at("127.0.0.1", 1e10, nullptr)));
+    flows.push_back(senders.back()->send(receiver.address(), payload,
+                                         FlowHint::urgent_within((i + 1) * 800 * kMs, i + 1)));
+  }
+  std::vector<std::int64_t> done_ns(3, 0);
+  const std::int64_t start = monotonic_ns();
+  int pending = 3;
+  while (pending > 0 && monotonic_ns() - start < 20 * kSecond) {
+    pending = 0;
+    for (std::size_t i = 0; i < 3; ++i) {
+      senders[i]->progress(kMs / 3);
+      const FlowState state = senders[i]->test(flows[i]).state;
+      if (state == FlowState::kFailed) {
+        std::fprintf(stderr, "FAIL: flow %zu failed\n", i + 1);
+        return 1;
+      }
+      if (state == FlowState::kPending) ++pending;
+      if (state == FlowState::kDone && done_ns[i] == 0) done_ns[i] = monotonic_ns() - start;
+    }
+  }
+  usleep(100'000);
+  const EndpointStats stats = receiver_loop.stats();
+  receiver_loop.stop();
+  std::fprintf(stderr, "finished at %lld / %lld / %lld ms, %llu shortfall episodes\n",
+               static_cast<long long>(done_ns[0] / kMs), static_cast<long long>(done_ns[1] / kMs),
+               static_cast<long long>(done_ns[2] / kMs),
+               static_cast<unsigned long long>(stats.shortfall_episodes));
+  if (pending > 0 || stats.incoming_completed != 3) return 1;
+  if (stats.shortfall_episodes == 0) return 1;  // the bulk flow took its share
+  // Earliest deadline first: the first flow is not left to share.
+  if (!(done_ns[0] < done_ns[1] && done_ns[0] < done_ns[2])) return 1;
+  return 0;
+}
+
+// Forks `body` into a child (bounded by an alarm) and reads its verdict.
+void run_child(int (*body)()) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root (a network namespace and tc)";
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
     alarm(40);  // bounded whatever happens
-    _exit(run_in_namespace());
+    _exit(body());
   }
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
   ASSERT_TRUE(WIFEXITED(status)) << "the child was killed (signal " << WTERMSIG(status) << ")";
   if (WEXITSTATUS(status) == kSkip) GTEST_SKIP() << "no namespace or htb here";
   EXPECT_EQ(WEXITSTATUS(status), 0) << "see the child's line on stderr";
+}
+
+TEST(BudgetAdaptation, CompetingBulkFlowLowersTheBudgetNotBelowItsFloor) {
+  run_child(lowered_budget);
+}
+
+TEST(ShortfallResponse, CompetingBulkFlowTurnsUrgentServiceToEdfAtLineRate) {
+  run_child(edf_when_short);
 }
 
 }  // namespace

@@ -138,9 +138,9 @@ TEST(SafsRtCli, VersionNamesTheSourceCommit) {
 // A receiver in the background: its output, and where it listens.
 class BackgroundReceiver {
  public:
-  explicit BackgroundReceiver(const std::string& options)
-      : pipe_(popen((std::string(SAFS_RT_PATH) + " " + options +
-                     " recv --listen 127.0.0.1:0 --count 1 2>&1")
+  explicit BackgroundReceiver(const std::string& options, const std::string& recv_options = "")
+      : pipe_(popen((std::string(SAFS_RT_PATH) + " " + options + " recv " + recv_options +
+                     " --listen 127.0.0.1:0 --count 1 2>&1")
                         .c_str(),
                     "r")) {
     char line[512] = {};
@@ -237,6 +237,17 @@ TEST(SafsRtCli, SendWithoutTheContentionFallbackStillTransfers) {
   EXPECT_EQ(sent.exit_code, 0) << sent.output;
   EXPECT_TRUE(contains(sent.output, "met=1 ")) << sent.output;
   EXPECT_TRUE(contains(sent.output, "contended_paths=0")) << sent.output;
+}
+
+TEST(SafsRtCli, ReceiverWithEdfWhenShortTransfersAndCountsNoShortfallOnLoopback) {
+  BackgroundReceiver receiver("--insecure-loopback-only", "--edf-when-short");
+  ASSERT_FALSE(receiver.address().empty()) << receiver.output();
+  const CliResult sent =
+      run_rt("send --to " + receiver.address() + " --bytes 100000 --slack-ms 5000 --tag 9");
+  EXPECT_EQ(receiver.finish(), 0) << receiver.output();
+  EXPECT_EQ(sent.exit_code, 0) << sent.output;
+  EXPECT_TRUE(contains(sent.output, "met=1 ")) << sent.output;
+  EXPECT_TRUE(contains(receiver.output(), "shortfall_episodes=0")) << receiver.output();
 }
 
 }  // namespace

@@ -121,6 +121,7 @@ struct RecvOptions {
   int count = 1;
   bool urgent_first = false;
   bool adapt_budget = false;
+  bool edf_when_short = false;
   std::string metrics;
 };
 
@@ -128,7 +129,8 @@ int run_recv(const RecvOptions& o, const SecurityConfig& security) {
   EndpointConfig config = endpoint_config(o.listen, security);
   if (!o.metrics.empty()) config.metrics_listen = address(o.metrics);
   config.scheduler.allocator.urgent_first = o.urgent_first;
-  config.budget_adaptation.enabled = o.adapt_budget;
+  config.shortfall_response.lower_budget = o.adapt_budget;
+  config.shortfall_response.urgent_first = o.edf_when_short;
   config.downlink_bps = o.downlink_mbps * kBitsPerMbit;
   Endpoint endpoint = open_endpoint(config);
   // Where senders reach it (the port chosen when --listen said 0).
@@ -151,12 +153,14 @@ int run_recv(const RecvOptions& o, const SecurityConfig& security) {
   const EndpointStats stats = endpoint.stats();
   std::printf(
       "recv-summary messages=%d control_bytes_sent=%llu control_bytes_received=%llu "
-      "grants_sent=%llu data_bytes=%llu min_budget_mbps=%.0f budget_changes=%llu\n",
+      "grants_sent=%llu data_bytes=%llu min_budget_mbps=%.0f budget_changes=%llu "
+      "shortfall_episodes=%llu\n",
       received, static_cast<unsigned long long>(stats.control_bytes_sent),
       static_cast<unsigned long long>(stats.control_bytes_received),
       static_cast<unsigned long long>(stats.grants_sent),
       static_cast<unsigned long long>(stats.data_bytes_received), stats.min_budget_bps / 1e6,
-      static_cast<unsigned long long>(stats.budget_changes));
+      static_cast<unsigned long long>(stats.budget_changes),
+      static_cast<unsigned long long>(stats.shortfall_episodes));
   return 0;
 }
 
@@ -257,6 +261,8 @@ int main(int argc, char** argv) {
                  "urgent flows take all they can (EDF at line rate)");
   recv->add_flag("--adapt-budget", recv_options.adapt_budget,
                  "lower the budget when flows get less than granted (unmanaged traffic)");
+  recv->add_flag("--edf-when-short", recv_options.edf_when_short,
+                 "urgent flows EDF at line rate while flows get less than granted");
 
   SendOptions send_options;
   auto* send = app.add_subcommand("send", "send one message and wait for its completion");
