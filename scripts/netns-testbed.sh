@@ -17,7 +17,7 @@
 # to borrow) for packets carrying SAFS's DSCP marks (AF11, AF21, AF41-43, EF:
 # runtime::dscp_for_priority) and a default class (10% guaranteed, may borrow
 # the rest) for everything else, each with its own FIFO. RECV_FLAGS adds
-# flags to the SAFS receivers (e.g. --edf-when-short, --adapt-budget),
+# flags to the SAFS receivers (e.g. --no-edf-when-short, --adapt-budget),
 # SEND_FLAGS to the SAFS senders (e.g. --no-contention-fallback).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

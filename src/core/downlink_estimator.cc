@@ -11,7 +11,7 @@ DownlinkEstimator::DownlinkEstimator(double link_bps, const DownlinkEstimatorCon
   if (config.window_ps <= 0 || !(config.shortfall_ratio > 0) ||
       !(config.recovered_ratio >= config.shortfall_ratio) || !(config.decrease_gain > 0) ||
       config.shortfall_windows < 1 || config.decrease_gain > 1 || !(config.probe_fraction > 0) ||
-      !(config.floor_fraction > 0) || config.floor_fraction > 1) {
+      !(config.floor_fraction > 0) || config.floor_fraction > 1 || !(config.busy_ratio > 0)) {
     throw std::invalid_argument("DownlinkEstimator: bad config");
   }
 }
@@ -22,6 +22,13 @@ void DownlinkEstimator::start_window(TimePs now) {
   granted_bits_ = 0;
   bytes_ = 0;
   backlogged_ = true;
+  link_bytes_ = 0;
+  link_observed_ = false;
+}
+
+void DownlinkEstimator::observe_link(std::uint64_t bytes) {
+  link_bytes_ += bytes;
+  link_observed_ = true;
 }
 
 bool DownlinkEstimator::observe(TimePs now, std::uint64_t bytes, double granted_bps,
@@ -44,6 +51,8 @@ bool DownlinkEstimator::observe(TimePs now, std::uint64_t bytes, double granted_
   const double achieved_bits = static_cast<double>(bytes_) * 8;
   const double granted_bits = granted_bits_;
   const bool judged = backlogged_ && granted_bits > 0;
+  link_busy_ = link_observed_ &&
+               static_cast<double>(link_bytes_) * 8 >= config_.busy_ratio * link_bps_ * seconds;
   start_window(now);
   if (!judged) return false;
 

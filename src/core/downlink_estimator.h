@@ -51,6 +51,12 @@ struct DownlinkEstimatorConfig {
   // flows keep a rate to measure with (and TCP's fairness gives even a
   // single flow next to a bulk flow far more than 10%).
   double floor_fraction = 0.1;
+  // A window in which the downlink carried at least this fraction of
+  // link_bps (all traffic: observe_link) found it busy. Above the
+  // shortfall ratio times the 0.97 a receiver grants (AllocatorConfig's
+  // usable_fraction), so flows that fall short on their own never make it
+  // busy.
+  double busy_ratio = 0.9;
 };
 
 class DownlinkEstimator {
@@ -65,6 +71,9 @@ class DownlinkEstimator {
   // application-limited flow does not send its grant) and leaves the budget
   // alone. True when the budget changed.
   bool observe(TimePs now, std::uint64_t bytes, double granted_bps, bool backlogged);
+  // Everything the downlink carried since the last call (the receiving
+  // interface's counter: managed and unmanaged); call before observe().
+  void observe_link(std::uint64_t bytes);
 
   double budget_bps() const { return budget_bps_; }
   double link_bps() const { return link_bps_; }
@@ -76,6 +85,10 @@ class DownlinkEstimator {
   // The flows fell short of their grants for shortfall_windows judged
   // windows in a row, and no judged window since gave them recovered_ratio.
   bool short_of_grants() const { return short_of_grants_; }
+  // The last window carried busy_ratio of link_bps or more (false without
+  // observe_link): a shortfall then went to someone else's traffic, not to
+  // senders that cannot go faster.
+  bool link_busy() const { return link_busy_; }
 
  private:
   void start_window(TimePs now);
@@ -91,6 +104,9 @@ class DownlinkEstimator {
   bool backlogged_ = true;  // throughout the window so far
   double last_ratio_ = 1;
   bool short_of_grants_ = false;
+  std::uint64_t link_bytes_ = 0;  // this window's, from observe_link
+  bool link_observed_ = false;    // in this window
+  bool link_busy_ = false;
   int shortfalls_ = 0;         // consecutive shortfall windows
   double shortfall_bits_ = 0;  // achieved over them
   double shortfall_seconds_ = 0;

@@ -76,7 +76,12 @@ struct EndpointLimits {
 // windows has all its flows demoted to background, and its reads are held to
 // its grant. Kernel TCP pacing holds a flow within a few percent of its rate
 // (docs/runtime.md, "Data path"), so 1.5 is far outside what an obedient
-// sender does.
+// sender does. After a grant goes down, bytes the sender sent at the old
+// rate still arrive for a round trip, through whatever queue the bottleneck
+// holds: for `decrease_grace_ns` the old rate still counts. Behind an
+// unmanaged bulk flow's queue the real pipeline's transfers waited up to
+// 43 ms (docs/real-pipeline.md); a pause then found up to a megabyte still
+// arriving and looked like an overrun.
 //
 // Standing is kept per identity (its member name with a roster, else the
 // peer's host and listen port: SecurityConfig), across
@@ -90,6 +95,7 @@ struct EnforcementConfig {
   double ratio = 1.5;
   std::uint64_t allowance_bytes = 64 * 1024;
   int windows = 3;
+  std::int64_t decrease_grace_ns = 100'000'000;
   std::int64_t memory_ns = 60'000'000'000;
   // Urgent quota: while two or more identities have urgent work, none's
   // urgent flows are granted more than its weighted share of the downlink
@@ -134,19 +140,21 @@ struct SecurityConfig {
 // them short of their grants, until one window gives them 95%.
 struct ShortfallResponse {
   core::DownlinkEstimatorConfig estimator;
-  // While short, urgent flows are served EDF at line rate
+  // While short and the downlink interface carries at least
+  // estimator.busy_ratio of the downlink (someone else's traffic took the
+  // difference), urgent flows are served EDF at line rate
   // (core::AllocatorConfig::urgent_first: the earliest deadline takes the
-  // whole budget, later ones are paused) instead of just in time. Just in
-  // time paces each flow at its no-bubble rate, with no margin for a rate it
-  // cannot get, and its senders' contention fallback then sends all of them
-  // unpaced, sharing what TCP leaves in no deadline order (docs/runtime.md,
-  // "Namespace testbed": the first deadline missed in every round next to a
-  // bulk TCP flow). Background then gets only its floor. Off by default:
-  // the receiver cannot tell a flow held back by someone else's queue from
-  // one whose sender cannot go faster (its uplink shared by other
-  // receivers' flows, which the runtime does not report), and EDF at line
-  // rate would give the latter the whole budget and pause everyone else.
-  bool urgent_first = false;
+  // whole budget, later ones are paused) instead of just in time, until
+  // they get their grants again. Just in time paces each flow at its
+  // no-bubble rate, with no margin for a rate it cannot get, and its
+  // senders' contention fallback then sends all of them unpaced, sharing
+  // what TCP leaves in no deadline order (docs/runtime.md, "Namespace
+  // testbed": the first deadline missed in every round next to a bulk TCP
+  // flow; met in every round with this). Background then gets only its
+  // floor. A downlink that is not full means senders that cannot go faster
+  // (an uplink other receivers share): no switch, since the whole budget to
+  // the earliest would be wasted.
+  bool urgent_first = true;
   // Lower the budget the receiver allocates from to what the flows get, and
   // probe back up when they get their grants again; senders of flows that no
   // longer fit see a lower grant and raise their risk callback. Off by

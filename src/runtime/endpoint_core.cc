@@ -34,6 +34,10 @@ EndpointConfig checked(EndpointConfig config) {
       }
     }
   }
+  if (config.enforcement.decrease_grace_ns < 0) {
+    throw std::invalid_argument("enforcement decrease_grace_ns must be 0 or more, got " +
+                                std::to_string(config.enforcement.decrease_grace_ns));
+  }
   // A contended path's flows may run above their grants until a window shows
   // the capacity back; the receiver's overrun check must not demote them first.
   const ContentionFallback& contention = config.contention_fallback;

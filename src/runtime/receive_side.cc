@@ -441,6 +441,7 @@ void ReceiveSide::respond_to_shortfall(std::int64_t now_ns) {
     bytes += got;
     granted_bps += flow.granted_bps;
   }
+  observe_downlink();
   const bool budget_moved =
       shortfall_.observe(to_core_ps(now_ns), bytes, granted_bps, granted_bps > 0);
   if (response.lower_budget && budget_moved) {
@@ -449,12 +450,37 @@ void ReceiveSide::respond_to_shortfall(std::int64_t now_ns) {
     scheduler_.set_link_bps(shortfall_.budget_bps());
   }
   if (response.urgent_first) {
-    const bool edf = config_.scheduler.allocator.urgent_first || shortfall_.short_of_grants();
+    // Short of grants while the downlink is full: someone else's traffic
+    // took the difference. With the downlink not full the senders could not
+    // go faster, and the whole budget to the earliest would be wasted. Once
+    // switched it stays until the flows get their grants (a window of a
+    // transfer's start may leave the link less than full): each switch back
+    // and forth pauses and resumes flows in mid-flight.
+    const bool short_now = shortfall_.short_of_grants();
+    const bool edf = config_.scheduler.allocator.urgent_first ||
+                     (short_now && (scheduler_.urgent_first() || shortfall_.link_busy()));
     if (edf != scheduler_.urgent_first()) {
       if (edf) ++stats_.shortfall_episodes;
       scheduler_.set_urgent_first(edf);
     }
   }
+}
+
+void ReceiveSide::observe_downlink() {
+  if (incoming_.empty()) {  // idle: the next busy stretch starts afresh
+    downlink_rx_bytes_.reset();
+    return;
+  }
+  if (!downlink_interface_.known()) {
+    for (const auto& [id, flow] : incoming_) {
+      if (flow.fd >= 0 && downlink_interface_.find_by_socket(flow.fd)) break;
+    }
+  }
+  const std::optional<std::uint64_t> rx = downlink_interface_.received();
+  if (rx && downlink_rx_bytes_ && *rx >= *downlink_rx_bytes_) {
+    shortfall_.observe_link(*rx - *downlink_rx_bytes_);
+  }
+  downlink_rx_bytes_ = rx;
 }
 
 // A flow owes bytes from its announce (an obedient sender sends its

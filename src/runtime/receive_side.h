@@ -19,6 +19,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -30,6 +31,7 @@
 #include "runtime/endpoint.h"
 #include "runtime/endpoint_config.h"
 #include "runtime/event_loop.h"
+#include "runtime/interface_bytes.h"
 #include "runtime/overrun_detector.h"
 #include "runtime/peer_table.h"
 #include "runtime/posted_receives.h"
@@ -134,6 +136,8 @@ class ReceiveSide {
   // EndpointConfig::shortfall_response: feeds the tick's bytes and grants to
   // the estimator, and its budget or its verdict to the scheduler.
   void respond_to_shortfall(std::int64_t now_ns);
+  // Feeds the estimator what the downlink interface received since the last tick.
+  void observe_downlink();
 
   EventLoop& loop_;
   const EndpointConfig& config_;
@@ -142,6 +146,10 @@ class ReceiveSide {
   std::function<void(const IncomingMessage&)> message_handler_;
   core::ReceiverScheduler scheduler_;
   core::DownlinkEstimator shortfall_;
+  // The downlink's own counter, for the estimator's link_busy(): the
+  // interface of the first data connection's local address.
+  InterfaceBytes downlink_interface_;
+  std::optional<std::uint64_t> downlink_rx_bytes_;  // at the last tick with flows
   double min_budget_bps_ = 0;
   std::uint64_t budget_changes_ = 0;
   core::FlowId next_incoming_ = 1;

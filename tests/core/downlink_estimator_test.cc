@@ -151,6 +151,25 @@ TEST(DownlinkEstimator, NoiseIsNeverShortOfGrants) {
   }
 }
 
+// Each 1 ms tick the downlink carries `link_bps` in all, the flows get half
+// their grants: busy when someone else took the rest, not when the link
+// stayed idle.
+TEST(DownlinkEstimator, LinkBusyOnlyWhenTheDownlinkCarriedNearlyItsRate) {
+  for (const double carried_bps : {kLinkBps, 0.95 * kLinkBps, 0.6 * kLinkBps}) {
+    DownlinkEstimator e = started();
+    for (int ms = 1; ms <= 150; ++ms) {
+      e.observe_link(static_cast<std::uint64_t>(carried_bps / 8 / 1000));
+      e.observe(ms * kMs, static_cast<std::uint64_t>(0.5 * kLinkBps / 8 / 1000), kLinkBps, true);
+    }
+    EXPECT_TRUE(e.short_of_grants());
+    EXPECT_EQ(e.link_busy(), carried_bps >= 0.9 * kLinkBps) << carried_bps;
+  }
+  DownlinkEstimator unknown = started();  // never told what the link carried
+  run(unknown, 0, 150, kLinkBps, 0.5 * kLinkBps);
+  EXPECT_TRUE(unknown.short_of_grants());
+  EXPECT_FALSE(unknown.link_busy());
+}
+
 TEST(DownlinkEstimator, RefusesNonsense) {
   EXPECT_THROW(DownlinkEstimator(0), std::invalid_argument);
   DownlinkEstimatorConfig bad;

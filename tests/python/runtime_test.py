@@ -131,6 +131,16 @@ class Transfers(Pair):
             self.assertEqual(stats["lossy_windows"], 0)
             self.assertGreaterEqual(stats["max_queue_delay_ns"], 0)
 
+    def test_edf_when_short_is_a_switch_and_loopback_is_never_short(self):
+        c = endpoint(edf_when_short=False)
+        self.addCleanup(c.close)
+        c.start()
+        landing = bytearray(1_000_000)
+        r = c.recv_into(landing, tag=62)
+        self.a.send(b"z" * len(landing), c.address, tag=62, slack_ns=5_000 * MS).wait(10)
+        r.wait(10)
+        self.assertEqual(c.stats()["shortfall_episodes"], 0)
+
     def test_waiting_on_a_receive_makes_its_flow_due_now(self):
         # 20 MB told it has 20 s: still under way when its receive is
         # waited on, which makes it due now; a poll (wait(0)) does not.

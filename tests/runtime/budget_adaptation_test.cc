@@ -141,7 +141,7 @@ int edf_when_short() {
   }
   usleep(300'000);
   EndpointConfig config = config_at("127.0.0.1", kLinkBps, nullptr);
-  config.shortfall_response.urgent_first = true;  // off by default
+  // ShortfallResponse::urgent_first is on by default.
   Endpoint receiver(config);
   LoopThread receiver_loop(receiver);
   const std::vector<std::byte> payload = random_bytes(4'000'000, 9);

@@ -239,8 +239,8 @@ TEST(SafsRtCli, SendWithoutTheContentionFallbackStillTransfers) {
   EXPECT_TRUE(contains(sent.output, "contended_paths=0")) << sent.output;
 }
 
-TEST(SafsRtCli, ReceiverWithEdfWhenShortTransfersAndCountsNoShortfallOnLoopback) {
-  BackgroundReceiver receiver("--insecure-loopback-only", "--edf-when-short");
+TEST(SafsRtCli, ReceiverWithoutEdfWhenShortTransfersAndCountsNoShortfall) {
+  BackgroundReceiver receiver("--insecure-loopback-only", "--no-edf-when-short");
   ASSERT_FALSE(receiver.address().empty()) << receiver.output();
   const CliResult sent =
       run_rt("send --to " + receiver.address() + " --bytes 100000 --slack-ms 5000 --tag 9");

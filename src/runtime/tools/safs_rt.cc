@@ -121,7 +121,7 @@ struct RecvOptions {
   int count = 1;
   bool urgent_first = false;
   bool adapt_budget = false;
-  bool edf_when_short = false;
+  bool no_edf_when_short = false;
   std::string metrics;
 };
 
@@ -130,7 +130,7 @@ int run_recv(const RecvOptions& o, const SecurityConfig& security) {
   if (!o.metrics.empty()) config.metrics_listen = address(o.metrics);
   config.scheduler.allocator.urgent_first = o.urgent_first;
   config.shortfall_response.lower_budget = o.adapt_budget;
-  config.shortfall_response.urgent_first = o.edf_when_short;
+  config.shortfall_response.urgent_first = !o.no_edf_when_short;
   config.downlink_bps = o.downlink_mbps * kBitsPerMbit;
   Endpoint endpoint = open_endpoint(config);
   // Where senders reach it (the port chosen when --listen said 0).
@@ -261,8 +261,8 @@ int main(int argc, char** argv) {
                  "urgent flows take all they can (EDF at line rate)");
   recv->add_flag("--adapt-budget", recv_options.adapt_budget,
                  "lower the budget when flows get less than granted (unmanaged traffic)");
-  recv->add_flag("--edf-when-short", recv_options.edf_when_short,
-                 "urgent flows EDF at line rate while flows get less than granted");
+  recv->add_flag("--no-edf-when-short", recv_options.no_edf_when_short,
+                 "stay just in time when flows get less than granted behind a full downlink");
 
   SendOptions send_options;
   auto* send = app.add_subcommand("send", "send one message and wait for its completion");
