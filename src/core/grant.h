@@ -16,9 +16,9 @@ struct Grant {
   FlowId flow = 0;
   double rate_bps = 0;
   std::uint8_t priority = 0;
-  std::uint32_t epoch = 0;       // per flow, increasing; older epochs are discarded
-  TimePs valid_for_ps = 0;       // relative: the lease starts when the sender receives it
-  std::uint64_t byte_cap = 0;    // at most this many bytes under this grant
+  std::uint32_t epoch = 0;     // per flow, increasing; older epochs are discarded
+  TimePs valid_for_ps = 0;     // relative: the lease starts when the sender receives it
+  std::uint64_t byte_cap = 0;  // at most this many bytes under this grant
 };
 
 // The sender's copy of a flow's current grant.

@@ -25,7 +25,8 @@ void build_star(const TopologySpec& spec, Network& net) {
 
 void build_leaf_spine(const TopologySpec& spec, Network& net) {
   std::vector<int> spines;
-  for (int s = 0; s < spec.spines; ++s) spines.push_back(net.add_switch("spine" + std::to_string(s)));
+  for (int s = 0; s < spec.spines; ++s)
+    spines.push_back(net.add_switch("spine" + std::to_string(s)));
   for (int l = 0; l < spec.leaves; ++l) {
     const int leaf = net.add_switch("leaf" + std::to_string(l));
     for (int h = 0; h < spec.hosts_per_leaf; ++h) {

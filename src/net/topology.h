@@ -18,9 +18,9 @@ struct TopologySpec {
   int hosts_per_leaf = 16;  // leaf-spine
   int leaves = 4;
   int spines = 4;
-  int fat_tree_k = 4;       // fat-tree: k pods, k^3/4 hosts
-  LinkSpec host_link;       // host <-> first switch
-  LinkSpec fabric_link;     // switch <-> switch
+  int fat_tree_k = 4;    // fat-tree: k pods, k^3/4 hosts
+  LinkSpec host_link;    // host <-> first switch
+  LinkSpec fabric_link;  // switch <-> switch
 
   int num_hosts() const;
 };

@@ -69,10 +69,10 @@ TEST(CliMemory, TheEnvironmentSetsTheLimit) {
 // The packet pool is bounded by the switch buffers a flow can fill: a huge
 // flow into huge buffers is refused for its packets, not its flow state.
 TEST(CliMemory, PacketsForTheBuffersCount) {
-  const fs::path flood = write_temp(
-      "safs-memory-buffers.toml",
-      "[topology]\nhosts = 3\n[network]\nport_buffer_bytes = 1000000000000\n[[flows]]\nsrc = 1\ndst = 0\n"
-      "size_bytes = 1000000000000000\n");
+  const fs::path flood = write_temp("safs-memory-buffers.toml",
+                                    "[topology]\nhosts = 3\n[network]\nport_buffer_bytes = "
+                                    "1000000000000\n[[flows]]\nsrc = 1\ndst = 0\n"
+                                    "size_bytes = 1000000000000000\n");
   const CliResult r = run_cli("validate " + flood.string() + " --memory-limit-gb 10");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_TRUE(contains(r.output, "packets up to 93.8 GB")) << r.output;
