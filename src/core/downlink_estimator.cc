@@ -22,13 +22,8 @@ void DownlinkEstimator::start_window(TimePs now) {
   granted_bits_ = 0;
   bytes_ = 0;
   backlogged_ = true;
-  link_bytes_ = 0;
-  link_observed_ = false;
-}
-
-void DownlinkEstimator::observe_link(std::uint64_t bytes) {
-  link_bytes_ += bytes;
-  link_observed_ = true;
+  link_total_at_start_ = link_total_now_;
+  link_total_now_.reset();
 }
 
 bool DownlinkEstimator::observe(TimePs now, std::uint64_t bytes, double granted_bps,
@@ -51,8 +46,10 @@ bool DownlinkEstimator::observe(TimePs now, std::uint64_t bytes, double granted_
   const double achieved_bits = static_cast<double>(bytes_) * 8;
   const double granted_bits = granted_bits_;
   const bool judged = backlogged_ && granted_bits > 0;
-  link_busy_ = link_observed_ &&
-               static_cast<double>(link_bytes_) * 8 >= config_.busy_ratio * link_bps_ * seconds;
+  link_busy_ = link_total_at_start_ && link_total_now_ &&
+               *link_total_now_ >= *link_total_at_start_ &&
+               static_cast<double>(*link_total_now_ - *link_total_at_start_) * 8 >=
+                   config_.busy_ratio * link_bps_ * seconds;
   start_window(now);
   if (!judged) return false;
 

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "core/types.h"
 
@@ -71,9 +72,15 @@ class DownlinkEstimator {
   // application-limited flow does not send its grant) and leaves the budget
   // alone. True when the budget changed.
   bool observe(TimePs now, std::uint64_t bytes, double granted_bps, bool backlogged);
-  // Everything the downlink carried since the last call (the receiving
-  // interface's counter: managed and unmanaged); call before observe().
-  void observe_link(std::uint64_t bytes);
+  // Whether the call of observe() at `now` will close a window.
+  bool window_due(TimePs now) const {
+    return started_ && now > last_ps_ && now - window_start_ps_ >= config_.window_ps;
+  }
+  // Everything the downlink has carried so far (the receiving interface's
+  // counter: managed and unmanaged traffic), read when window_due() and
+  // passed before that observe(). A window whose start and end both were
+  // read is judged busy or not; any other is not busy.
+  void observe_link_total(std::uint64_t total_bytes) { link_total_now_ = total_bytes; }
 
   double budget_bps() const { return budget_bps_; }
   double link_bps() const { return link_bps_; }
@@ -86,8 +93,8 @@ class DownlinkEstimator {
   // windows in a row, and no judged window since gave them recovered_ratio.
   bool short_of_grants() const { return short_of_grants_; }
   // The last window carried busy_ratio of link_bps or more (false without
-  // observe_link): a shortfall then went to someone else's traffic, not to
-  // senders that cannot go faster.
+  // observe_link_total): a shortfall then went to someone else's traffic,
+  // not to senders that cannot go faster.
   bool link_busy() const { return link_busy_; }
 
  private:
@@ -104,8 +111,8 @@ class DownlinkEstimator {
   bool backlogged_ = true;  // throughout the window so far
   double last_ratio_ = 1;
   bool short_of_grants_ = false;
-  std::uint64_t link_bytes_ = 0;  // this window's, from observe_link
-  bool link_observed_ = false;    // in this window
+  std::optional<std::uint64_t> link_total_at_start_;  // read when this window began
+  std::optional<std::uint64_t> link_total_now_;       // read for this window's end
   bool link_busy_ = false;
   int shortfalls_ = 0;         // consecutive shortfall windows
   double shortfall_bits_ = 0;  // achieved over them

@@ -441,7 +441,7 @@ void ReceiveSide::respond_to_shortfall(std::int64_t now_ns) {
     bytes += got;
     granted_bps += flow.granted_bps;
   }
-  observe_downlink();
+  observe_downlink(now_ns);
   const bool budget_moved =
       shortfall_.observe(to_core_ps(now_ns), bytes, granted_bps, granted_bps > 0);
   if (response.lower_budget && budget_moved) {
@@ -466,21 +466,18 @@ void ReceiveSide::respond_to_shortfall(std::int64_t now_ns) {
   }
 }
 
-void ReceiveSide::observe_downlink() {
-  if (incoming_.empty()) {  // idle: the next busy stretch starts afresh
-    downlink_rx_bytes_.reset();
-    return;
-  }
-  if (!downlink_interface_.known()) {
+void ReceiveSide::observe_downlink(std::int64_t now_ns) {
+  if (!shortfall_.window_due(to_core_ps(now_ns))) return;  // one read per window
+  if (!downlink_interface_.known() && now_ns >= next_interface_lookup_ns_) {
     for (const auto& [id, flow] : incoming_) {
-      if (flow.fd >= 0 && downlink_interface_.find_by_socket(flow.fd)) break;
+      if (flow.fd < 0) continue;
+      // getifaddrs is a netlink dump: after a miss, not again for a second.
+      if (!downlink_interface_.find_by_socket(flow.fd))
+        next_interface_lookup_ns_ = now_ns + kNsPerSecond;
+      break;
     }
   }
-  const std::optional<std::uint64_t> rx = downlink_interface_.received();
-  if (rx && downlink_rx_bytes_ && *rx >= *downlink_rx_bytes_) {
-    shortfall_.observe_link(*rx - *downlink_rx_bytes_);
-  }
-  downlink_rx_bytes_ = rx;
+  if (const auto total = downlink_interface_.received()) shortfall_.observe_link_total(*total);
 }
 
 // A flow owes bytes from its announce (an obedient sender sends its

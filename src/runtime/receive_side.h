@@ -136,8 +136,9 @@ class ReceiveSide {
   // EndpointConfig::shortfall_response: feeds the tick's bytes and grants to
   // the estimator, and its budget or its verdict to the scheduler.
   void respond_to_shortfall(std::int64_t now_ns);
-  // Feeds the estimator what the downlink interface received since the last tick.
-  void observe_downlink();
+  // Gives the estimator the downlink interface's received bytes when one of
+  // its windows ends.
+  void observe_downlink(std::int64_t now_ns);
 
   EventLoop& loop_;
   const EndpointConfig& config_;
@@ -149,7 +150,7 @@ class ReceiveSide {
   // The downlink's own counter, for the estimator's link_busy(): the
   // interface of the first data connection's local address.
   InterfaceBytes downlink_interface_;
-  std::optional<std::uint64_t> downlink_rx_bytes_;  // at the last tick with flows
+  std::int64_t next_interface_lookup_ns_ = 0;
   double min_budget_bps_ = 0;
   std::uint64_t budget_changes_ = 0;
   core::FlowId next_incoming_ = 1;

@@ -157,8 +157,11 @@ TEST(DownlinkEstimator, NoiseIsNeverShortOfGrants) {
 TEST(DownlinkEstimator, LinkBusyOnlyWhenTheDownlinkCarriedNearlyItsRate) {
   for (const double carried_bps : {kLinkBps, 0.95 * kLinkBps, 0.6 * kLinkBps}) {
     DownlinkEstimator e = started();
+    std::uint64_t total = 1'000'000;  // the interface's counter, read at window ends
+    e.observe_link_total(total);      // (read before the first window: it is not judged)
     for (int ms = 1; ms <= 150; ++ms) {
-      e.observe_link(static_cast<std::uint64_t>(carried_bps / 8 / 1000));
+      total += static_cast<std::uint64_t>(carried_bps / 8 / 1000);
+      if (e.window_due(ms * kMs)) e.observe_link_total(total);
       e.observe(ms * kMs, static_cast<std::uint64_t>(0.5 * kLinkBps / 8 / 1000), kLinkBps, true);
     }
     EXPECT_TRUE(e.short_of_grants());
@@ -168,6 +171,14 @@ TEST(DownlinkEstimator, LinkBusyOnlyWhenTheDownlinkCarriedNearlyItsRate) {
   run(unknown, 0, 150, kLinkBps, 0.5 * kLinkBps);
   EXPECT_TRUE(unknown.short_of_grants());
   EXPECT_FALSE(unknown.link_busy());
+  // A window whose start was not read (idle before) is not judged busy,
+  // however much the counter moved since.
+  DownlinkEstimator gap = started();
+  run(gap, 0, 100, kLinkBps, 0.5 * kLinkBps);
+  gap.observe_link_total(1);
+  gap.observe_link_total(1'000'000'000);  // only the last read counts
+  run(gap, 100 * kMs, 50, kLinkBps, 0.5 * kLinkBps);
+  EXPECT_FALSE(gap.link_busy());
 }
 
 TEST(DownlinkEstimator, RefusesNonsense) {
