@@ -53,7 +53,7 @@ struct DownlinkEstimatorConfig {
   // single flow next to a bulk flow far more than 10%).
   double floor_fraction = 0.1;
   // A window in which the downlink carried at least this fraction of
-  // link_bps (all traffic: observe_link) found it busy. Above the
+  // link_bps (all traffic: observe_link_total) found it busy. Above the
   // shortfall ratio times the 0.97 a receiver grants (AllocatorConfig's
   // usable_fraction), so flows that fall short on their own never make it
   // busy.
