@@ -456,9 +456,9 @@ void ReceiveSide::respond_to_shortfall(std::int64_t now_ns) {
     // switched it stays until the flows get their grants (a window of a
     // transfer's start may leave the link less than full): each switch back
     // and forth pauses and resumes flows in mid-flight.
-    const bool short_now = shortfall_.short_of_grants();
-    const bool edf = config_.scheduler.allocator.urgent_first ||
-                     (short_now && (scheduler_.urgent_first() || shortfall_.link_busy()));
+    const bool edf =
+        config_.scheduler.allocator.urgent_first ||
+        (shortfall_.short_of_grants() && (scheduler_.urgent_first() || shortfall_.link_busy()));
     if (edf != scheduler_.urgent_first()) {
       if (edf) ++stats_.shortfall_episodes;
       scheduler_.set_urgent_first(edf);

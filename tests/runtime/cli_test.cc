@@ -59,6 +59,12 @@ TEST(SafsRtCli, DownlinkMustBeAPositiveRate) {
   expect_bad_input("recv --listen 127.0.0.1:0 --downlink-mbps inf", "got inf");
 }
 
+TEST(SafsRtCli, SwitchesTakeNoValue) {
+  expect_bad_input("recv --listen 127.0.0.1:0 --no-edf-when-short=maybe", "--no-edf-when-short");
+  expect_bad_input("send --to 127.0.0.1:1 --bytes 1 --no-contention-fallback=maybe",
+                   "--no-contention-fallback");
+}
+
 TEST(SafsRtCli, SlackMustBeAFiniteNonNegativeTime) {
   const ClosedPort port;
   expect_bad_input("send --to " + port.address() + " --slack-ms -5",

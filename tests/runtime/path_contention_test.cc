@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <string>
 
 #include "runtime/endpoint.h"
 #include "test_support.h"
@@ -216,6 +217,20 @@ TEST(PathContention, EndpointRefusesAWindowPastTheOverrunCheck) {
   config.contention_fallback.window_ns = config.enforcement.window_ns * config.enforcement.windows;
   EXPECT_THROW(Endpoint{config}, std::invalid_argument);
   config.contention_fallback.enabled = false;
+  EXPECT_NO_THROW(Endpoint{config});
+}
+
+// A negative grace is a configuration error, named when the endpoint starts.
+TEST(OverrunDetector, EndpointRefusesANegativeGrace) {
+  EndpointConfig config = testing::config_at("127.0.0.1", 1e9, nullptr);
+  config.enforcement.decrease_grace_ns = -1;
+  try {
+    Endpoint endpoint{config};
+    FAIL() << "a negative decrease_grace_ns was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("decrease_grace_ns"), std::string::npos) << e.what();
+  }
+  config.enforcement.decrease_grace_ns = 0;  // no grace: allowed
   EXPECT_NO_THROW(Endpoint{config});
 }
 
