@@ -43,6 +43,7 @@ class Endpoint:
         max_unexpected_messages: Optional[int] = None,
         reuse_connections: bool = True,
         contention_fallback: bool = True,
+        edf_when_short: bool = True,
         quiet: bool = False,
     ) -> None: ...
     def __enter__(self) -> "Endpoint": ...

@@ -57,7 +57,7 @@ _groups = weakref.WeakSet()
 
 def options(*, listen_host=None, listen_port=None, downlink_bps=None, wait_timeout_s=None,
             quiet=None, background=None, background_max_bytes=None, reuse_connections=None,
-            contention_fallback=None):
+            contention_fallback=None, edf_when_short=None):
     """Sets how the next process groups' endpoints are made (before
     init_process_group; the environment's SAFS_LISTEN_HOST and
     SAFS_DOWNLINK_BPS are read when an option is not set here):
@@ -73,7 +73,10 @@ def options(*, listen_host=None, listen_port=None, downlink_bps=None, wait_timeo
     (default True) sends each tensor on the data connection the last one
     to that peer used, instead of a new one; `contention_fallback` (default
     True) sends unpaced to a peer whose bottleneck someone else fills
-    (docs/runtime.md, "Contention fallback")."""
+    (docs/runtime.md, "Contention fallback"); `edf_when_short` (default
+    True) lets the rank's receiver serve urgent transfers earliest deadline
+    first at line rate while its granted flows fall short of their grants on
+    a full downlink (docs/runtime.md, "Namespace testbed")."""
     given = {
         "listen_host": listen_host,
         "listen_port": listen_port,
@@ -84,6 +87,7 @@ def options(*, listen_host=None, listen_port=None, downlink_bps=None, wait_timeo
         "quiet": quiet,
         "reuse_connections": reuse_connections,
         "contention_fallback": contention_fallback,
+        "edf_when_short": edf_when_short,
     }
     for key, value in given.items():
         if value is not None:
@@ -219,7 +223,8 @@ class ProcessGroupSafs(_ProcessGroup):
         port = int(_options.get("listen_port") or os.environ.get("SAFS_LISTEN_PORT", 0))
         kwargs = {"listen": (host, port), "quiet": bool(_options.get("quiet", False)),
                   "reuse_connections": bool(_options.get("reuse_connections", True)),
-                  "contention_fallback": bool(_options.get("contention_fallback", True))}
+                  "contention_fallback": bool(_options.get("contention_fallback", True)),
+                  "edf_when_short": bool(_options.get("edf_when_short", True))}
         downlink = _options.get("downlink_bps") or os.environ.get("SAFS_DOWNLINK_BPS")
         if downlink is not None:
             kwargs["downlink_bps"] = float(downlink)

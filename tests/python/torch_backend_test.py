@@ -214,6 +214,31 @@ class TorchBackendBadUseTest(unittest.TestCase):
             pg.close()
 
 
+class TorchOptionsTest(unittest.TestCase):
+    def test_switches_reach_the_endpoint(self):
+        # The group makes its endpoint from options(); record what it asks for.
+        from unittest import mock
+
+        made = []
+
+        class Recorder:
+            def __init__(self, **kwargs):
+                made.append(kwargs)
+                raise RuntimeError("recorded")
+
+        for value in (False, True):
+            safs_torch.options(edf_when_short=value, contention_fallback=value)
+            try:
+                with mock.patch.object(safs_torch.runtime, "Endpoint", Recorder):
+                    with self.assertRaisesRegex(RuntimeError, "recorded"):
+                        safs_torch.ProcessGroupSafs(dist.HashStore(), 0, 2, None)
+            finally:
+                safs_torch._options.pop("edf_when_short", None)
+                safs_torch._options.pop("contention_fallback", None)
+            self.assertIs(made[-1]["edf_when_short"], value)
+            self.assertIs(made[-1]["contention_fallback"], value)
+
+
 class BackgroundDrainTest(unittest.TestCase):
     def test_background_is_taken_and_dropped_and_close_stops_it(self):
         import time
