@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Learned blind caps (transport.safs.learn_blind_budget) on afd-shallow, the
-# evaluation matrix's 16A2F at a full batch with 375 KB ports, at its quick
+# evaluation matrix's 16A2F at a full batch with 375 KB ports, at its standard
 # level, over four seeds: SAFS with and without them beside pFabric and Homa
 # at K = 20, 65 and 100 KB, then how fast the cap grows back
 # (blind_budget_growth_us) at K = 100 KB. Prints two markdown tables on
@@ -14,7 +14,7 @@ source scripts/common.sh
 out=out/blind-budget
 scenario=scenarios/eval/afd-saturated.toml
 seeds=1,2,3,4
-# afd-shallow's port buffer and the quick level's run length
+# afd-shallow's port buffer and the standard level's run length
 # (scenarios/eval/matrix.toml).
 shallow=(--set network.port_buffer_bytes=375000 --set inference.output_tokens_min=4
   --set inference.output_tokens_max=6 --set inference.measured_requests=96)

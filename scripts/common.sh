@@ -39,14 +39,15 @@ fresh() {
   if [[ ${SAFS_RESUME:-0} != 1 ]]; then rm -rf "$1"; fi
 }
 
-# The evaluation matrix level a script was given (quick when none): quick,
-# full or ci; anything else is refused with a message (status 2). Use as
+# The evaluation matrix level a script was given (standard when none):
+# full, standard, quick or ci; anything else is refused with a message
+# (status 2). Use as
 # level=$(matrix_level "${1:-}") || exit 2
 matrix_level() {
-  case ${1:-quick} in
-    quick | full | ci) echo "${1:-quick}" ;;
+  case ${1:-standard} in
+    full | standard | quick | ci) echo "${1:-standard}" ;;
     *)
-      echo "$script_name.sh: level '$1': expected quick, full or ci" >&2
+      echo "$script_name.sh: level '$1': expected full, standard, quick or ci" >&2
       return 2
       ;;
   esac

@@ -6,7 +6,7 @@
 # control per 100 of their data packets, and control packets per urgent
 # flow. Prints one markdown table on stdout (docs/evaluation.md, "Control
 # traffic per cell").
-#   scripts/control-overhead.sh [quick|full|ci]   (default quick)
+#   scripts/control-overhead.sh [standard|quick|full|ci]   (default standard)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh

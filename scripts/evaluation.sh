@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates docs/evaluation.md's matrix and its figures from a run of the
-# evaluation matrix at one level (default quick; full for the published one):
-#   scripts/evaluation.sh [quick|full]
+# evaluation matrix at one level (default standard, the one docs/evaluation.md
+# reports; quick for a look in 10 minutes, full for the calibrated runs):
+#   scripts/evaluation.sh [standard|quick|full]
 # Runs go to out/eval/LEVEL (finished points are reused: the sweeps'
 # resume); the report is spliced between the markers of docs/evaluation.md;
 # one figure per scenario family goes to docs/figures/eval-FAMILY.png.
@@ -9,7 +10,7 @@
 # once, default: the cores).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-level=${1:-quick}
+level=${1:-standard}
 sim=${SAFS_SIM:-build/bin/safs-sim}
 out=out/eval/$level
 start=$(date +%s)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SAFS's mechanisms switched off (or on) one at a time, on two cells of the
-# evaluation matrix at its quick level: afd-saturated (16A2F at a full batch)
+# evaluation matrix at its standard level: afd-saturated (16A2F at a full batch)
 # and zb-comm-bound at 80% web-search load, beside the best simple baselines
 # and the compute-only bound. Prints one markdown table per scenario on
 # stdout (docs/safs.md, "Ablation"); runs go to out/safs-ablation/.
@@ -11,7 +11,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh
 out=out/safs-ablation
 
-# name|transport|overrides (the scenario's quick-level settings come first).
+# name|transport|overrides (the scenario's standard-level settings come first).
 variants=(
   "safs (defaults)|safs|"
   "short transfers wait for grants (whole_flow_blind_bdps = 1)|safs|--set transport.safs.whole_flow_blind_bdps=1"
@@ -30,12 +30,12 @@ variants=(
   "dctcp-prio|dctcp-prio|"
 )
 
-afd_quick=(--set inference.output_tokens_min=4 --set inference.output_tokens_max=6
+afd_standard=(--set inference.output_tokens_min=4 --set inference.output_tokens_max=6
   --set inference.measured_requests=96)
-zb_quick=(--set pipeline.microbatches=4 --set "poisson[0].load=0.8")
+zb_standard=(--set pipeline.microbatches=4 --set "poisson[0].load=0.8")
 
 # dir, title, scenario file, metric, scale, bound (a summary path of the
-# first run, or "free" for a run with free communication), quick-level
+# first run, or "free" for a run with free communication), standard-level
 # overrides...
 run_scenario() {
   local label=$1 title=$2 file=$3 metric=$4 scale=$5 bound=$6 name transport overrides i=0
@@ -85,6 +85,6 @@ EOF
 
 fresh "$out"
 run_scenario afd-saturated "afd-saturated, p99 TPOT" scenarios/eval/afd-saturated.toml inference.tpot_p99_ms 1 \
-  free "${afd_quick[@]}"
+  free "${afd_standard[@]}"
 run_scenario zb-comm-bound "zb-comm-bound at 80% web search, iteration" \
-  scenarios/eval/zb-comm-bound.toml compute.iteration_time_s 1000 compute.planned_iteration_time_s "${zb_quick[@]}"
+  scenarios/eval/zb-comm-bound.toml compute.iteration_time_s 1000 compute.planned_iteration_time_s "${zb_standard[@]}"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How late no-bubble timestamps may be before SAFS stops helping: ZB-H1 with
 # exposed communication at 80% web-search load (the evaluation matrix's
-# zb-comm-bound at its quick level) with every timestamp the transport sees
+# zb-comm-bound at its standard level) with every timestamp the transport sees
 # late by 0 to 2 slacks (timestamps.bias_of_slack; docs/imperfect-semantics.md),
 # for SAFS just in time (the default), SAFS without waiting consumers told
 # (timestamps.waiting_updates = false), SAFS with urgent_first (EDF at line
@@ -22,14 +22,14 @@ source scripts/common.sh
 out=out/timestamp-bias
 biases=0,0.25,0.5,1,2
 scenario=scenarios/eval/zb-comm-bound.toml
-quick=(--set pipeline.microbatches=4 --set "poisson[0].load=0.8")
+standard=(--set pipeline.microbatches=4 --set "poisson[0].load=0.8")
 metric=(--metric compute.iteration_time_s --grid "simulation.seed=$seeds")
 fresh "$out"
-sweep "$out/baselines" "$scenario" "${quick[@]}" "${metric[@]}" \
+sweep "$out/baselines" "$scenario" "${standard[@]}" "${metric[@]}" \
   --grid "timestamps.bias_of_slack=$biases" --grid transport.name=safs,dctcp-prio,pfabric-edf,dctcp-llf
-sweep "$out/urgent-first" "$scenario" "${quick[@]}" "${metric[@]}" --transport safs \
+sweep "$out/urgent-first" "$scenario" "${standard[@]}" "${metric[@]}" --transport safs \
   --set transport.safs.urgent_first=true --grid "timestamps.bias_of_slack=$biases"
-sweep "$out/not-told" "$scenario" "${quick[@]}" "${metric[@]}" --transport safs \
+sweep "$out/not-told" "$scenario" "${standard[@]}" "${metric[@]}" --transport safs \
   --set timestamps.waiting_updates=false --grid "timestamps.bias_of_slack=$biases"
 "$python" - "$out" "$biases" <<'EOF'
 import csv, sys

@@ -9,7 +9,7 @@
 # switches dropped. Runs go to out/eval-window-background/LEVEL, afresh
 # unless SAFS_RESUME=1 (then finished points are kept: the sweeps' resume).
 # A cell that fails is left out of the table and the exit status is 1.
-#   scripts/window-background.sh [quick|full|ci]   (default quick)
+#   scripts/window-background.sh [standard|quick|full|ci]   (default standard)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # tools/evaluate: bad input ends with exit 2 and a message naming it; a tiny
 # matrix runs, reports means with confidence intervals and a verdict, and a
-# second run reuses every finished point; every cell of the repository's
-# matrix is valid at every level. Usage: evaluate_test.sh SAFS_SIM SOURCE_DIR
+# second run reuses every finished point; a level that extends another
+# applies both; tools/compare-levels tells agreeing runs from differing ones;
+# every cell of the repository's matrix is valid at every level. Usage: evaluate_test.sh SAFS_SIM SOURCE_DIR
 set -euo pipefail
 sim=$1 source_dir=$2
 evaluate=$source_dir/tools/evaluate
@@ -67,11 +68,14 @@ expect_bad "report over a file without markers" "refusing to overwrite" \
   --matrix "$work/matrix.toml" --out "$work/out" --report "$work/notes.md"
 check "the user's file is untouched" grep -qx "my notes" "$work/notes.md"
 printf 'intro\n<!-- matrix:begin -->\nold\n<!-- matrix:end -->\nafter\n' >"$work/doc.md"
+chmod 640 "$work/doc.md"
 check "report spliced between markers" "$evaluate" --sim "$sim" --matrix "$work/matrix.toml" \
   --out "$work/out" --report "$work/doc.md"
 check "text around the markers kept" \
   test "$(head -1 "$work/doc.md")$(tail -1 "$work/doc.md")" = "introafter"
 check "old matrix replaced" bash -c "! grep -qx old '$work/doc.md' && grep -q '^| incast |' '$work/doc.md'"
+check "the document keeps its mode" test "$(stat -c %a "$work/doc.md")" = 640
+check "no temporary file left beside it" test -z "$(find "$work" -maxdepth 1 -name '*.tmp')"
 # Prose that quotes the markers inside a line is not where the report goes.
 printf 'quoting `<!-- matrix:begin -->` in prose\n<!-- matrix:begin -->\nold\n<!-- matrix:end -->\nafter\n' \
   >"$work/quoted.md"
@@ -92,9 +96,58 @@ check "--set wins over the variant's set of the same key" "$evaluate" --sim "$si
   --matrix "$work/matrix.toml" --out "$work/wins" --transport dctcp --set flows[0].size_bytes=2048
 check "both variants ran the command line's size" \
   test "$(cat "$work"/wins/incast/*/dctcp/seed=1/flows.csv | awk -F, '$1 == 0 {print $4}' | sort -u)" = 2048
+# tools/compare-levels: a run against itself agrees in every cell; against a
+# copy in which SAFS took half as long in one cell (where it is worse than
+# DCTCP, last to finish an incast), that cell's verdict differs.
+compare=$source_dir/tools/compare-levels
+"$compare" "$work/out/matrix.csv" "$work/out/matrix.csv" >"$work/same.md"
+check "compare-levels: a run agrees with itself" grep -qx 'Same verdict in 2 of 2 cells.' "$work/same.md"
+awk -F, -v OFS=, '$2 == "incast" && $3 == "1 MiB" && $4 == "safs" {$10 = $10 * 0.5} 1' \
+  "$work/out/matrix.csv" >"$work/faster.csv"
+"$compare" "$work/out/matrix.csv" "$work/faster.csv" >"$work/faster.md"
+check "compare-levels: the changed cell differs" grep -qx 'Same verdict in 1 of 2 cells.' "$work/faster.md"
+check "compare-levels: it is marked" grep -q '^| incast | 1 MiB | dctcp | .* | worse | dctcp | .* | best | no |$' \
+  "$work/faster.md"
+code=0
+cut -d, -f1-9 "$work/out/matrix.csv" >"$work/no-mean.csv"
+"$compare" "$work/out/matrix.csv" "$work/no-mean.csv" >"$work/out.log" 2>&1 || code=$?
+check "compare-levels: a missing column: exit 2" test "$code" -eq 2
+check "compare-levels: names it" grep -q "no-mean.csv: missing column(s) mean" "$work/out.log"
+
+# A level that extends another applies that one's per-scenario settings first,
+# then its own: its own win, and the other's still reach the runs.
+cat "$work/matrix.toml" - >"$work/levels.toml" <<'TOML'
+[level.base]
+seeds = 1
+[level.short]
+seeds = 1
+extends = "base"
+TOML
+sed -i 's/^metric = /base = ["flows[0].size_bytes=8192", "flows[1].size_bytes=4096"]\nshort = ["flows[0].size_bytes=2048"]\nmetric = /' \
+  "$work/levels.toml"
+check "a level that extends another runs" "$evaluate" --sim "$sim" --matrix "$work/levels.toml" \
+  --out "$work/short" --level short --transport dctcp
+check "its own setting wins" \
+  test "$(awk -F, '$1 == 0 {print $4}' "$work/short/incast/4-MiB/dctcp/seed=1/flows.csv")" = 2048
+check "the extended level's setting applies too" \
+  test "$(awk -F, '$1 == 1 {print $4}' "$work/short/incast/4-MiB/dctcp/seed=1/flows.csv")" = 4096
+sed 's/^extends = "base"/extends = "none"/' "$work/levels.toml" >"$work/bad-extends.toml"
+expect_bad "extends an unknown level" "extends 'none', which is not a level" \
+  --matrix "$work/bad-extends.toml" --level short --validate
+sed '/^\[level.base\]/a extends = "short"' "$work/levels.toml" >"$work/cycle.toml"
+expect_bad "levels that extend each other" "which extends it back" \
+  --matrix "$work/cycle.toml" --level short --validate
+sed 's/^short = \["flows\[0\].size_bytes=2048"\]/short = "flows[0].size_bytes=2048"/' \
+  "$work/levels.toml" >"$work/not-list.toml"
+expect_bad "a level's settings not a list" "'short' must be a list" \
+  --matrix "$work/not-list.toml" --level short --validate
+
 expect_bad "unknown transport" "no cell of the matrix runs 'tcp'" --matrix "$work/matrix.toml" \
   --transport tcp
 expect_bad "--set without a value" "expected KEY=VALUE" --matrix "$work/matrix.toml" --set oops
+mkdir "$work/dir.md"
+expect_bad "a report that is not a regular file" "dir.md is not a regular file" \
+  --matrix "$work/matrix.toml" --report "$work/dir.md"
 expect_bad "unknown level" "no level 'fast'" --matrix "$work/matrix.toml" --level fast
 expect_bad "unknown scenario" "no scenario 'nope'" --matrix "$work/matrix.toml" --only nope
 expect_bad "missing matrix" "cannot read" --matrix "$work/none.toml"
@@ -114,7 +167,7 @@ check "a failing cell is named" grep -q 'FAILED incast / 1 MiB / safs' "$work/fa
 check "the report lists it" grep -q '^- incast / 1 MiB / safs' "$work/fails/matrix.md"
 check "the other variant is reported" grep -q '^| incast | 4 MiB |' "$work/fails/matrix.md"
 
-for level in full quick ci; do
+for level in full standard quick ci; do
   check "repository matrix valid at level $level" \
     "$evaluate" --sim "$sim" --validate --level "$level"
 done
