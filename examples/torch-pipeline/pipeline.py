@@ -228,6 +228,9 @@ def main(argv):
                                              - before["data_connections_opened"])
         # Times its paths were found contended (docs/runtime.md, "Contention fallback").
         report["contended_paths"] = after["contended_paths"] - before["contended_paths"]
+        # Times its receiver turned to EDF at line rate while its flows fell
+        # short on a full downlink (docs/runtime.md, "Namespace testbed").
+        report["shortfall_episodes"] = after["shortfall_episodes"] - before["shortfall_episodes"]
         # What its granted sends delivered against their grants, per 20 ms
         # window: counts by tenths of the grant, then above it; windows with
         # a retransmission and with a queue; the largest queue (whole run).

@@ -44,12 +44,19 @@ def main(argv):
             statistics.mean(r["iterations"][i]["bubble_s"] for r in ranks)
             for i in range(len(ranks[0]["iterations"])))
         if "grant_delivery_windows" in ranks[0]:
-            d = cell["delivery"] or {"windows": [0] * 11, "lossy": 0, "queued": 0, "max_queue_ns": 0}
+            d = cell["delivery"] or {"windows": [0] * 11, "lossy": 0, "queued": 0, "max_queue_ns": 0,
+                                     "contended": 0, "episodes": 0}
             for r in ranks:
                 d["windows"] = [a + b for a, b in zip(d["windows"], r["grant_delivery_windows"])]
                 d["lossy"] += r["lossy_windows"]
                 d["queued"] += r["queued_windows"]
                 d["max_queue_ns"] = max(d["max_queue_ns"], r["max_queue_delay_ns"])
+                d["contended"] += r["contended_paths"]
+                # None once a run without the count (an older output) is in the cell.
+                if d["episodes"] is not None and "shortfall_episodes" in r:
+                    d["episodes"] += r["shortfall_episodes"]
+                else:
+                    d["episodes"] = None
             cell["delivery"] = d
         for i in range(len(ranks[0]["iterations"])):
             cell["iters"].append(max(r["iterations"][i]["iteration_s"] for r in ranks))
@@ -125,8 +132,9 @@ def print_delivery(cells, ordered):
     print("\nWhat SAFS's granted sends delivered against their grants, per 20 ms window "
           "(every rank and run; windows by share of the grant):\n")
     print("| schedule | communication | competitor | windows | at most 0.5 | 0.5-0.9 | 0.9-1.0 "
-          "| above 1.0 | with a retransmission | with a queue (5 ms) | largest queue (ms) |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| above 1.0 | with a retransmission | with a queue (5 ms) | largest queue (ms) "
+          "| paths found contended | EDF-when-short episodes |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for k in rows:
         d = cells[k]["delivery"]
         w = d["windows"]
@@ -134,7 +142,8 @@ def print_delivery(cells, ordered):
         share = lambda part: f"{part / n:.0%}"
         print(f"| {k[0]} | {k[1]} | {k[2]} | {n} | {share(sum(w[:5]))} | {share(sum(w[5:9]))} "
               f"| {share(w[9])} | {share(w[10])} | {share(d['lossy'])} | {share(d['queued'])} "
-              f"| {d['max_queue_ns'] / 1e6:.1f} |")
+              f"| {d['max_queue_ns'] / 1e6:.1f} | {d['contended']} "
+              f"| {'-' if d['episodes'] is None else d['episodes']} |")
 
 
 if __name__ == "__main__":

@@ -116,6 +116,11 @@ class LoopbackPipelineTest(unittest.TestCase):
                 self.assertTrue(all(o["end_s"] >= o["start_s"] for o in ops))
                 if comm == "safs":
                     self.assertGreater(reports[1]["control_bytes"], 0)
+                    # Loopback is never a full downlink: the receiver never
+                    # turns to EDF when short, and no path is contended.
+                    for r in reports:
+                        self.assertEqual(r["shortfall_episodes"], 0)
+                        self.assertEqual(r["contended_paths"], 0)
                 sim = subprocess.run(
                     [sys.executable, str(EXAMPLE / "to_scenario.py"), os.path.join(d, f"{comm}.toml")] + outs,
                     capture_output=True, text=True, timeout=120)
