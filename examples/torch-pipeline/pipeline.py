@@ -21,7 +21,11 @@ go forward and input gradients back through torch.distributed, over one of
 
 Each rank writes a JSON file: per iteration the iteration time, its bubble
 (time not computing), exposed communication (time waiting for a tensor),
-and for safs the deadline misses and control bytes; and the last
+each tensor sent (kind, micro-batch, when isend was called) and each wait
+for one (kind, micro-batch, when the wait began and ended; CLOCK_MONOTONIC,
+which the stages' namespaces on one host share, so report.py can time a
+transfer from one rank's isend to the other's receive), and for safs the
+deadline misses and control bytes; and the last
 iteration's ops (start, end) for the sim-to-real check (to_scenario.py).
 
 Run by run.sh; alone: python3 pipeline.py --rank R --stages S --master HOST:PORT ...
@@ -106,7 +110,7 @@ class Stage:
             for k, mb in needs:
                 post(k, mb)
         waited_s = busy_s = 0.0
-        pending_sends, log = [], []
+        pending_sends, log, sends, waits = [], [], [], []
         measured = {k: [] for k in self.durations}
         late_s = 0.0
         for kind, mb in self.ops:
@@ -116,7 +120,9 @@ class Stage:
                 w0 = time.monotonic_ns()
                 work, buf = recvs.pop((kind, mb))
                 work.wait()
-                waited_s += (time.monotonic_ns() - w0) / 1e9
+                w1 = time.monotonic_ns()
+                waited_s += (w1 - w0) / 1e9
+                waits.append([kind, mb, w0, w1])
                 if kind == "F":
                     inputs[mb] = buf.requires_grad_(True)
                 else:
@@ -131,6 +137,7 @@ class Stage:
             planned_end = plan[(a.rank, kind, mb)] + self.durations[kind]
             late_s = max(0.0, (end - t0) / 1e9 - planned_end) if any(self.durations.values()) else 0.0
             if send is not None:
+                sends.append([kind, mb, time.monotonic_ns()])
                 pending_sends.append(self.send(kind, mb, send, plan, t0, late_s))
             if a.safs:
                 import safs.torch as st
@@ -145,7 +152,7 @@ class Stage:
             if values:
                 self.durations[k] = sum(values) / len(values)
         result = {"iteration_s": iteration_s, "bubble_s": iteration_s - busy_s,
-                  "exposed_comm_s": waited_s}
+                  "exposed_comm_s": waited_s, "sends": sends, "waits": waits}
         if record_ops:
             result["ops"] = log
         return result

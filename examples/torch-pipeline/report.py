@@ -5,7 +5,8 @@
 Per cell (schedule, communication, competitor): the iteration time (median
 over every measured iteration of every run, and the range), the bubble and
 the exposed communication per stage (means), SAFS's deadline misses and
-control bytes per iteration, the background's rate into a stage (SAFS:
+control bytes per iteration, how long a tensor the receiver waited for
+took from isend to received (median; waits of at least 1 ms), the background's rate into a stage (SAFS:
 what the stage's endpoint took while measuring; gloo: what the sink got
 over the cell), and the sim-to-real check: safs-sim's
 prediction for each run's last iteration against its measurement. Then,
@@ -29,7 +30,7 @@ def main(argv):
         return 2
     out, rate = argv
     cells = defaultdict(lambda: {"iters": [], "bubble": [], "exposed": [], "misses": 0,
-                                 "control": [], "sim": [], "background": [], "run_bubble": {},
+                                 "control": [], "sim": [], "waited_transfer": [], "background": [], "run_bubble": {},
                                  "delivery": None})
     order = []
     for path in sorted(glob.glob(os.path.join(out, "*.rank0.json"))):
@@ -58,6 +59,7 @@ def main(argv):
                 else:
                     d["episodes"] = None
             cell["delivery"] = d
+        cell["waited_transfer"] += waited_transfers(ranks)
         for i in range(len(ranks[0]["iterations"])):
             cell["iters"].append(max(r["iterations"][i]["iteration_s"] for r in ranks))
             cell["bubble"].append(statistics.mean(r["iterations"][i]["bubble_s"] for r in ranks))
@@ -82,9 +84,9 @@ def main(argv):
             cell["sim"].append(sim["predicted_iteration_s"] / sim["measured_iteration_s"] - 1)
 
     print(f"| schedule | communication | competitor | iteration (ms): median [min, max] | "
-          f"bubble per stage (ms) | exposed comm per stage (ms) | background into a stage (Mbit/s) "
+          f"bubble per stage (ms) | exposed comm per stage (ms) | waited-for transfer (ms) | background into a stage (Mbit/s) "
           f"| SAFS misses | control B/iteration | safs-sim prediction vs measured |")
-    print("|---|---|---|---|---:|---:|---:|---:|---:|---|")
+    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---|")
     rank = {"gpipe": 0, "1f1b": 1, "zb-h1": 2, "none": 0, "background": 1, "bulk": 2, "bulk-qos": 3,
             "safs": 0, "safs-fresh": 1, "safs-paced": 2, "gloo-preposted": 3, "gloo": 4}
     for key in sorted(order, key=lambda k: (rank.get(k[2], 9), rank.get(k[0], 9), rank.get(k[1], 9))):
@@ -94,14 +96,38 @@ def main(argv):
         control = f"{statistics.mean(c['control']):.0f}" if c["control"] else "-"
         misses = str(c["misses"]) if c["control"] else "-"
         background = f"{statistics.mean(c['background']):.0f}" if c["background"] else "-"
+        waited = f"{statistics.median(c['waited_transfer']) * 1000:.1f}" if c["waited_transfer"] else "-"
         print(f"| {key[0]} | {key[1]} | {key[2]} | {statistics.median(it):.0f} [{min(it):.0f}, {max(it):.0f}] "
               f"| {statistics.mean(c['bubble']) * 1000:.0f} | {statistics.mean(c['exposed']) * 1000:.0f} "
-              f"| {background} | {misses} | {control} | {sims} |")
+              f"| {waited} | {background} | {misses} | {control} | {sims} |")
     print(f"\n(bottleneck {rate} Mbit/s into each stage; {len(cells)} cells)")
     ordered = sorted(order, key=lambda k: (rank.get(k[2], 9), rank.get(k[0], 9), rank.get(k[1], 9)))
     print_runs(cells, ordered, rank)
     print_delivery(cells, ordered)
     return 0
+
+
+def waited_transfers(ranks):
+    """Seconds from the sender's isend to the end of the receiver's wait, for
+    each tensor a rank waited at least 1 ms for. An activation (F) comes from
+    the rank before; a gradient (waited for by B or BW) from the rank after,
+    sent after its B or BW. Older outputs without the records give none."""
+    by_rank = {r["rank"]: r for r in ranks}
+    seconds = []
+    for r in ranks:
+        for i, iteration in enumerate(r["iterations"]):
+            for kind, mb, began, ended in iteration.get("waits", []):
+                if ended - began < 1_000_000:
+                    continue
+                sender = by_rank.get(r["rank"] - 1 if kind == "F" else r["rank"] + 1)
+                if sender is None:
+                    continue
+                kinds = ("F",) if kind == "F" else ("B", "BW")
+                sent = [t for k, m, t in sender["iterations"][i].get("sends", [])
+                        if k in kinds and m == mb]
+                if sent:
+                    seconds.append((ended - sent[0]) / 1e9)
+    return seconds
 
 
 def print_runs(cells, ordered, rank):

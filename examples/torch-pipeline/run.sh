@@ -6,7 +6,11 @@
 #
 #   examples/torch-pipeline/run.sh [OUT_DIR]   (root; after scripts/setup.sh)
 #
-# Environment: RATE_MBIT (bottleneck into each stage, default 200), STAGES
+# Environment: RATE_MBIT (bottleneck into each stage, default 200), GSO (1:
+# the veths' 64 KB GSO packets; 0: every host sends wire-sized packets, as a
+# switch port sees them, which costs this 2-vCPU machine's compute dearly
+# next to a competitor), BURST_KB (the bottleneck's htb burst, what it
+# passes at once after an idle spell: 64; 4 with GSO=0), STAGES
 # (2), MICROBATCHES (8), ITERATIONS (measured per run, 3), RUNS (runs per
 # cell, in rounds, 1), SCHEDULES ("gpipe 1f1b zb-h1"), COMMS ("safs gloo-preposted
 # gloo"; also safs-fresh, SAFS with a new data connection per tensor, and
@@ -22,6 +26,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 out=${1:-$root/out/torch-pipeline}
 rate_mbit=${RATE_MBIT:-200}
+gso=${GSO:-1}
+burst_kb=${BURST_KB:-64}
 stages=${STAGES:-2}
 microbatches=${MICROBATCHES:-8}
 iterations=${ITERATIONS:-3}
@@ -35,6 +41,8 @@ expect_prefix=torch-pipeline
 # shellcheck source=scripts/expect.sh
 source "$root/scripts/expect.sh"
 expect RATE_MBIT "$rate_mbit" '^[1-9][0-9]*$' "a positive whole number of Mbit/s"
+expect GSO "$gso" '^[01]$' "0 or 1"
+expect BURST_KB "$burst_kb" '^[1-9][0-9]*$' "a positive whole number of KB"
 expect STAGES "$stages" '^[2-8]$' "2..8 stages"
 expect MICROBATCHES "$microbatches" '^[1-9][0-9]*$' "a positive whole number"
 expect ITERATIONS "$iterations" '^[1-9][0-9]*$' "a positive whole number"
@@ -92,6 +100,7 @@ for h in "${hosts[@]}"; do
   ip -n "$prefix-$h" addr add "$(address "$h")/24" dev "eth-$h"
   ip -n "$prefix-$h" link set lo up
   ip -n "$prefix-$h" link set "eth-$h" up
+  if [[ $gso == 0 ]]; then ip -n "$prefix-$h" link set dev "eth-$h" gso_max_segs 1; fi
   ip -n "$prefix-sw" link set "sw-$h" master br0 up
 done
 # Processes started in the background are `ip netns exec` itself (it execs
@@ -99,8 +108,13 @@ done
 in_ns() { local ns=$1; shift; ip netns exec "$prefix-$ns" "$@"; }
 sw_tc() { ip netns exec "$prefix-sw" tc "$@"; }
 
-# The bottleneck into each stage (htb; 64 KB burst: veths carry 64 KB GSO
-# packets). One FIFO, as a switch port without QoS; or, for bulk-qos, two
+# The bottleneck into each stage: htb at RATE_MBIT. htb lets a packet
+# through while it has credit and charges it after, and after an idle spell
+# it passes its burst at once: an unpaced sender gets that, a paced one
+# does not. With 64 KB GSO packets and a 64 KB burst (the default) that is
+# about two packets; with wire-sized packets (GSO=0) and a 4 KB burst a
+# few, as on a real link (docs/real-pipeline.md, "The bottleneck's
+# credit"). One FIFO, as a switch port without QoS; or, for bulk-qos, two
 # classes as an operator would configure switch QoS for the job: the job's
 # traffic (everything not from bg) in 1:10, served first with 90% of the
 # rate guaranteed and the rest to borrow, and the competitor in 1:20 (10%).
@@ -110,17 +124,17 @@ configure_bottleneck() {  # COMPETITION
     port=sw-s$s
     sw_tc qdisc del dev "$port" root 2>/dev/null || true
     sw_tc qdisc add dev "$port" root handle 1: htb default 10
-    sw_tc class add dev "$port" parent 1: classid 1:1 htb rate "${rate_mbit}mbit" burst 64k cburst 64k quantum 1514
+    sw_tc class add dev "$port" parent 1: classid 1:1 htb rate "${rate_mbit}mbit" burst "${burst_kb}k" cburst "${burst_kb}k" quantum 1514
     if [[ $1 == bulk-qos ]]; then
       sw_tc class add dev "$port" parent 1:1 classid 1:10 htb rate "$((rate_mbit * 900))kbit" \
-        ceil "${rate_mbit}mbit" burst 64k cburst 64k prio 0 quantum 1514
+        ceil "${rate_mbit}mbit" burst "${burst_kb}k" cburst "${burst_kb}k" prio 0 quantum 1514
       sw_tc class add dev "$port" parent 1:1 classid 1:20 htb rate "$((rate_mbit * 100))kbit" \
-        ceil "${rate_mbit}mbit" burst 64k cburst 64k prio 1 quantum 1514
+        ceil "${rate_mbit}mbit" burst "${burst_kb}k" cburst "${burst_kb}k" prio 1 quantum 1514
       sw_tc qdisc add dev "$port" parent 1:20 handle 20: pfifo limit 1000
       sw_tc filter add dev "$port" parent 1: protocol ip prio 1 u32 match ip src "$(address bg)/32" flowid 1:20
     else
       sw_tc class add dev "$port" parent 1:1 classid 1:10 htb rate "${rate_mbit}mbit" \
-        ceil "${rate_mbit}mbit" burst 64k cburst 64k quantum 1514
+        ceil "${rate_mbit}mbit" burst "${burst_kb}k" cburst "${burst_kb}k" quantum 1514
     fi
     sw_tc qdisc add dev "$port" parent 1:10 handle 10: pfifo limit 1000
   done
@@ -209,13 +223,18 @@ run_cell() {  # SCHEDULE COMM COMPETITION RUN
 
 # Rounds: each run of a cell follows one run of every other cell of its
 # competitor, so that a slow minute of this shared machine falls on every
-# communication alike, not on one cell's runs.
+# communication alike, not on one cell's runs. Each round starts the
+# communications one further along the list, so that none always runs first
+# (the first of a schedule's cells ran slower in an earlier table).
 for competition in "${competition_list[@]}"; do
   configure_bottleneck "$competition"
   if [[ $competition == bulk* ]]; then start_bulk; fi
   for ((run = 1; run <= runs; run++)); do
     for schedule in "${schedule_list[@]}"; do
-      for comm in "${comm_list[@]}"; do run_cell "$schedule" "$comm" "$competition" "$run"; done
+      for ((i = 0; i < ${#comm_list[@]}; i++)); do
+        comm=${comm_list[(i + run - 1) % ${#comm_list[@]}]}
+        run_cell "$schedule" "$comm" "$competition" "$run"
+      done
     done
   done
   if [[ $competition == bulk* ]]; then stop_bulk; fi

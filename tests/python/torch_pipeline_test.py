@@ -18,6 +18,7 @@ from safs_test_support import SOURCE_DIR, import_safs_or_skip
 import_safs_or_skip()
 EXAMPLE = SOURCE_DIR / "examples" / "torch-pipeline"
 sys.path.insert(0, str(EXAMPLE))
+import report  # noqa: E402
 import schedules  # noqa: E402
 
 try:
@@ -87,6 +88,35 @@ def unused_port():
         return s.getsockname()[1]
 
 
+class WaitedTransfersTest(unittest.TestCase):
+    """report.waited_transfers: a wait is timed from the matching isend on the
+    neighbour (activations from the rank before, gradients from the rank
+    after, sent after B or BW), and short waits do not count."""
+
+    MS = 1_000_000
+
+    def stage(self, rank, sends, waits):
+        return {"rank": rank, "iterations": [{"sends": sends, "waits": waits}]}
+
+    def test_matches_each_wait_to_its_send(self):
+        ms = self.MS
+        first = self.stage(0, [["F", 0, 0], ["F", 1, 10 * ms]], [["BW", 0, 40 * ms, 52 * ms]])
+        last = self.stage(1, [["BW", 0, 30 * ms]],
+                          [["F", 0, 5 * ms, 25 * ms], ["F", 1, 30 * ms, 30 * ms + ms // 2]])
+        seconds = sorted(report.waited_transfers([first, last]))
+        # F 0: sent at 0, received at 25 ms; gradient 0: sent at 30, received
+        # at 52; F 1 waited for half a millisecond only.
+        self.assertEqual(seconds, [0.022, 0.025])
+
+    def test_older_outputs_and_unmatched_waits_give_nothing(self):
+        ms = self.MS
+        older = {"rank": 0, "iterations": [{"bubble_s": 0.1}]}
+        self.assertEqual(report.waited_transfers([older]), [])
+        # A gradient waited for on the last rank has no rank after it.
+        alone = self.stage(1, [], [["B", 2, 0, 5 * ms]])
+        self.assertEqual(report.waited_transfers([alone]), [])
+
+
 @unittest.skipUnless(HAVE_TORCH, "torch is not installed (scripts/setup.sh installs it)")
 class LoopbackPipelineTest(unittest.TestCase):
     def run_pipeline(self, comm, schedule, directory):
@@ -114,6 +144,15 @@ class LoopbackPipelineTest(unittest.TestCase):
                 ops = reports[1]["iterations"][-1]["ops"]
                 self.assertEqual(len(ops), len(schedules.stage_ops(schedule, 2, 3, 1)))
                 self.assertTrue(all(o["end_s"] >= o["start_s"] for o in ops))
+                # Each tensor sent once and waited for once per iteration:
+                # activations 0 -> 1, gradients 1 -> 0, three micro-batches.
+                first, last = (r["iterations"][-1] for r in reports)
+                self.assertEqual(sorted(m for k, m, _ in first["sends"]), [0, 1, 2])
+                self.assertEqual(sorted(m for k, m, _ in last["sends"]), [0, 1, 2])
+                self.assertEqual(sorted(m for k, m, _, _ in first["waits"]), [0, 1, 2])
+                self.assertEqual(sorted(m for k, m, _, _ in last["waits"]), [0, 1, 2])
+                self.assertTrue(all(w0 <= w1 for _, _, w0, w1 in first["waits"] + last["waits"]))
+                self.assertTrue(all(s > 0 for s in report.waited_transfers(reports)))
                 if comm == "safs":
                     self.assertGreater(reports[1]["control_bytes"], 0)
                     # Loopback is never a full downlink: the receiver never

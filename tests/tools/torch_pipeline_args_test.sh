@@ -9,6 +9,8 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 source "$(dirname "${BASH_SOURCE[0]}")/expect_exit2.sh"
 expect_exit2 "rate not a number" "RATE_MBIT = 'fast'" env RATE_MBIT=fast bash "$script" "$scratch/out"
+expect_exit2 "burst not a number" "BURST_KB = '64kb'" env BURST_KB=64kb bash "$script" "$scratch/out"
+expect_exit2 "gso not 0 or 1" "GSO = 'on'" env GSO=on bash "$script" "$scratch/out"
 expect_exit2 "one stage" "STAGES = '1': expected 2..8" env STAGES=1 bash "$script" "$scratch/out"
 expect_exit2 "zero runs" "RUNS = '0'" env RUNS=0 bash "$script" "$scratch/out"
 expect_exit2 "an unknown competitor" "COMPETITION = 'netem'" env COMPETITION="none netem" bash "$script" "$scratch/out"
