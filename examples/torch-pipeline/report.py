@@ -6,9 +6,9 @@ Per cell (schedule, communication, competitor): the iteration time (median
 over every measured iteration of every run, and the range), the bubble and
 the exposed communication per stage (means), SAFS's deadline misses and
 control bytes per iteration, how long a tensor the receiver waited for
-took from isend to received (median; waits of at least 1 ms), the background's rate into a stage (SAFS:
-what the stage's endpoint took while measuring; gloo: what the sink got
-over the cell), and the sim-to-real check: safs-sim's
+took from isend to received (median; waits of at least 1 ms), the
+background's rate into a stage (SAFS: what the stage's endpoint took while
+measuring; gloo: what the sink got over the cell), and the sim-to-real check: safs-sim's
 prediction for each run's last iteration against its measurement. Then,
 with several runs, the bubble of each run (run.sh runs them in rounds, so
 the n-th values of a row were measured one after another), and for SAFS
@@ -30,8 +30,8 @@ def main(argv):
         return 2
     out, rate = argv
     cells = defaultdict(lambda: {"iters": [], "bubble": [], "exposed": [], "misses": 0,
-                                 "control": [], "sim": [], "waited_transfer": [], "background": [], "run_bubble": {},
-                                 "delivery": None})
+                                 "control": [], "sim": [], "waited_transfer": [], "background": [],
+                                 "run_bubble": {}, "delivery": None})
     order = []
     for path in sorted(glob.glob(os.path.join(out, "*.rank0.json"))):
         name = os.path.basename(path)[: -len(".rank0.json")]
@@ -84,8 +84,8 @@ def main(argv):
             cell["sim"].append(sim["predicted_iteration_s"] / sim["measured_iteration_s"] - 1)
 
     print(f"| schedule | communication | competitor | iteration (ms): median [min, max] | "
-          f"bubble per stage (ms) | exposed comm per stage (ms) | waited-for transfer (ms) | background into a stage (Mbit/s) "
-          f"| SAFS misses | control B/iteration | safs-sim prediction vs measured |")
+          f"bubble per stage (ms) | exposed comm per stage (ms) | waited-for transfer (ms) "
+          f"| background into a stage (Mbit/s) | SAFS misses | control B/iteration | safs-sim prediction vs measured |")
     print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---|")
     rank = {"gpipe": 0, "1f1b": 1, "zb-h1": 2, "none": 0, "background": 1, "bulk": 2, "bulk-qos": 3,
             "safs": 0, "safs-fresh": 1, "safs-paced": 2, "gloo-preposted": 3, "gloo": 4}
@@ -112,21 +112,20 @@ def waited_transfers(ranks):
     each tensor a rank waited at least 1 ms for. An activation (F) comes from
     the rank before; a gradient (waited for by B or BW) from the rank after,
     sent after its B or BW. Older outputs without the records give none."""
-    by_rank = {r["rank"]: r for r in ranks}
+    # (sending rank, iteration, forward?, micro-batch) -> when isend was called
+    sent = {}
+    for r in ranks:
+        for i, iteration in enumerate(r["iterations"]):
+            for kind, mb, t in iteration.get("sends", []):
+                sent.setdefault((r["rank"], i, kind == "F", mb), t)
     seconds = []
     for r in ranks:
         for i, iteration in enumerate(r["iterations"]):
             for kind, mb, began, ended in iteration.get("waits", []):
-                if ended - began < 1_000_000:
-                    continue
-                sender = by_rank.get(r["rank"] - 1 if kind == "F" else r["rank"] + 1)
-                if sender is None:
-                    continue
-                kinds = ("F",) if kind == "F" else ("B", "BW")
-                sent = [t for k, m, t in sender["iterations"][i].get("sends", [])
-                        if k in kinds and m == mb]
-                if sent:
-                    seconds.append((ended - sent[0]) / 1e9)
+                sender = r["rank"] - 1 if kind == "F" else r["rank"] + 1
+                t = sent.get((sender, i, kind == "F", mb))
+                if ended - began >= 1_000_000 and t is not None:
+                    seconds.append((ended - t) / 1e9)
     return seconds
 
 

@@ -119,22 +119,22 @@ sw_tc() { ip netns exec "$prefix-sw" tc "$@"; }
 # traffic (everything not from bg) in 1:10, served first with 90% of the
 # rate guaranteed and the rest to borrow, and the competitor in 1:20 (10%).
 configure_bottleneck() {  # COMPETITION
-  local s port
+  local s port burst=(burst "${burst_kb}k" cburst "${burst_kb}k")
   for ((s = 0; s < stages; s++)); do
     port=sw-s$s
     sw_tc qdisc del dev "$port" root 2>/dev/null || true
     sw_tc qdisc add dev "$port" root handle 1: htb default 10
-    sw_tc class add dev "$port" parent 1: classid 1:1 htb rate "${rate_mbit}mbit" burst "${burst_kb}k" cburst "${burst_kb}k" quantum 1514
+    sw_tc class add dev "$port" parent 1: classid 1:1 htb rate "${rate_mbit}mbit" "${burst[@]}" quantum 1514
     if [[ $1 == bulk-qos ]]; then
       sw_tc class add dev "$port" parent 1:1 classid 1:10 htb rate "$((rate_mbit * 900))kbit" \
-        ceil "${rate_mbit}mbit" burst "${burst_kb}k" cburst "${burst_kb}k" prio 0 quantum 1514
+        ceil "${rate_mbit}mbit" "${burst[@]}" prio 0 quantum 1514
       sw_tc class add dev "$port" parent 1:1 classid 1:20 htb rate "$((rate_mbit * 100))kbit" \
-        ceil "${rate_mbit}mbit" burst "${burst_kb}k" cburst "${burst_kb}k" prio 1 quantum 1514
+        ceil "${rate_mbit}mbit" "${burst[@]}" prio 1 quantum 1514
       sw_tc qdisc add dev "$port" parent 1:20 handle 20: pfifo limit 1000
       sw_tc filter add dev "$port" parent 1: protocol ip prio 1 u32 match ip src "$(address bg)/32" flowid 1:20
     else
       sw_tc class add dev "$port" parent 1:1 classid 1:10 htb rate "${rate_mbit}mbit" \
-        ceil "${rate_mbit}mbit" burst "${burst_kb}k" cburst "${burst_kb}k" quantum 1514
+        ceil "${rate_mbit}mbit" "${burst[@]}" quantum 1514
     fi
     sw_tc qdisc add dev "$port" parent 1:10 handle 10: pfifo limit 1000
   done
