@@ -48,12 +48,17 @@ bool parse_hex32(const std::string& text, std::array<std::uint8_t, 32>& out) {
 }
 
 std::optional<JobKey> parse_key(std::string text, std::string& error) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   JobKey key{};
-  if (text.size() == kJobKeyBytes) {
+  const auto raw = [&] {
     std::memcpy(key.data(), text.data(), kJobKeyBytes);
     return key;
-  }
+  };
+  // Exactly 32 bytes are a raw key whatever they end with: random bytes end
+  // in a newline or carriage return one time in 128, and stripping it would
+  // reject the key.
+  if (text.size() == kJobKeyBytes) return raw();
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  if (text.size() == kJobKeyBytes) return raw();
   if (!parse_hex32(text, key)) {
     error = "a job key is 32 raw bytes or 64 hex digits";
     return std::nullopt;

@@ -28,9 +28,9 @@ using JobKey = std::array<std::uint8_t, kJobKeyBytes>;
 inline constexpr const char* kJobKeyVariable = "SAFS_JOB_KEY";  // 64 hex digits
 inline constexpr const char* kJobKeyFileVariable = "SAFS_JOB_KEY_FILE";
 
-// A key file holds 32 raw bytes or 64 hex digits (a trailing newline is
-// allowed) and must not be readable by group or others. nullopt and `error`
-// when it cannot be used.
+// A key file holds 32 raw bytes (a 33rd that is a newline is allowed; a 32nd
+// is key) or 64 hex digits (a trailing newline is allowed) and must not be
+// readable by group or others. nullopt and `error` when it cannot be used.
 std::optional<JobKey> read_job_key_file(const std::string& path, std::string& error);
 // SAFS_JOB_KEY, else the file SAFS_JOB_KEY_FILE names; nullopt and an empty
 // `error` when neither is set.

@@ -151,6 +151,16 @@ TEST(Security, KeyFilesMustBePrivateAndWellFormed) {
   const auto key = read_job_key_file(path, error);
   ASSERT_TRUE(key) << error;
   EXPECT_EQ((*key)[0], 0xaa);
+  std::string raw_key(31, 'r');
+  raw_key += '\n';  // random key bytes may end in a newline: still 32 raw bytes
+  { std::ofstream(path, std::ios::binary) << raw_key; }
+  const auto raw = read_job_key_file(path, error);
+  ASSERT_TRUE(raw) << error;
+  EXPECT_EQ((*raw)[31], '\n');
+  { std::ofstream(path, std::ios::binary) << std::string(32, 'r') << '\n'; }
+  const auto raw_with_newline = read_job_key_file(path, error);
+  ASSERT_TRUE(raw_with_newline) << error;
+  EXPECT_EQ((*raw_with_newline)[31], 'r');
   { std::ofstream(path) << "short"; }
   EXPECT_FALSE(read_job_key_file(path, error));
   EXPECT_NE(error.find("64 hex digits"), std::string::npos) << error;
