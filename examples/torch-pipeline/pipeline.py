@@ -58,6 +58,8 @@ def parse_args(argv):
     p.add_argument("--sequence", type=int, default=512)
     p.add_argument("--link-mbit", type=float, default=1000.0,
                    help="the bottleneck's rate, for the plan's transfer time")
+    p.add_argument("--unpaced-connections", type=int, choices=(0, 1), default=1,
+                   help="SAFS's unpaced sends take a connection the kernel never paced")
     p.add_argument("--master", required=True, help="HOST:PORT of rank 0's rendezvous store")
     p.add_argument("--out", required=True, help="JSON file this rank writes")
     a = p.parse_args(argv)
@@ -208,7 +210,8 @@ def main(argv):
     if a.safs:
         import safs.torch as st
         st.options(quiet=True, reuse_connections=(a.comm != "safs-fresh"),
-                   contention_fallback=(a.comm != "safs-paced"))
+                   contention_fallback=(a.comm != "safs-paced"),
+                   unpaced_connections=bool(a.unpaced_connections))
     dist.init_process_group("safs" if a.safs else "gloo",
                             init_method=f"tcp://{host}:{port}", rank=a.rank, world_size=a.stages)
     stage = Stage(a)
@@ -223,6 +226,7 @@ def main(argv):
     iterations = [stage.iteration(record_ops=(i == a.iterations - 1)) for i in range(a.iterations)]
     measured_s = time.monotonic() - t_measured
     report = {"rank": a.rank, "stages": a.stages, "schedule": a.schedule, "comm": a.comm,
+              "unpaced_connections": a.unpaced_connections,
               "microbatches": a.microbatches, "message_bytes": stage.nbytes,
               "durations_s": stage.durations, "link_mbit": a.link_mbit, "iterations": iterations,
               "measured_s": measured_s}

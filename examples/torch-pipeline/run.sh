@@ -10,7 +10,9 @@
 # the veths' 64 KB GSO packets; 0: every host sends wire-sized packets, as a
 # switch port sees them, which costs this 2-vCPU machine's compute dearly
 # next to a competitor), BURST_KB (the bottleneck's htb burst, what it
-# passes at once after an idle spell: 64; 4 with GSO=0), STAGES
+# passes at once after an idle spell: 64; 4 with GSO=0), UNPACED_CONNECTIONS
+# (1: SAFS's unpaced sends on a contended path take a data connection the
+# kernel never paced; 0: they may reuse one it did), STAGES
 # (2), MICROBATCHES (8), ITERATIONS (measured per run, 3), RUNS (runs per
 # cell, in rounds, 1), SCHEDULES ("gpipe 1f1b zb-h1"), COMMS ("safs gloo-preposted
 # gloo"; also safs-fresh, SAFS with a new data connection per tensor, and
@@ -28,6 +30,7 @@ out=${1:-$root/out/torch-pipeline}
 rate_mbit=${RATE_MBIT:-200}
 gso=${GSO:-1}
 burst_kb=${BURST_KB:-64}
+unpaced_connections=${UNPACED_CONNECTIONS:-1}
 stages=${STAGES:-2}
 microbatches=${MICROBATCHES:-8}
 iterations=${ITERATIONS:-3}
@@ -43,6 +46,7 @@ source "$root/scripts/expect.sh"
 expect RATE_MBIT "$rate_mbit" '^[1-9][0-9]*$' "a positive whole number of Mbit/s"
 expect GSO "$gso" '^[01]$' "0 or 1"
 expect BURST_KB "$burst_kb" '^[1-9][0-9]*$' "a positive whole number of KB"
+expect UNPACED_CONNECTIONS "$unpaced_connections" '^[01]$' "0 or 1"
 expect STAGES "$stages" '^[2-8]$' "2..8 stages"
 expect MICROBATCHES "$microbatches" '^[1-9][0-9]*$' "a positive whole number"
 expect ITERATIONS "$iterations" '^[1-9][0-9]*$' "a positive whole number"
@@ -211,7 +215,8 @@ run_cell() {  # SCHEDULE COMM COMPETITION RUN
       SAFS_LISTEN_HOST="$(address "s$s")" SAFS_DOWNLINK_BPS="$((rate_mbit * 1000000))" \
       GLOO_SOCKET_IFNAME="eth-s$s" OPENBLAS_NUM_THREADS=1 timeout 300 $python "$here/pipeline.py" --rank "$s" --stages "$stages" \
       --schedule "$1" --comm "$2" --microbatches "$microbatches" --iterations "$iterations" \
-      --link-mbit "$rate_mbit" --master "$(address s0):29500" --out "$out/$name.rank$s.json" &
+      --link-mbit "$rate_mbit" --unpaced-connections "$unpaced_connections" \
+      --master "$(address s0):29500" --out "$out/$name.rank$s.json" &
     pids+=($!)
   done
   for pid in "${pids[@]}"; do wait "$pid" || { echo "torch-pipeline: a stage of $name failed" >&2; return 1; }; done

@@ -43,6 +43,7 @@ class Endpoint:
         max_unexpected_messages: Optional[int] = None,
         reuse_connections: bool = True,
         contention_fallback: bool = True,
+        unpaced_connections: bool = True,
         edf_when_short: bool = True,
         quiet: bool = False,
     ) -> None: ...

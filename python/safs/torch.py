@@ -57,7 +57,7 @@ _groups = weakref.WeakSet()
 
 def options(*, listen_host=None, listen_port=None, downlink_bps=None, wait_timeout_s=None,
             quiet=None, background=None, background_max_bytes=None, reuse_connections=None,
-            contention_fallback=None, edf_when_short=None):
+            contention_fallback=None, unpaced_connections=None, edf_when_short=None):
     """Sets how the next process groups' endpoints are made (before
     init_process_group; the environment's SAFS_LISTEN_HOST and
     SAFS_DOWNLINK_BPS are read when an option is not set here):
@@ -73,10 +73,12 @@ def options(*, listen_host=None, listen_port=None, downlink_bps=None, wait_timeo
     (default True) sends each tensor on the data connection the last one
     to that peer used, instead of a new one; `contention_fallback` (default
     True) sends unpaced to a peer whose bottleneck someone else fills
-    (docs/runtime.md, "Contention fallback"); `edf_when_short` (default
-    True) lets the rank's receiver serve urgent transfers earliest deadline
-    first at line rate while its granted flows fall short of their grants on
-    a full downlink (docs/runtime.md, "Namespace testbed")."""
+    (docs/runtime.md, "Contention fallback"), on a data connection the
+    kernel never paced when `unpaced_connections` (default True);
+    `edf_when_short` (default True) lets the rank's receiver serve urgent
+    transfers earliest deadline first at line rate while its granted flows
+    fall short of their grants on a full downlink (docs/runtime.md,
+    "Namespace testbed")."""
     given = {
         "listen_host": listen_host,
         "listen_port": listen_port,
@@ -87,6 +89,7 @@ def options(*, listen_host=None, listen_port=None, downlink_bps=None, wait_timeo
         "quiet": quiet,
         "reuse_connections": reuse_connections,
         "contention_fallback": contention_fallback,
+        "unpaced_connections": unpaced_connections,
         "edf_when_short": edf_when_short,
     }
     for key, value in given.items():
@@ -224,6 +227,7 @@ class ProcessGroupSafs(_ProcessGroup):
         kwargs = {"listen": (host, port), "quiet": bool(_options.get("quiet", False)),
                   "reuse_connections": bool(_options.get("reuse_connections", True)),
                   "contention_fallback": bool(_options.get("contention_fallback", True)),
+                  "unpaced_connections": bool(_options.get("unpaced_connections", True)),
                   "edf_when_short": bool(_options.get("edf_when_short", True))}
         downlink = _options.get("downlink_bps") or os.environ.get("SAFS_DOWNLINK_BPS")
         if downlink is not None:

@@ -21,6 +21,7 @@ def options(
     background_max_bytes: Optional[int] = None,
     reuse_connections: Optional[bool] = None,
     contention_fallback: Optional[bool] = None,
+    unpaced_connections: Optional[bool] = None,
     edf_when_short: Optional[bool] = None,
 ) -> None: ...
 def hint(

@@ -24,10 +24,11 @@ DataConnectionPool::DataConnectionPool(EventLoop& loop, const DataReuse& config)
     : loop_(loop), config_(config) {}
 
 DataConnectionPool::~DataConnectionPool() {
-  for (const Idle& idle : idle_) close(idle.fd);
+  for (const Idle& idle : idle_) close(idle.connection.fd);
 }
 
-void DataConnectionPool::give(PeerId peer, int fd, std::int64_t now_ns) {
+void DataConnectionPool::give(PeerId peer, Connection connection, std::int64_t now_ns) {
+  const int fd = connection.fd;
   if (!still_open(fd)) {  // the receiver kept no more of ours
     close(fd);
     return;
@@ -43,23 +44,31 @@ void DataConnectionPool::give(PeerId peer, int fd, std::int64_t now_ns) {
     }
     close_at(static_cast<std::size_t>(oldest - idle_.begin()));
   }
-  idle_.push_back({peer, fd, now_ns});
+  idle_.push_back({peer, connection, now_ns});
   loop_.add(fd, EPOLLIN | EPOLLRDHUP, [this, fd](std::uint32_t) { on_closed_by_receiver(fd); });
 }
 
-int DataConnectionPool::take(PeerId peer) {
+DataConnectionPool::Connection DataConnectionPool::take(PeerId peer, Want want) {
+  if (want == Want::kUnpacedOnly) return take_newest(peer, false);
+  const Connection paced = take_newest(peer, true);
+  return paced.fd >= 0 ? paced : take_newest(peer, std::nullopt);
+}
+
+DataConnectionPool::Connection DataConnectionPool::take_newest(PeerId peer,
+                                                               std::optional<bool> kernel_paced) {
   for (std::size_t i = idle_.size(); i-- > 0;) {
     if (idle_[i].peer != peer) continue;
-    if (!still_open(idle_[i].fd)) {
+    if (kernel_paced && idle_[i].connection.kernel_paced != *kernel_paced) continue;
+    if (!still_open(idle_[i].connection.fd)) {
       close_at(i);
       continue;
     }
-    const int fd = idle_[i].fd;
-    loop_.remove(fd);
+    const Connection connection = idle_[i].connection;
+    loop_.remove(connection.fd);
     idle_.erase(idle_.begin() + static_cast<std::ptrdiff_t>(i));
-    return fd;
+    return connection;
   }
-  return -1;
+  return {};
 }
 
 void DataConnectionPool::close_peer(PeerId peer) {
@@ -75,13 +84,13 @@ void DataConnectionPool::expire(std::int64_t now_ns) {
 }
 
 void DataConnectionPool::on_closed_by_receiver(int fd) {
-  const auto it =
-      std::find_if(idle_.begin(), idle_.end(), [&](const Idle& idle) { return idle.fd == fd; });
+  const auto it = std::find_if(idle_.begin(), idle_.end(),
+                               [&](const Idle& idle) { return idle.connection.fd == fd; });
   if (it != idle_.end()) close_at(static_cast<std::size_t>(it - idle_.begin()));
 }
 
 void DataConnectionPool::close_at(std::size_t index) {
-  int fd = idle_[index].fd;
+  int fd = idle_[index].connection.fd;
   loop_.remove_and_close(fd);
   idle_.erase(idle_.begin() + static_cast<std::ptrdiff_t>(index));
 }

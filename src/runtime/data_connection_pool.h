@@ -4,9 +4,13 @@
 // advertised wire::kCapDataReuse, whose receivers read the next DataOpen on
 // the connection. While idle a connection is watched: the receiver never
 // writes on one, so anything readable is its close, and it is dropped.
+// Each connection remembers whether a flow on it ever set a kernel pacing
+// rate (pacer.h: TCP then paces the socket for good), so that a flow that
+// must go unpaced can take one that never did.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "runtime/endpoint_config.h"
@@ -17,6 +21,14 @@ namespace safs::runtime {
 
 class DataConnectionPool {
  public:
+  struct Connection {
+    int fd = -1;  // -1: none
+    bool kernel_paced = false;
+  };
+  // kPacedFirst: one the kernel paced if there is one (so that the others
+  // stay unpaced), else any. kUnpacedOnly: one it never paced, or none.
+  enum class Want : std::uint8_t { kPacedFirst, kUnpacedOnly };
+
   DataConnectionPool(EventLoop& loop, const DataReuse& config);
   ~DataConnectionPool();
   DataConnectionPool(const DataConnectionPool&) = delete;
@@ -25,10 +37,11 @@ class DataConnectionPool {
   // Keeps `fd` (taken from the caller, who has removed it from the loop) for
   // `peer`, unless the receiver closed it already; when the peer already
   // has as many idle as allowed, the oldest of them is closed.
-  void give(PeerId peer, int fd, std::int64_t now_ns);
-  // The connection to `peer` that went idle last and is still open (not
-  // registered in the loop, the caller's now), or -1.
-  int take(PeerId peer);
+  void give(PeerId peer, Connection connection, std::int64_t now_ns);
+  // Of the connections to `peer` that are still open and `want` allows, the
+  // one that went idle last (not registered in the loop, the caller's now);
+  // fd -1 if none.
+  Connection take(PeerId peer, Want want);
   // Closes the peer's idle connections (the peer is gone).
   void close_peer(PeerId peer);
   // Closes those idle longer than the configured timeout.
@@ -38,9 +51,12 @@ class DataConnectionPool {
  private:
   struct Idle {
     PeerId peer = 0;
-    int fd = -1;
+    Connection connection;
     std::int64_t since_ns = 0;
   };
+  // The newest open idle connection to `peer` with kernel_paced equal to
+  // `kernel_paced` (either, when nullopt), taken out of the pool.
+  Connection take_newest(PeerId peer, std::optional<bool> kernel_paced);
   void on_closed_by_receiver(int fd);
   // Closes idle_[index] and forgets it.
   void close_at(std::size_t index);

@@ -38,6 +38,7 @@ void Pacer::set_rate(double rate_bps, std::int64_t now_ns, double buffered_bps) 
     // A zero pacing rate would stall the socket; a pause is done by not writing.
     const double kernel_rate = std::max(bytes_per_s, kKernelFloorBytesPerSecond);
     set_pacing_rate(fd_, unpaced ? kKernelUnlimited : static_cast<std::uint64_t>(kernel_rate));
+    kernel_rate_set_ = kernel_rate_set_ || !unpaced;
   }
   if (bucket_paced_) bucket_.set_rate(bytes_per_s, now_ns);
   const double lowat =

@@ -3,6 +3,14 @@
 // takes it, a user-space token bucket otherwise. Also keeps the socket's
 // not-sent low-water mark at about two milliseconds of the rate, so a new
 // rate acts within milliseconds instead of after a full send buffer drains.
+//
+// A socket once given a finite SO_MAX_PACING_RATE stays paced by TCP itself
+// for the rest of its life, at TCP's own rate (about 1.2 times the congestion
+// window per smoothed RTT) when the limit is lifted again: Linux's
+// sk_setsockopt() only ever moves sk_pacing_status from SK_PACING_NONE to
+// SK_PACING_NEEDED (net/core/sock.c; the rate: tcp_update_pacing_rate() and
+// net.ipv4.tcp_pacing_ca_ratio). kernel_rate_set() says whether this Pacer did
+// that, so that a connection which must go unpaced can avoid such sockets.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +36,8 @@ class Pacer {
   double rate_bps() const { return rate_bps_; }
   double buffered_bps() const { return buffered_bps_; }
   bool kernel_paced() const { return kernel_; }
+  // A finite rate went to the kernel: TCP paces the socket for good.
+  bool kernel_rate_set() const { return kernel_rate_set_; }
 
   // Bytes the caller may write now.
   std::uint64_t allowance(std::int64_t now_ns);
@@ -39,6 +49,7 @@ class Pacer {
   int fd_;
   bool kernel_ = false;
   bool bucket_paced_ = false;  // the bucket holds the rate (user space, or below the kernel floor)
+  bool kernel_rate_set_ = false;
   double rate_bps_ = kUnpaced;
   double buffered_bps_ = kUnpaced;
   TokenBucket bucket_;

@@ -72,6 +72,13 @@ struct ContentionFallback {
   // would decide it).
   std::uint64_t min_allowed_bytes = 256 * 1024;
   std::int64_t memory_ns = 2'000'000'000;
+  // A flow that starts on a contended path takes a data connection that was
+  // never kernel-paced (opening one if the pool has none) and paces in user
+  // space if at all: one once given a kernel pacing rate stays paced by TCP
+  // at its own rate (pacer.h), which loses to an unpaced competitor in the
+  // shared queue. Only with PacingMode::kAuto. docs/real-pipeline.md
+  // measures it next to an unmanaged bulk flow.
+  bool unpaced_connections = true;
 };
 
 class PathContention {

@@ -129,11 +129,19 @@ bool SendSide::peer_reuses_connections(PeerId id) const {
 }
 
 void SendSide::start_data_connection(OutgoingFlow& flow) {
-  const int fd = peer_reuses_connections(flow.peer) ? pool_.take(flow.peer) : -1;
-  if (fd < 0) return open_data_connection(flow);
+  flow.keeps_connection_unpaced = config_.contention_fallback.unpaced_connections &&
+                                  config_.pacing == PacingMode::kAuto &&
+                                  path_contended(flow.peer, monotonic_ns());
+  const auto want = flow.keeps_connection_unpaced ? DataConnectionPool::Want::kUnpacedOnly
+                                                  : DataConnectionPool::Want::kPacedFirst;
+  const DataConnectionPool::Connection idle = peer_reuses_connections(flow.peer)
+                                                  ? pool_.take(flow.peer, want)
+                                                  : DataConnectionPool::Connection{};
+  if (idle.fd < 0) return open_data_connection(flow);
   ++stats_.data_connections_reused;
   flow.reused_connection = true;
-  attach_data_connection(flow, fd, /*connected=*/true);
+  flow.kernel_paced_connection = idle.kernel_paced;
+  attach_data_connection(flow, idle.fd, /*connected=*/true);
 }
 
 void SendSide::open_data_connection(OutgoingFlow& flow) {
@@ -144,6 +152,7 @@ void SendSide::open_data_connection(OutgoingFlow& flow) {
     return;
   }
   ++stats_.data_connections_opened;
+  flow.kernel_paced_connection = false;
   set_no_delay(fd);  // the last partial segment must not wait for an ACK
   attach_data_connection(flow, fd, /*connected=*/false);
 }
@@ -152,7 +161,9 @@ void SendSide::attach_data_connection(OutgoingFlow& flow, int fd, bool connected
   flow.fd = fd;
   flow.connected = connected;
   set_priority(flow.fd, kUnscheduledPriority);
-  flow.pacer = std::make_unique<Pacer>(flow.fd, config_.pacing);  // resets a reused one's rate
+  // A new Pacer resets a reused connection's rate.
+  flow.pacer = std::make_unique<Pacer>(
+      flow.fd, flow.keeps_connection_unpaced ? PacingMode::kUserspace : config_.pacing);
   start_progress(flow);
   if (const Peer* peer = peers_.find(flow.peer); peer != nullptr && peer->authenticated) {
     write_preamble(flow, *peer);
@@ -420,7 +431,8 @@ void SendSide::end(OutgoingFlow& flow, FlowState state, const std::string& error
                         flow.sent_bytes == flow.data.size() && peer_reuses_connections(flow.peer);
   if (reusable) {
     loop_.remove(flow.fd);
-    pool_.give(flow.peer, flow.fd, monotonic_ns());
+    const bool kernel_paced = flow.kernel_paced_connection || flow.pacer->kernel_rate_set();
+    pool_.give(flow.peer, {flow.fd, kernel_paced}, monotonic_ns());
     flow.fd = -1;
   } else {
     loop_.remove_and_close(flow.fd);

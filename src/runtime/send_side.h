@@ -65,7 +65,12 @@ struct OutgoingFlow {
   FlowHint hint;
   int fd = -1;
   bool connected = false;
-  bool reused_connection = false;      // fd came from the pool (may prove closed: replaced once)
+  bool reused_connection = false;  // fd came from the pool (may prove closed: replaced once)
+  // A flow before this one on fd set a kernel pacing rate (pacer.h).
+  bool kernel_paced_connection = false;
+  // Started on a contended path: fd was never kernel-paced and stays so
+  // (ContentionFallback::unpaced_connections).
+  bool keeps_connection_unpaced = false;
   std::vector<std::uint8_t> preamble;  // the DataOpen frame, once the peer is authenticated
   std::size_t preamble_sent = 0;
   std::uint64_t sent_bytes = 0;

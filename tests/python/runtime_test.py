@@ -113,12 +113,17 @@ class Transfers(Pair):
 
     def test_contention_fallback_is_a_switch_and_loopback_never_trips_it(self):
         # Loopback loses nothing and queues nothing: with the fallback on
-        # (the default) or off, no path is ever found contended.
+        # (the default) or off, and with its unpaced connections or
+        # without, no path is ever found contended.
         c = endpoint(contention_fallback=False)
-        self.addCleanup(c.close)
-        c.start()
+        d = endpoint(unpaced_connections=False)
+        for e in (c, d):
+            self.addCleanup(e.close)
+            e.start()
+        with self.assertRaises(TypeError):
+            endpoint(unpaced_connections="sometimes")
         payload = b"y" * 2_000_000
-        for sender, tag in ((self.a, 60), (c, 61)):
+        for sender, tag in ((self.a, 60), (c, 61), (d, 64)):
             landing = bytearray(len(payload))
             r = self.b.recv_into(landing, tag=tag)
             sender.send(payload, self.b.address, tag=tag).wait(10)

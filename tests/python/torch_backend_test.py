@@ -227,7 +227,8 @@ class TorchOptionsTest(unittest.TestCase):
                 raise RuntimeError("recorded")
 
         for value in (False, True):
-            safs_torch.options(edf_when_short=value, contention_fallback=value)
+            safs_torch.options(edf_when_short=value, contention_fallback=value,
+                               unpaced_connections=value)
             try:
                 with mock.patch.object(safs_torch.runtime, "Endpoint", Recorder):
                     with self.assertRaisesRegex(RuntimeError, "recorded"):
@@ -235,8 +236,10 @@ class TorchOptionsTest(unittest.TestCase):
             finally:
                 safs_torch._options.pop("edf_when_short", None)
                 safs_torch._options.pop("contention_fallback", None)
+                safs_torch._options.pop("unpaced_connections", None)
             self.assertIs(made[-1]["edf_when_short"], value)
             self.assertIs(made[-1]["contention_fallback"], value)
+            self.assertIs(made[-1]["unpaced_connections"], value)
 
 
 class BackgroundDrainTest(unittest.TestCase):
