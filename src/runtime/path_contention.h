@@ -19,7 +19,10 @@
 // then go unpaced (TCP's congestion control alone) and do not wait for a
 // first grant. It stops being contended at the end of the first window in
 // which they deliver `recovered_ratio` of what their grants allow (the
-// capacity is back), or after `memory_ns` without a window that could tell.
+// capacity is back; a window whose grants allowed less than
+// `min_allowed_bytes` tells only without loss or a queue, since behind the
+// competitor's queue a flow's last few kB reach their grant too), or after
+// `memory_ns` without a window that could tell.
 // Each flow is also checked on its own (GrantReached): one that delivered
 // that much of its own grant in its last half window is paced again, so
 // that no flow runs above its grant for more than about one window, however

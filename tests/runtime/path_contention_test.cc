@@ -128,6 +128,23 @@ TEST(PathContention, EndsEvenWhenTheGrantsAreSmall) {
   EXPECT_FALSE(path.contended(now));
 }
 
+TEST(PathContention, SmallGrantsReachedBehindAQueueDoNotEndIt) {
+  // A flow's last few kB reach their grant in a window otherwise idle, but
+  // the competitor's queue is still there (or a packet was lost): the
+  // capacity is not back.
+  std::int64_t now = 0;
+  PathContention path = contended_path(now);
+  const std::int64_t queue_ns = ContentionFallback{}.queue_delay_ns;
+  for (int t = 0; t < 60; ++t) path.add(100, 200, 0, queue_ns, now += kMs);
+  EXPECT_TRUE(path.contended(now));
+  const int window_ticks = static_cast<int>(ContentionFallback{}.window_ns / kMs);
+  for (int t = 0; t < 60; ++t) path.add(100, 200, t % window_ticks == 0 ? 1 : 0, 0, now += kMs);
+  EXPECT_TRUE(path.contended(now));
+  // A judged window that gets its grants ends it, queue or not.
+  feed(path, now, 2, 1.0, 0, queue_ns);
+  EXPECT_FALSE(path.contended(now));
+}
+
 TEST(PathContention, ForgottenWithoutEvidence) {
   std::int64_t now = 0;
   const PathContention path = contended_path(now);
