@@ -48,16 +48,17 @@ void PathContention::close_window_if_due(std::int64_t now_ns) {
     delivery_.max_queue_delay_ns = std::max(delivery_.max_queue_delay_ns, max_queue_delay_ns_);
   }
   if (contended(now_ns)) {
-    // Unpaced, the flows get what TCP wins. What their grants allow: the
-    // capacity is back, pace them again. (Short of it they stay unpaced;
-    // leaving at the shortfall ratio would flap, since unpaced flows next
-    // to a competitor often make that ratio.) Grants too small to judge
-    // end it only without loss or a queue: behind the competitor's queue a
-    // flow's last few kB, or a trickle, reach their grant with the
-    // competitor still there. A window without a granted flow says nothing.
+    // Unpaced, the flows get what TCP wins. What their grants allow,
+    // without loss or a queue: the capacity is back, pace them again.
+    // (Short of it they stay unpaced; leaving at the shortfall ratio would
+    // flap, since unpaced flows next to a competitor often make that
+    // ratio. Behind the competitor's queue, a flow's last few kB, or a
+    // grant lower than TCP's share, are reached with the competitor still
+    // there.) A window without a granted flow says nothing.
     if (allowed_bytes_ > 0) {
-      const bool telling = judged || (!lossy && !queued);
-      if (telling && delivered >= config_.recovered_ratio * allowed_bytes_) contended_ = false;
+      const bool recovered =
+          !lossy && !queued && delivered >= config_.recovered_ratio * allowed_bytes_;
+      if (recovered) contended_ = false;
       last_evidence_ns_ = now_ns;
     }
   } else if (judged && config_.enabled) {

@@ -18,11 +18,12 @@
 // shortfall with neither, and pacing costs nothing there. The path's flows
 // then go unpaced (TCP's congestion control alone) and do not wait for a
 // first grant. It stops being contended at the end of the first window in
-// which they deliver `recovered_ratio` of what their grants allow (the
-// capacity is back; a window whose grants allowed less than
-// `min_allowed_bytes` tells only without loss or a queue, since behind the
-// competitor's queue a flow's last few kB reach their grant too), or after
-// `memory_ns` without a window that could tell.
+// which they deliver `recovered_ratio` of what their grants allow without
+// loss or a queue (the capacity is back: behind the competitor's queue a
+// flow's last few kB, or a grant below TCP's share, are reached too), or
+// after `memory_ns` without a window that could tell. A path whose own
+// unpaced flows keep a queue stays contended; GrantReached still paces
+// each of them at its grant once it gets it.
 // Each flow is also checked on its own (GrantReached): one that delivered
 // that much of its own grant in its last half window is paced again, so
 // that no flow runs above its grant for more than about one window, however

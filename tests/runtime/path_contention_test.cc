@@ -128,10 +128,10 @@ TEST(PathContention, EndsEvenWhenTheGrantsAreSmall) {
   EXPECT_FALSE(path.contended(now));
 }
 
-TEST(PathContention, SmallGrantsReachedBehindAQueueDoNotEndIt) {
-  // A flow's last few kB reach their grant in a window otherwise idle, but
-  // the competitor's queue is still there (or a packet was lost): the
-  // capacity is not back.
+TEST(PathContention, GrantsReachedBehindAQueueOrWithLossDoNotEndIt) {
+  // A flow's last few kB reach their grant in a window otherwise idle, or
+  // a flow reaches a grant lower than TCP's share, but the competitor's
+  // queue is still there (or a packet was lost): the capacity is not back.
   std::int64_t now = 0;
   PathContention path = contended_path(now);
   const std::int64_t queue_ns = ContentionFallback{}.queue_delay_ns;
@@ -140,8 +140,12 @@ TEST(PathContention, SmallGrantsReachedBehindAQueueDoNotEndIt) {
   const int window_ticks = static_cast<int>(ContentionFallback{}.window_ns / kMs);
   for (int t = 0; t < 60; ++t) path.add(100, 200, t % window_ticks == 0 ? 1 : 0, 0, now += kMs);
   EXPECT_TRUE(path.contended(now));
-  // A judged window that gets its grants ends it, queue or not.
-  feed(path, now, 2, 1.0, 0, queue_ns);
+  feed(path, now, 3, 1.0, 0, queue_ns);
+  EXPECT_TRUE(path.contended(now));
+  feed(path, now, 3, 1.0, 1);
+  EXPECT_TRUE(path.contended(now));
+  // The queue is gone: the first window that gets its grants ends it.
+  feed(path, now, 2, 1.0, 0);
   EXPECT_FALSE(path.contended(now));
 }
 
