@@ -23,7 +23,8 @@ constexpr double kKernelFloorBytesPerSecond = 10e6;
 
 }  // namespace
 
-Pacer::Pacer(int fd, PacingMode mode) : fd_(fd) {
+Pacer::Pacer(int fd, PacingMode mode, bool kernel_rate_set)
+    : fd_(fd), kernel_rate_set_(kernel_rate_set) {
   if (mode != PacingMode::kUserspace) kernel_ = set_pacing_rate(fd_, kKernelUnlimited);
   set_notsent_lowat(fd_, static_cast<std::uint32_t>(kMaxLowatBytes));
 }

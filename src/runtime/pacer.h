@@ -27,7 +27,8 @@ class Pacer {
   static constexpr double kUnpaced = std::numeric_limits<double>::infinity();
 
   // kAuto tries the kernel and falls back to user space if refused.
-  Pacer(int fd, PacingMode mode);
+  // `kernel_rate_set`: an earlier Pacer on fd already set a kernel rate.
+  Pacer(int fd, PacingMode mode, bool kernel_rate_set = false);
 
   // kUnpaced: as fast as TCP goes. 0: send nothing. The socket's not-sent
   // low-water mark follows `buffered_bps` (kUnpaced: 4 MB).
@@ -36,7 +37,8 @@ class Pacer {
   double rate_bps() const { return rate_bps_; }
   double buffered_bps() const { return buffered_bps_; }
   bool kernel_paced() const { return kernel_; }
-  // A finite rate went to the kernel: TCP paces the socket for good.
+  // A finite rate went to the kernel, by this Pacer or an earlier one on the
+  // socket: TCP paces the socket for good.
   bool kernel_rate_set() const { return kernel_rate_set_; }
 
   // Bytes the caller may write now.

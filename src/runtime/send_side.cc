@@ -140,8 +140,7 @@ void SendSide::start_data_connection(OutgoingFlow& flow) {
   if (idle.fd < 0) return open_data_connection(flow);
   ++stats_.data_connections_reused;
   flow.reused_connection = true;
-  flow.kernel_paced_connection = idle.kernel_paced;
-  attach_data_connection(flow, idle.fd, /*connected=*/true);
+  attach_data_connection(flow, idle, /*connected=*/true);
 }
 
 void SendSide::open_data_connection(OutgoingFlow& flow) {
@@ -152,18 +151,20 @@ void SendSide::open_data_connection(OutgoingFlow& flow) {
     return;
   }
   ++stats_.data_connections_opened;
-  flow.kernel_paced_connection = false;
   set_no_delay(fd);  // the last partial segment must not wait for an ACK
-  attach_data_connection(flow, fd, /*connected=*/false);
+  attach_data_connection(flow, {fd, /*kernel_paced=*/false}, /*connected=*/false);
 }
 
-void SendSide::attach_data_connection(OutgoingFlow& flow, int fd, bool connected) {
-  flow.fd = fd;
+void SendSide::attach_data_connection(OutgoingFlow& flow,
+                                      const DataConnectionPool::Connection& connection,
+                                      bool connected) {
+  flow.fd = connection.fd;
   flow.connected = connected;
   set_priority(flow.fd, kUnscheduledPriority);
   // A new Pacer resets a reused connection's rate.
   flow.pacer = std::make_unique<Pacer>(
-      flow.fd, flow.keeps_connection_unpaced ? PacingMode::kUserspace : config_.pacing);
+      flow.fd, flow.keeps_connection_unpaced ? PacingMode::kUserspace : config_.pacing,
+      connection.kernel_paced);
   start_progress(flow);
   if (const Peer* peer = peers_.find(flow.peer); peer != nullptr && peer->authenticated) {
     write_preamble(flow, *peer);
@@ -431,8 +432,7 @@ void SendSide::end(OutgoingFlow& flow, FlowState state, const std::string& error
                         flow.sent_bytes == flow.data.size() && peer_reuses_connections(flow.peer);
   if (reusable) {
     loop_.remove(flow.fd);
-    const bool kernel_paced = flow.kernel_paced_connection || flow.pacer->kernel_rate_set();
-    pool_.give(flow.peer, {flow.fd, kernel_paced}, monotonic_ns());
+    pool_.give(flow.peer, {flow.fd, flow.pacer->kernel_rate_set()}, monotonic_ns());
     flow.fd = -1;
   } else {
     loop_.remove_and_close(flow.fd);

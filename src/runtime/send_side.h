@@ -66,8 +66,6 @@ struct OutgoingFlow {
   int fd = -1;
   bool connected = false;
   bool reused_connection = false;  // fd came from the pool (may prove closed: replaced once)
-  // A flow before this one on fd set a kernel pacing rate (pacer.h).
-  bool kernel_paced_connection = false;
   // Started on a contended path: fd was never kernel-paced and stays so
   // (ContentionFallback::unpaced_connections).
   bool keeps_connection_unpaced = false;
@@ -121,7 +119,8 @@ class SendSide {
   // An idle connection from the pool when the peer reuses them, else a new one.
   void start_data_connection(OutgoingFlow& flow);
   void open_data_connection(OutgoingFlow& flow);
-  void attach_data_connection(OutgoingFlow& flow, int fd, bool connected);
+  void attach_data_connection(OutgoingFlow& flow, const DataConnectionPool::Connection& connection,
+                              bool connected);
   // A reused connection broke: the flow starts over on a new one (false when
   // the flow's connection was not a reused one: the failure is real).
   bool replace_reused_connection(OutgoingFlow& flow, const std::string& why);
