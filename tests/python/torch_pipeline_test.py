@@ -118,6 +118,37 @@ class WaitedTransfersTest(unittest.TestCase):
 
 
 @unittest.skipUnless(HAVE_TORCH, "torch is not installed (scripts/setup.sh installs it)")
+class TensorsScriptTest(unittest.TestCase):
+    """tensors.py: per cell, the waited-for tensors' count, mean, median,
+    90th percentile and largest, over every run of every directory given;
+    bad input ends with exit 2 and a message."""
+
+    def run_script(self, *args):
+        return subprocess.run([sys.executable, str(EXAMPLE / "tensors.py"), *args],
+                              capture_output=True, text=True, timeout=60)
+
+    def test_one_row_per_cell_over_runs_and_directories(self):
+        ms = 1_000_000
+        with tempfile.TemporaryDirectory() as first, tempfile.TemporaryDirectory() as second:
+            for out, received in ((first, 20 * ms), (second, 40 * ms)):
+                for rank, sends, waits in ((0, [["F", 0, 0]], []),
+                                           (1, [], [["F", 0, 5 * ms, received]])):
+                    with open(os.path.join(out, f"1f1b.safs.bulk.1.rank{rank}.json"), "w") as f:
+                        json.dump({"rank": rank,
+                                   "iterations": [{"sends": sends, "waits": waits}]}, f)
+            done = self.run_script(first, second)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            rows = [line for line in done.stdout.splitlines() if line.startswith("| 1f1b")]
+            self.assertEqual(rows, ["| 1f1b | safs | bulk | 2 | 30.0 | 30.0 | 40.0 | 40.0 |"])
+
+    def test_bad_input_exits_2(self):
+        self.assertEqual(self.run_script().returncode, 2)
+        with tempfile.TemporaryDirectory() as empty:
+            done = self.run_script(empty)
+            self.assertEqual(done.returncode, 2)
+            self.assertIn("no run's *.rank0.json", done.stderr)
+
+
 class LoopbackPipelineTest(unittest.TestCase):
     def run_pipeline(self, comm, schedule, directory):
         port = unused_port()
