@@ -194,25 +194,29 @@ TEST(SackScoreboard, TimeoutMarksWhatIsNotSackedLost) {
   EXPECT_EQ(resent, (std::vector<std::uint64_t>{0, 1, 3, 5}));
 }
 
+// With tail loss probes too (tests/transport/tail_loss_test.cc).
 TEST(WindowSack, EveryByteArrivesUnderOnePercentLoss) {
-  for (const char* transport : {"reno", "dctcp", "safs"}) {
-    ExperimentConfig config = testing::star(5, 1500);
-    config.transport = transport;
-    config.transport_params["sack"] = true;
-    config.network.link_loss_rate = 0.01;
-    config.seed = 7;
-    const std::uint64_t sizes[] = {1, 1499, 1500, 1501, 3'000'000, 5'000'000};
-    int i = 0;
-    for (const std::uint64_t size : sizes) {
-      testing::add_flow(config, 1 + i % 4, 0, size, i * 10 * kPsPerUs);
-      ++i;
-    }
-    Experiment e(config);
-    e.run();
-    EXPECT_GT(e.network_totals().wire_losses, 100u) << transport;
-    for (const FlowRecord& r : e.recorder().records()) {
-      EXPECT_TRUE(r.complete()) << transport << " flow " << r.spec.id;
-      EXPECT_EQ(e.transport().delivered_bytes(r.spec.id), r.spec.size_bytes) << transport;
+  for (const bool probe : {false, true}) {
+    for (const char* transport : {"reno", "dctcp", "safs"}) {
+      ExperimentConfig config = testing::star(5, 1500);
+      config.transport = transport;
+      config.transport_params["sack"] = true;
+      config.transport_params["tail_loss_probe"] = probe;
+      config.network.link_loss_rate = 0.01;
+      config.seed = 7;
+      const std::uint64_t sizes[] = {1, 1499, 1500, 1501, 3'000'000, 5'000'000};
+      int i = 0;
+      for (const std::uint64_t size : sizes) {
+        testing::add_flow(config, 1 + i % 4, 0, size, i * 10 * kPsPerUs);
+        ++i;
+      }
+      Experiment e(config);
+      e.run();
+      EXPECT_GT(e.network_totals().wire_losses, 100u) << transport;
+      for (const FlowRecord& r : e.recorder().records()) {
+        EXPECT_TRUE(r.complete()) << transport << " flow " << r.spec.id;
+        EXPECT_EQ(e.transport().delivered_bytes(r.spec.id), r.spec.size_bytes) << transport;
+      }
     }
   }
 }

@@ -113,6 +113,20 @@ void SackScoreboard::mark_outstanding_lost() {
   find_next_resend(base_);
 }
 
+std::uint64_t SackScoreboard::last_unsacked() const {
+  for (std::uint64_t i = end_; i > base_;) {
+    --i;
+    if (!(flags(i) & kSacked)) return i * segment_bytes_;
+  }
+  return kNoSegment;
+}
+
+void SackScoreboard::mark_unsacked_lost_below(std::uint64_t seq) {
+  const std::uint64_t until = std::min(end_, seq / segment_bytes_);
+  for (std::uint64_t i = base_; i < until; ++i) set_lost(i);
+  lost_frontier_ = std::max(lost_frontier_, until);
+}
+
 void SackScoreboard::clear() {
   for (std::uint64_t i = base_; i < end_; ++i) flags(i) = 0;
   end_ = base_;

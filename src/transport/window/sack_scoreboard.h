@@ -41,12 +41,21 @@ class SackScoreboard {
   // retransmitted, so each is resent once more from the lowest (Linux
   // tcp_timeout_mark_lost, which keeps what was SACKed).
   void mark_outstanding_lost();
+  // The highest segment out not SACKed (what a tail loss probe resends,
+  // RFC 8985 section 7.3), or kNoSegment if every one was.
+  std::uint64_t last_unsacked() const;
+  // The probe's segment arrived: each segment below `seq` not SACKed was
+  // sent before it and is lost (RACK's inference, RFC 8985 section 6.2:
+  // the probe went out last).
+  void mark_unsacked_lost_below(std::uint64_t seq);
   // Forgets every mark (after a timeout without SACK the sender goes back N).
   void clear();
 
   std::uint64_t sacked_bytes() const { return sacked_bytes_; }
   std::uint64_t lost_bytes() const { return lost_bytes_; }
   std::uint64_t retransmitted_bytes() const { return retrans_bytes_; }
+
+  static constexpr std::uint64_t kNoSegment = UINT64_MAX;
 
  private:
   static constexpr std::uint8_t kSacked = 1, kLost = 2, kRetransmitted = 4;

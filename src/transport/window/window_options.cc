@@ -36,6 +36,15 @@ KnobTable<WindowConfig> reno_knobs() {
          "resent first, and the pipe leaves out what was SACKed; after a timeout what was SACKed "
          "stays. On, as Linux. false: NewReno, one hole resent per partial ACK (RFC 6582), "
          "going back N after a timeout.");
+  t.flag("tail_loss_probe", SAFS_FIELD(tail_loss_probe),
+         "Tail loss probes (RFC 8985 section 7, with SACK only): outside recovery (open, or an "
+         "ECN cut under way, as Linux), 2 smoothed RTTs after the last new data or ACK with "
+         "data still unacknowledged (at most the RTO), the highest segment not SACKed is resent "
+         "once; when it arrives, every segment below it not SACKed is lost and recovery starts "
+         "(RACK's inference). A lost tail then costs about three RTTs instead of a timeout. The "
+         "receiver ACKs every segment, so there is no delayed-ACK term. Off by default: Linux "
+         "adds 2 jiffies (TCP_TIMEOUT_MIN, 2 ms at HZ = 1000) to the 2 RTTs, so with a 1 ms "
+         "rto_min_us its timeout fires first; on, this models a stack with microsecond timers.");
   return t;
 }
 

@@ -29,6 +29,9 @@ struct WindowConfig {
   bool impatient_rto = true;  // RFC 6582 section 4: re-arm on the first partial ACK only
   bool loss_state = true;     // no ECN cut after a timeout until the loss is repaired
   bool sack = true;           // SACK-based recovery (RFC 6675), as Linux
+  // Tail loss probes (RFC 8985 section 7). Off: every result of the
+  // evaluation was measured without them (docs/transports.md).
+  bool tail_loss_probe = false;
   std::uint32_t initial_alpha = kAlphaOne;  // DCTCP alpha at flow start
   std::uint8_t data_priority = 0;
   std::uint8_t ack_priority = 0;  // ACKs share the data queue, as in a plain TCP network

@@ -46,7 +46,7 @@ void WindowTransport::start_flow(const FlowSpec& spec) {
   sender.cc.ssthresh_bytes = UINT64_MAX;
   sender.cc.alpha = config_.initial_alpha;
   sender.rto_ps = config_.rto_min_ps;
-  sender.rto_timer = std::make_unique<Timer>(env_.sim, [this, &sender] { on_timeout(sender); });
+  sender.rto_timer = std::make_unique<Timer>(env_.sim, [this, &sender] { on_loss_timer(sender); });
   sender.retry_timer = std::make_unique<Timer>(env_.sim, [this, &sender] { make_ready(sender); });
   sender.queue_priority = class_priority(spec);
   sender.scoreboard = SackScoreboard(env_.mtu_bytes, spec.size_bytes);
@@ -105,7 +105,13 @@ std::uint64_t WindowTransport::retransmission_seq(const SenderFlow& flow) const 
   return config_.sack ? flow.scoreboard.hole_to_resend() : flow.snd_una;
 }
 
+std::uint64_t WindowTransport::next_segment_seq(const SenderFlow& flow) const {
+  if (flow.probe_pending) return flow.probe_seq;
+  return has_retransmission(flow) ? retransmission_seq(flow) : flow.snd_nxt;
+}
+
 bool WindowTransport::window_allows(const SenderFlow& flow) const {
+  if (flow.probe_pending) return true;  // a probe goes whatever the window (Linux)
   if (has_retransmission(flow)) {
     // NewReno resends a hole at once; under PRR or SACK the window says when.
     return (!config_.prr && !config_.sack) ||
@@ -170,7 +176,13 @@ WindowTransport::SendGate WindowTransport::send_gate(SenderFlow& flow) {
 
 Packet* WindowTransport::build_segment(SenderFlow& flow, std::uint8_t priority) {
   std::uint64_t seq = flow.snd_nxt;
-  if (has_retransmission(flow)) {
+  const bool new_data = !flow.probe_pending && !has_retransmission(flow);
+  if (flow.probe_pending) {
+    seq = flow.probe_seq;
+    flow.probe_pending = false;
+    flow.scoreboard.retransmitted(seq);
+    ++stats_.retransmissions;
+  } else if (!new_data) {
     seq = retransmission_seq(flow);
     flow.retransmit_pending = false;
     if (config_.sack) flow.scoreboard.retransmitted(seq);
@@ -191,7 +203,11 @@ Packet* WindowTransport::build_segment(SenderFlow& flow, std::uint8_t priority) 
   if (flow.reducing()) flow.prr.out_bytes += p.payload_bytes;
   ++stats_.data_packets;
   ++flow.data_packets;
-  if (!flow.rto_timer->armed()) flow.rto_timer->arm_in(flow.rto_ps);
+  if (new_data && probe_allowed(flow)) {
+    arm_loss_timer(flow);  // RFC 8985 section 7.2: after new data, the probe waits anew
+  } else if (!flow.rto_timer->armed()) {
+    flow.rto_timer->arm_in(flow.rto_ps);
+  }
   on_segment_sent(flow, p);
   return &p;
 }
@@ -307,6 +323,7 @@ void WindowTransport::on_ack(SenderFlow& flow, const Packet& ack) {
   }
   std::uint64_t delivered = moved.delivered_bytes;
   if (config_.sack) delivered += on_sack(flow, ack.seq);
+  if (flow.probe_seq != SackScoreboard::kNoSegment) check_probe(flow, ack);
   if (!advanced && ack.ack == flow.snd_una && flow.in_flight() > 0) {
     delivered += on_duplicate_ack(flow);
   }
@@ -400,7 +417,7 @@ WindowTransport::NewAck WindowTransport::on_new_ack(SenderFlow& flow, std::uint6
   } else if (flow.in_flight() == 0) {
     flow.rto_timer->cancel();  // nothing outstanding (RFC 6298 §5.2): a paused flow never times out
   } else if (rearm) {
-    flow.rto_timer->arm_in(flow.rto_ps);
+    arm_loss_timer(flow);
   }
   return {delivered, partial};
 }
@@ -497,9 +514,58 @@ void WindowTransport::enter_recovery(SenderFlow& flow) {
   enter_reduction(flow, CaState::kRecovery);
 }
 
+void WindowTransport::on_loss_timer(SenderFlow& flow) {
+  if (flow.done()) return;
+  if (!flow.loss_timer_probes) {
+    on_timeout(flow);
+  } else if (probe_allowed(flow) && flow.in_flight() > 0) {
+    send_probe(flow);
+  } else {  // recovery began since it was set: the RTO takes over
+    flow.loss_timer_probes = false;
+    flow.rto_timer->arm_in(flow.rto_ps);
+  }
+}
+
+// RFC 8985 section 7.2, as Linux's tcp_schedule_loss_probe: outside loss
+// recovery, with SACK, an RTT sample and no probe out.
+bool WindowTransport::probe_allowed(const SenderFlow& flow) const {
+  return config_.tail_loss_probe && config_.sack && flow.srtt_ps > 0 &&
+         (flow.ca_state == CaState::kOpen || flow.ca_state == CaState::kCwr) &&
+         flow.probe_seq == SackScoreboard::kNoSegment && !flow.scoreboard.has_hole_to_resend();
+}
+
+void WindowTransport::arm_loss_timer(SenderFlow& flow) {
+  flow.loss_timer_probes = probe_allowed(flow);
+  // Every segment is ACKed at once here, so 2 SRTT without a delayed-ACK term.
+  flow.rto_timer->arm_in(flow.loss_timer_probes ? std::min(2 * flow.srtt_ps, flow.rto_ps)
+                                                : flow.rto_ps);
+}
+
+// RFC 8985 section 7.3: resend the last segment (new data would probe as
+// well, but the window or the send gate may hold it). Its ACK, with SACK,
+// shows what is missing below it. The RTO backs the probe up.
+void WindowTransport::send_probe(SenderFlow& flow) {
+  flow.loss_timer_probes = false;
+  flow.rto_timer->arm_in(flow.rto_ps);
+  flow.probe_seq = flow.scoreboard.last_unsacked();
+  if (flow.probe_seq == SackScoreboard::kNoSegment) return;
+  flow.probe_pending = true;
+  make_ready(flow);
+}
+
+void WindowTransport::check_probe(SenderFlow& flow, const Packet& ack) {
+  if (flow.snd_una <= flow.probe_seq && ack.seq != flow.probe_seq) return;
+  // Sent before the probe and still missing: lost (RFC 8985 section 6.2).
+  if (flow.snd_una <= flow.probe_seq) flow.scoreboard.mark_unsacked_lost_below(flow.probe_seq);
+  flow.probe_seq = SackScoreboard::kNoSegment;
+  flow.probe_pending = false;
+}
+
 void WindowTransport::on_timeout(SenderFlow& flow) {
   if (flow.done()) return;
   ++stats_.timeouts;
+  flow.probe_seq = SackScoreboard::kNoSegment;
+  flow.probe_pending = false;
   const std::uint64_t mtu = env_.mtu_bytes;
   flow.cc.ssthresh_bytes = std::max(flow.in_flight() / 2, 2 * mtu);
   flow.cc.cwnd_bytes = mtu;

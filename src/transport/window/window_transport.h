@@ -130,6 +130,8 @@ class WindowTransport : public Transport {
   void handle_at(std::uint8_t type, Side side) { side_of_type_[type] = side; }
   // Queues the flow at its host's NIC if its window lets it send.
   void make_ready(SenderFlow& flow);
+  // The offset of the segment the flow sends next: a resend, or new data.
+  std::uint64_t next_segment_seq(const SenderFlow& flow) const;
   // A control packet from one side of a flow to the other, header-only; the
   // caller fills it and passes it to send_control().
   Packet& new_control(const SenderFlow& flow, std::uint8_t message_type, std::uint8_t priority);
@@ -165,6 +167,17 @@ class WindowTransport : public Transport {
   std::uint64_t retransmission_seq(const SenderFlow& flow) const;
   void on_echo(SenderFlow& flow);
   void on_timeout(SenderFlow& flow);
+  // The loss timer fired: a tail loss probe's or the RTO's.
+  void on_loss_timer(SenderFlow& flow);
+  // Tail loss probes (WindowConfig::tail_loss_probe, RFC 8985 section 7).
+  bool probe_allowed(const SenderFlow& flow) const;
+  // Arms the loss timer from now: for a probe after 2 SRTT if one is
+  // allowed, else for the RTO.
+  void arm_loss_timer(SenderFlow& flow);
+  void send_probe(SenderFlow& flow);
+  // An ACK arrived while a probe is out: once it reports the probe's
+  // segment, what is still missing below it is lost.
+  void check_probe(SenderFlow& flow, const Packet& ack);
   void enter_reduction(SenderFlow& flow, CaState state);
   void grow_window(SenderFlow& flow, std::uint64_t acked_bytes);
   bool cwnd_limited(const SenderFlow& flow) const;
@@ -224,7 +237,12 @@ struct WindowTransport::SenderFlow : FlowSide {
   TimePs srtt_ps = 0;
   TimePs rttvar_ps = 0;
   TimePs rto_ps = 0;
-  std::unique_ptr<Timer> rto_timer;
+  std::unique_ptr<Timer> rto_timer;  // the loss timer: the RTO's, or a probe's
+  // Tail loss probe (tail_loss_probe): the loss timer is set for a probe,
+  // and the segment a probe resent while its ACK is awaited.
+  bool loss_timer_probes = false;
+  bool probe_pending = false;  // the probe waits for the NIC
+  std::uint64_t probe_seq = SackScoreboard::kNoSegment;
   std::unique_ptr<Timer> retry_timer;  // send_gate asked to retry later
 
   std::uint64_t data_packets = 0;  // sent, including retransmissions
