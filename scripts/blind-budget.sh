@@ -12,14 +12,10 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh
 out=out/blind-budget
-scenario=scenarios/eval/afd-saturated.toml
-seeds=1,2,3,4
-# afd-shallow's port buffer and the standard level's run length
-# (scenarios/eval/matrix.toml).
-shallow=(--set network.port_buffer_bytes=375000 --set inference.output_tokens_min=4
-  --set inference.output_tokens_max=6 --set inference.measured_requests=96)
-metrics=(--metric inference.tpot_p99_ms --metric network.queue_drops
-  --metric transport_stats.timeouts)
+scenario=$afd_shallow_scenario
+seeds=$afd_shallow_seeds
+shallow=("${afd_shallow[@]}")
+metrics=("${afd_shallow_metrics[@]}")
 
 # name|overrides: one sweep over K and the seeds each.
 variants=(
@@ -57,39 +53,14 @@ for v in "${growth[@]}"; do
   i=$((i + 1))
 done
 
-"$python" - "${tables[@]}" <<'EOF'
-import csv, importlib.machinery, statistics, sys
-
-# tools/evaluate's mean and 95% confidence interval (Student's t), not a copy.
-evaluate = importlib.machinery.SourceFileLoader("evaluate", "tools/evaluate").load_module()
-
-def mean_ci(values):
-    mean, ci = evaluate.mean_ci(values)
-    return mean, ci or 0.0
-
-def rows(path):
-    with open(path + "/sweep.csv") as f:
-        return list(csv.DictReader(f))
-
-def cell(points):
-    tpot, ci = mean_ci([float(p["inference.tpot_p99_ms"]) for p in points])
-    drops = statistics.fmean(float(p["network.queue_drops"]) for p in points)
-    timeouts = statistics.fmean(float(p["transport_stats.timeouts"]) for p in points)
-    return f"{tpot:.3f} ± {ci:.3f} | {drops:,.0f} | {timeouts:,.0f}"
-
-by_k = [e.split("|", 2) for e in sys.argv[1:] if e.startswith("k|")]
-ks = ["20000", "65000", "100000"]
-print("p99 TPOT (ms, mean ± 95% CI over 4 seeds), drops and timeouts (mean per run):\n")
-print("| run | " + " | ".join(f"K = {int(k) // 1000} KB | drops | timeouts" for k in ks) + " |")
-print("|---|" + "---:|---:|---:|" * len(ks))
-for _, path, name in by_k:
-    points = rows(path)
-    cells = [cell([p for p in points if p["network.ecn_threshold_bytes"] == k]) for k in ks]
-    print(f"| {name} | " + " | ".join(cells) + " |")
-print("\nAt K = 100 KB, how fast the learned cap grows back:\n")
-print("| run | p99 TPOT (ms) | drops | timeouts |")
-print("|---|---:|---:|---:|")
-for kind, path, name in (e.split("|", 2) for e in sys.argv[1:]):
-    if kind == "growth":
-        print(f"| {name} | {cell(rows(path))} |")
-EOF
+by_k=() one=()
+for t in "${tables[@]}"; do
+  if [[ $t == k\|* ]]; then by_k+=("${t#k|}"); else one+=("${t#growth|}"); fi
+done
+echo "p99 TPOT (ms, mean ± 95% CI over 4 seeds), drops and timeouts (mean per run):"
+echo
+"$python" scripts/afd_shallow_table.py by-k drops,timeouts "${by_k[@]}"
+echo
+echo "At K = 100 KB, how fast the learned cap grows back:"
+echo
+"$python" scripts/afd_shallow_table.py one drops,timeouts "${one[@]}"

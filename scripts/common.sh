@@ -29,6 +29,21 @@ transports() {
   fi
 }
 
+# afd-shallow at the matrix's standard level (scenarios/eval/matrix.toml):
+# its scenario file, its 375 KB ports and the standard run length, four seeds,
+# and the metrics its tables show. For the scripts that measure a mechanism
+# there (blind-budget.sh, tail-loss.sh).
+# shellcheck disable=SC2034 # used by the scripts that source this file
+afd_shallow_scenario=scenarios/eval/afd-saturated.toml
+# shellcheck disable=SC2034
+afd_shallow_seeds=1,2,3,4
+# shellcheck disable=SC2034
+afd_shallow=(--set network.port_buffer_bytes=375000 --set inference.output_tokens_min=4
+  --set inference.output_tokens_max=6 --set inference.measured_requests=96)
+# shellcheck disable=SC2034
+afd_shallow_metrics=(--metric inference.tpot_p99_ms --metric network.queue_drops
+  --metric transport_stats.timeouts --metric transport_stats.retransmissions)
+
 # One line on stderr, so that a long script shows it is alive.
 progress() {
   echo "$script_name: $*" >&2

@@ -30,6 +30,7 @@ import csv, glob, importlib.machinery, importlib.util, json, statistics, sys
 matrix_runs, runs = sys.argv[1], sys.argv[2]
 
 # tools/evaluate names each cell's directory; use its own slug, not a copy.
+sys.path.insert(0, "tools")  # its modules sit beside it
 loader = importlib.machinery.SourceFileLoader("evaluate", "tools/evaluate")
 evaluate = importlib.util.module_from_spec(importlib.util.spec_from_loader("evaluate", loader))
 loader.exec_module(evaluate)
