@@ -25,6 +25,7 @@ variants=(
   "every uplink report move sent at once (pace_reports = false)|safs|--set transport.safs.pace_reports=false"
   "background by shortest remaining first (background_srpt = true)|safs|--set transport.safs.background_srpt=true"
   "background left to its window, not granted (grant_background = false)|safs|--set transport.safs.grant_background=false"
+  "tail loss probes (tail_loss_probe = true)|safs|--set transport.safs.tail_loss_probe=true"
   "pfabric-edf|pfabric-edf|"
   "dctcp-llf|dctcp-llf|"
   "dctcp-prio|dctcp-prio|"

@@ -1,5 +1,6 @@
 // Lost tails: the tail loss probe (WindowConfig::tail_loss_probe, RFC 8985
-// section 7) that repairs them in round trips instead of a timeout.
+// section 7) that repairs them in round trips instead of a timeout, and
+// SAFS resending a lost blind byte at once.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -88,6 +89,17 @@ TEST(TailLossProbe, RepairsABurstsLostTailsWithoutATimeout) {
     EXPECT_GT(without.last_finish_ps, kPsPerMs) << transport;
     EXPECT_LT(with.last_finish_ps, kPsPerMs / 2) << transport;
   }
+}
+
+// A transfer sent whole blind is never granted (its receiver does not
+// schedule it), so its resends wait for no grant. They waited
+// first_grant_wait_us (200 us) before: this burst, its tails probed, then
+// ended after 250 us.
+TEST(SafsBlindResend, WaitsForNoGrant) {
+  const BurstResult r = dispatch_burst("safs", true);
+  ASSERT_TRUE(r.all_complete);
+  ASSERT_GT(r.drops, 0u);
+  EXPECT_LT(r.last_finish_ps, 150 * kPsPerUs);  // 73 us at line rate, and the repairs
 }
 
 }  // namespace

@@ -141,6 +141,9 @@ WindowTransport::SendGate SafsTransport::SenderAgent::gate(SenderFlow& flow) {
   FlowState& s = state(flow);
   const TimePs now = transport_.env().sim.now();
   if (s.window_only) return {true, config.fallback_priority};
+  // The next new byte decides: with SACK a resend comes from the scoreboard
+  // and goes as the flow's later bytes do, not at the blind level again,
+  // where it would add to the overflow that lost it.
   const std::uint64_t next_byte = flow.retransmit_pending ? flow.snd_una : flow.snd_nxt;
   if (next_byte < s.unscheduled_limit) {
     const bool urgent = flow.spec.flow_class == FlowClass::kUrgent;
@@ -155,8 +158,11 @@ WindowTransport::SendGate SafsTransport::SenderAgent::gate(SenderFlow& flow) {
   }
   // A flow that started under its stream's lease and outlived it waits for
   // its own first grant as a new flow does (the receiver may not know it yet).
-  if ((!s.grant.held() || (s.on_stream_lease && !s.granted)) &&
-      now < s.started_ps + config.first_grant_wait_ps) {
+  // A flow sent whole blind waits for none: its receiver never grants it, so
+  // its resends go at once (they waited first_grant_wait_us in vain before).
+  const bool grant_coming = s.unscheduled_limit < flow.spec.size_bytes &&
+                            (!s.grant.held() || (s.on_stream_lease && !s.granted));
+  if (grant_coming && now < s.started_ps + config.first_grant_wait_ps) {
     return {false, 0, s.started_ps + config.first_grant_wait_ps};  // the grant is on its way
   }
   return {true, config.fallback_priority};  // lost or expired lease: window only, lowest level

@@ -105,11 +105,6 @@ std::uint64_t WindowTransport::retransmission_seq(const SenderFlow& flow) const 
   return config_.sack ? flow.scoreboard.hole_to_resend() : flow.snd_una;
 }
 
-std::uint64_t WindowTransport::next_segment_seq(const SenderFlow& flow) const {
-  if (flow.probe_pending) return flow.probe_seq;
-  return has_retransmission(flow) ? retransmission_seq(flow) : flow.snd_nxt;
-}
-
 bool WindowTransport::window_allows(const SenderFlow& flow) const {
   if (flow.probe_pending) return true;  // a probe goes whatever the window (Linux)
   if (has_retransmission(flow)) {

@@ -130,8 +130,6 @@ class WindowTransport : public Transport {
   void handle_at(std::uint8_t type, Side side) { side_of_type_[type] = side; }
   // Queues the flow at its host's NIC if its window lets it send.
   void make_ready(SenderFlow& flow);
-  // The offset of the segment the flow sends next: a resend, or new data.
-  std::uint64_t next_segment_seq(const SenderFlow& flow) const;
   // A control packet from one side of a flow to the other, header-only; the
   // caller fills it and passes it to send_control().
   Packet& new_control(const SenderFlow& flow, std::uint8_t message_type, std::uint8_t priority);
