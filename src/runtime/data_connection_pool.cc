@@ -49,16 +49,17 @@ void DataConnectionPool::give(PeerId peer, Connection connection, std::int64_t n
 }
 
 DataConnectionPool::Connection DataConnectionPool::take(PeerId peer, Want want) {
-  if (want == Want::kUnpacedOnly) return take_newest(peer, false);
-  const Connection paced = take_newest(peer, true);
-  return paced.fd >= 0 ? paced : take_newest(peer, std::nullopt);
+  if (want == Want::kPacedFirst) {
+    const Connection paced = take_newest(peer, true);
+    if (paced.fd >= 0) return paced;
+  }
+  return take_newest(peer, false);
 }
 
-DataConnectionPool::Connection DataConnectionPool::take_newest(PeerId peer,
-                                                               std::optional<bool> kernel_paced) {
+DataConnectionPool::Connection DataConnectionPool::take_newest(PeerId peer, bool kernel_rate_set) {
   for (std::size_t i = idle_.size(); i-- > 0;) {
     if (idle_[i].peer != peer) continue;
-    if (kernel_paced && idle_[i].connection.kernel_paced != *kernel_paced) continue;
+    if (idle_[i].connection.kernel_rate_set != kernel_rate_set) continue;
     if (!still_open(idle_[i].connection.fd)) {
       close_at(i);
       continue;

@@ -10,7 +10,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <vector>
 
 #include "runtime/endpoint_config.h"
@@ -22,8 +21,8 @@ namespace safs::runtime {
 class DataConnectionPool {
  public:
   struct Connection {
-    int fd = -1;  // -1: none
-    bool kernel_paced = false;
+    int fd = -1;                   // -1: none
+    bool kernel_rate_set = false;  // Pacer::kernel_rate_set() of its last flow
   };
   // kPacedFirst: one the kernel paced if there is one (so that the others
   // stay unpaced), else any. kUnpacedOnly: one it never paced, or none.
@@ -54,9 +53,9 @@ class DataConnectionPool {
     Connection connection;
     std::int64_t since_ns = 0;
   };
-  // The newest open idle connection to `peer` with kernel_paced equal to
-  // `kernel_paced` (either, when nullopt), taken out of the pool.
-  Connection take_newest(PeerId peer, std::optional<bool> kernel_paced);
+  // The newest open idle connection to `peer` whose kernel_rate_set is
+  // `kernel_rate_set`, taken out of the pool.
+  Connection take_newest(PeerId peer, bool kernel_rate_set);
   void on_closed_by_receiver(int fd);
   // Closes idle_[index] and forgets it.
   void close_at(std::size_t index);

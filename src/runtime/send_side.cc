@@ -152,7 +152,7 @@ void SendSide::open_data_connection(OutgoingFlow& flow) {
   }
   ++stats_.data_connections_opened;
   set_no_delay(fd);  // the last partial segment must not wait for an ACK
-  attach_data_connection(flow, {fd, /*kernel_paced=*/false}, /*connected=*/false);
+  attach_data_connection(flow, {fd, /*kernel_rate_set=*/false}, /*connected=*/false);
 }
 
 void SendSide::attach_data_connection(OutgoingFlow& flow,
@@ -164,7 +164,7 @@ void SendSide::attach_data_connection(OutgoingFlow& flow,
   // A new Pacer resets a reused connection's rate.
   flow.pacer = std::make_unique<Pacer>(
       flow.fd, flow.keeps_connection_unpaced ? PacingMode::kUserspace : config_.pacing,
-      connection.kernel_paced);
+      connection.kernel_rate_set);
   start_progress(flow);
   if (const Peer* peer = peers_.find(flow.peer); peer != nullptr && peer->authenticated) {
     write_preamble(flow, *peer);

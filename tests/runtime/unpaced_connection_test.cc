@@ -68,14 +68,14 @@ TEST(DataConnectionPool, UnpacedFlowsTakeOnlyConnectionsTheKernelNeverPaced) {
   pool.give(2, {d.ours(), false}, 4);  // another peer's
   auto taken = pool.take(peer, Want::kUnpacedOnly);
   EXPECT_EQ(taken.fd, b.ours());
-  EXPECT_FALSE(taken.kernel_paced);
+  EXPECT_FALSE(taken.kernel_rate_set);
   EXPECT_EQ(pool.take(peer, Want::kUnpacedOnly).fd, -1);  // only paced ones left
   pool.give(peer, taken, 5);
   // A paced flow takes the paced connection that went idle last, leaving the
   // unpaced one for the next flow that needs it...
   taken = pool.take(peer, Want::kPacedFirst);
   EXPECT_EQ(taken.fd, c.ours());
-  EXPECT_TRUE(taken.kernel_paced);
+  EXPECT_TRUE(taken.kernel_rate_set);
   EXPECT_EQ(pool.take(peer, Want::kPacedFirst).fd, a.ours());
   // ...and an unpaced one when no other is left.
   EXPECT_EQ(pool.take(peer, Want::kPacedFirst).fd, b.ours());
