@@ -26,6 +26,7 @@ variants=(
   "background by shortest remaining first (background_srpt = true)|safs|--set transport.safs.background_srpt=true"
   "background left to its window, not granted (grant_background = false)|safs|--set transport.safs.grant_background=false"
   "tail loss probes (tail_loss_probe = true)|safs|--set transport.safs.tail_loss_probe=true"
+  "transfers announced ahead (announce_ahead = true)|safs|--set transport.safs.announce_ahead=true"
   "pfabric-edf|pfabric-edf|"
   "dctcp-llf|dctcp-llf|"
   "dctcp-prio|dctcp-prio|"

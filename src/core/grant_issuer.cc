@@ -202,6 +202,18 @@ bool GrantIssuer::adopt(FlowId flow, StreamId stream) {
   return true;
 }
 
+bool GrantIssuer::hand_over(FlowId planned, FlowId flow) {
+  const auto it = flows_.find(planned);
+  if (it == flows_.end()) return false;
+  FlowState state = it->second;
+  flows_.erase(it);
+  state.pending_target.flow = flow;
+  state.heard = true;  // it is sending under the lease
+  state.lapsed = false;
+  flows_[flow] = state;
+  return true;
+}
+
 // The sender's lease starts when the grant reaches it, up to one control delay
 // after the receiver sent it: the reservation lasts that much longer.
 bool GrantIssuer::expire_streams(TimePs now) {

@@ -91,6 +91,10 @@ class GrantIssuer {
   // A new flow that its sender started under `stream`'s lease takes it over.
   // False if the stream holds none (it ended): the flow is granted as new.
   bool adopt(FlowId flow, StreamId stream);
+  // A planned transfer's grant state (its lease, the rate its sender got)
+  // passes to the real flow its sender started under that lease. False if
+  // `planned` has none.
+  bool hand_over(FlowId planned, FlowId flow);
   // Drops stream leases that have ended. True if any did (capacity is free).
   bool expire_streams(TimePs now);
   // The rate the stream leases hold for transfers not started yet.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 namespace safs::core {
 
@@ -23,11 +25,100 @@ void ReceiverScheduler::add_flow(const SemanticFlow& flow) {
   if (SemanticFlow* known = find(flow.id)) {
     *known = flow;
   } else {
+    replace_plan(flow);
     flows_.push_back(flow);
     // Started under its stream's lease: it is sending at the stream's rate.
     if (flow.on_stream_lease && flow.stream != 0) issuer_.adopt(flow.id, flow.stream);
   }
   dirty_ = true;
+}
+
+AnnounceOutcome ReceiverScheduler::announce(const Announcement& announcement, TimePs now) {
+  if (announcements_pending() >= config_.max_announcements) {
+    ++announcements_dropped_;
+    return AnnounceOutcome::kDropped;
+  }
+  const bool feasible = urgent_set_feasible(announcement, now);
+  announced_.push_back(announcement);
+  if (announcement.start_ps - config_.announce_lead_ps <= now) dirty_ = true;
+  if (feasible) return AnnounceOutcome::kPlanned;
+  ++announcements_infeasible_;
+  return AnnounceOutcome::kInfeasible;
+}
+
+// Its sender started it under the plan's lease (on_stream_lease), or blind:
+// either way the plan has done its work, and what it reserved is the flow's.
+void ReceiverScheduler::replace_plan(const SemanticFlow& flow) {
+  if (!flow.urgent()) return;
+  drop_plan(flow.sender, flow.dependency, flow.on_stream_lease ? flow.id : kNoFlow);
+}
+
+void ReceiverScheduler::forget_announcement(std::uint32_t sender, std::uint64_t dependency) {
+  drop_plan(sender, dependency, kNoFlow);
+}
+
+void ReceiverScheduler::drop_plan(std::uint32_t sender, std::uint64_t dependency, FlowId heir) {
+  if (dependency == 0 || (announced_.empty() && planned_.empty())) return;
+  const auto same = [&](const Announcement& a) {
+    return a.sender == sender && a.dependency == dependency;
+  };
+  std::erase_if(announced_, same);
+  const auto plan = std::find_if(planned_.begin(), planned_.end(), same);
+  if (plan == planned_.end()) return;
+  if (heir != kNoFlow) issuer_.hand_over(plan->planned_id, heir);
+  remove_flow(plan->planned_id);
+  planned_.erase(plan);
+}
+
+void ReceiverScheduler::plan_announcements(TimePs now) {
+  for (std::size_t i = 0; i < planned_.size();) {
+    // Not started a lease after its projected start: its grant has lapsed.
+    if (now >= planned_[i].start_ps + config_.grants.validity_ps) {
+      remove_flow(planned_[i].planned_id);
+      planned_.erase(planned_.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      ++i;
+    }
+  }
+  for (std::size_t i = 0; i < announced_.size();) {
+    const Announcement& a = announced_[i];
+    if (a.start_ps - config_.announce_lead_ps > now) {
+      ++i;
+      continue;
+    }
+    SemanticFlow f;
+    f.id = a.planned_id;
+    f.sender = a.sender;
+    f.size_bytes = f.remaining_bytes = a.size_bytes;
+    f.no_bubble_ps = a.no_bubble_ps;
+    f.dependency = a.dependency;
+    f.urgency = Urgency::kUrgent;
+    f.criticality = a.criticality;
+    flows_.push_back(f);
+    planned_.push_back(a);
+    announced_.erase(announced_.begin() + static_cast<std::ptrdiff_t>(i));
+    dirty_ = true;
+  }
+}
+
+bool ReceiverScheduler::urgent_set_feasible(const Announcement& extra, TimePs now) const {
+  std::vector<std::pair<TimePs, std::uint64_t>> due;  // (timestamp, bytes)
+  for (const SemanticFlow& f : flows_) {
+    if (f.urgent() && f.no_bubble_ps != kTimeNever)
+      due.emplace_back(f.no_bubble_ps, f.remaining_bytes);
+  }
+  for (const Announcement& a : announced_) {
+    if (a.no_bubble_ps != kTimeNever) due.emplace_back(a.no_bubble_ps, a.size_bytes);
+  }
+  if (extra.no_bubble_ps != kTimeNever) due.emplace_back(extra.no_bubble_ps, extra.size_bytes);
+  std::sort(due.begin(), due.end());
+  const double budget_bps = config_.allocator.link_bps * config_.allocator.overload_usable_fraction;
+  double bytes = 0;
+  for (const auto& [deadline_ps, size_bytes] : due) {
+    bytes += static_cast<double>(size_bytes);
+    if (deadline_ps <= now || transfer_ps(bytes, budget_bps) > deadline_ps - now) return false;
+  }
+  return true;
 }
 
 bool ReceiverScheduler::update_no_bubble(FlowId id, TimePs no_bubble_ps) {
@@ -107,6 +198,7 @@ std::vector<Grant> ReceiverScheduler::poll(TimePs now) {
   const bool stale =
       reallocates_periodically() && now >= last_allocation_ps_ + config_.reallocate_every_ps;
   if (issuer_.expire_streams(now)) dirty_ = true;  // a stream's reserved rate is free again
+  if (!announced_.empty() || !planned_.empty()) plan_announcements(now);
   if (!dirty_ && !stale) return issuer_.due(now);
 
   // Fold the allocation that was in force since the last one into background's
@@ -150,6 +242,10 @@ TimePs ReceiverScheduler::next_poll_ps() const {
   if (reallocates_periodically()) {
     next = std::min(next, last_allocation_ps_ + config_.reallocate_every_ps);
   }
+  for (const Announcement& a : announced_)
+    next = std::min(next, a.start_ps - config_.announce_lead_ps);
+  for (const Announcement& a : planned_)
+    next = std::min(next, a.start_ps + config_.grants.validity_ps);
   return next;
 }
 

@@ -26,6 +26,24 @@ struct PriorityMap {
   }
 };
 
+// A transfer its sender announced before starting it: the compute schedule
+// says which op will produce it, and when that op should end.
+struct Announcement {
+  FlowId planned_id = 0;  // planned_flow_id(sender, the sender's number for it)
+  std::uint32_t sender = 0;
+  std::uint64_t size_bytes = 0;  // in link terms, as SemanticFlow::size_bytes
+  TimePs start_ps = 0;           // projected start (receiver clock)
+  TimePs no_bubble_ps = kTimeNever;
+  std::uint64_t dependency = 0;  // the consumer op: with the sender, what the real flow is known by
+  std::uint32_t criticality = 0;
+};
+
+enum class AnnounceOutcome : std::uint8_t {
+  kPlanned,     // it will be planned in
+  kInfeasible,  // planned, but the urgent set it joins cannot all be on time
+  kDropped,     // too many announcements pending: ignored
+};
+
 struct ReceiverConfig {
   AllocatorConfig allocator;
   GrantConfig grants;
@@ -39,6 +57,13 @@ struct ReceiverConfig {
   // background's long-run share (averaged over this window) stays above half
   // the floor: no flow is starved forever.
   TimePs starvation_window_ps = 10'000 * kPsPerUs;
+  // An announced transfer enters the allocation, and is granted, this long
+  // before its projected start: its grant must reach the sender first (one
+  // control delay, 5 us) and the producer may end a little early. Ours.
+  TimePs announce_lead_ps = 20 * kPsPerUs;
+  // Announcements waiting to be planned, and planned ones not yet started,
+  // at most (a bound against a sender that announces without end).
+  std::size_t max_announcements = 256;
 };
 
 class ReceiverScheduler {
@@ -49,6 +74,19 @@ class ReceiverScheduler {
   // A flow announced itself (its first packet or an announce message).
   // Adding a known flow updates it instead.
   void add_flow(const SemanticFlow& flow);
+  // A transfer announced ahead. From announce_lead_ps before its projected
+  // start it is planned like a flow of its own (planned_id): its rate is
+  // reserved and granted, so its sender can start it under that grant (no
+  // blind bytes, no round trip). Its real flow, matched by sender and
+  // dependency when its first packet arrives, takes the plan's place (and
+  // the lease, if it started under it). A plan whose flow has not come a
+  // lease after its projected start is dropped. Warns (kInfeasible) when
+  // the urgent flows known and announced cannot all meet their timestamps
+  // even if every one could start now.
+  AnnounceOutcome announce(const Announcement& announcement, TimePs now);
+  // The announced transfer started as a flow this receiver does not
+  // allocate (sent whole blind): its plan is dropped.
+  void forget_announcement(std::uint32_t sender, std::uint64_t dependency);
   // The producer moved the flow's no-bubble timestamp. False if unknown.
   bool update_no_bubble(FlowId id, TimePs no_bubble_ps);
   // Data arrived: bytes still to arrive, as the receiver sees them (cheap; a
@@ -91,6 +129,10 @@ class ReceiverScheduler {
   double unscheduled_bps(TimePs now) const;
   std::uint64_t reallocations() const { return reallocations_; }
   std::uint64_t grants_issued() const { return issuer_.grants_issued(); }
+  std::uint64_t announcements_infeasible() const { return announcements_infeasible_; }
+  std::uint64_t announcements_dropped() const { return announcements_dropped_; }
+  // Announcements not yet planned, and plans whose flow has not started.
+  std::size_t announcements_pending() const { return announced_.size() + planned_.size(); }
 
  private:
   SemanticFlow* find(FlowId id);
@@ -98,6 +140,17 @@ class ReceiverScheduler {
   // (all senders stalled), so a receiver of stalled flows is quiet until data.
   bool reallocates_periodically() const { return !flows_.empty() && !issuer_.all_lapsed(); }
   const SemanticFlow* find(FlowId id) const;
+  // Plans the announcements due by now, and drops plans whose flow never came.
+  void plan_announcements(TimePs now);
+  // The real flow `flow` takes the place of its plan or announcement, if any.
+  void replace_plan(const SemanticFlow& flow);
+  // Drops the plan or announcement of (sender, dependency); a plan's lease
+  // passes to `heir` unless it is kNoFlow.
+  static constexpr FlowId kNoFlow = ~FlowId{0};
+  void drop_plan(std::uint32_t sender, std::uint64_t dependency, FlowId heir);
+  // Whether the urgent flows known and announced, with `extra`, could all
+  // meet their timestamps at the budget if each could start now (EDF).
+  bool urgent_set_feasible(const Announcement& extra, TimePs now) const;
 
   ReceiverConfig config_;
   GrantIssuer issuer_;
@@ -113,6 +166,10 @@ class ReceiverScheduler {
   // unscheduled_window_ps (0: none seen).
   TimePs ungranted_background_until_ps_ = 0;
   std::uint64_t reallocations_ = 0;
+  std::vector<Announcement> announced_;  // not yet planned, in announcement order
+  std::vector<Announcement> planned_;    // planned (in flows_), their flow not started
+  std::uint64_t announcements_infeasible_ = 0;
+  std::uint64_t announcements_dropped_ = 0;
   double background_share_ = 1.0;   // long-run share of the budget background got
   double background_rate_bps_ = 0;  // background's total in the allocation in force
   TimePs share_updated_ps_ = 0;

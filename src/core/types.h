@@ -15,6 +15,17 @@ using FlowId = std::uint64_t;
 // 0: the flow is on no stream.
 using StreamId = std::uint64_t;
 
+// Transfers announced before they start (ReceiverScheduler::announce) are
+// planned under ids of their own, apart from real flows': the top bit set,
+// the sender's host, and the sender's own number for the announcement (which
+// the sender matches the planned grant with).
+inline constexpr FlowId kPlannedFlowBit = FlowId{1} << 63;
+inline FlowId planned_flow_id(std::uint32_t sender, std::uint32_t number) {
+  return kPlannedFlowBit | (FlowId{sender} << 32) | number;
+}
+inline bool is_planned(FlowId id) { return (id & kPlannedFlowBit) != 0; }
+inline std::uint32_t planned_number(FlowId id) { return static_cast<std::uint32_t>(id); }
+
 enum class Urgency : std::uint8_t {
   kUrgent,      // feeds a computation that waits for it
   kBackground,  // nobody waits; throughput only

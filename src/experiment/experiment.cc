@@ -89,6 +89,9 @@ class Experiment::Host final : public WorkloadHost {
     run_.transport_->start_flow(seen);
     return seen.id;
   }
+  void announce(const FlowSpec& planned) override {
+    if (!timestamp_errors_.active()) run_.transport_->announce_flow(planned);
+  }
   void update_deadline(std::uint32_t flow_id, TimePs deadline_ps) override {
     FlowRecord* found = run_.recorder_->find(flow_id);
     // Workloads move only the deadlines of flows still under way.

@@ -24,6 +24,11 @@ class PacketSink;
 class PacketSource;
 class Simulator;
 
+// The flow id of a control packet addressed to a host's transport, not to a
+// flow (SAFS's announcements of transfers not started yet, and their grants).
+// Flow ids are dense from 0 and never reach it.
+inline constexpr std::uint32_t kHostMessageFlowId = UINT32_MAX;
+
 struct TransportStats {
   std::uint64_t data_packets = 0;  // including retransmissions
   std::uint64_t retransmissions = 0;
@@ -114,6 +119,10 @@ class Transport {
   // because the consumer fell behind. Transports that ignore deadlines may
   // ignore this too.
   virtual void update_deadline(std::uint32_t flow_id, TimePs deadline_ps) = 0;
+  // A workload knows a transfer before it starts: `planned` as it will be
+  // started, its projected start in start_ps (its id not assigned yet; the
+  // sender and the dependency name it). Transports that plan nothing ignore it.
+  virtual void announce_flow(const FlowSpec& /*planned*/) {}
 };
 
 }  // namespace safs

@@ -54,6 +54,11 @@ class WorkloadHost {
   virtual FlowSpec register_flow(FlowSpec flow, FlowTerms terms) = 0;
   // Registers a flow and starts it now; returns its id.
   virtual std::uint32_t launch(FlowSpec flow, FlowTerms terms) = 0;
+  // The workload knows a transfer ahead (`planned`: as it will be launched,
+  // its projected start in start_ps): the transport may plan it in. Not
+  // passed on when the run models imperfect timestamps (an announcement's
+  // timestamp would be exact).
+  virtual void announce(const FlowSpec& /*planned*/) {}
   // The flow's no-bubble timestamp moved: the records learn it, and the
   // transport too (perturbed, late or not at all under imperfect timestamps).
   virtual void update_deadline(std::uint32_t flow_id, TimePs deadline_ps) = 0;

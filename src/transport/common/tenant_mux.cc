@@ -23,7 +23,8 @@ class TenantMux::HostEndpoint final : public PacketSink, public PacketSource {
   }
 
   void receive(Packet& packet) override {
-    const Tenant tenant = mux_.tenant_of_flow(packet.flow_id);
+    const Tenant tenant =
+        packet.flow_id == kHostMessageFlowId ? kMain : mux_.tenant_of_flow(packet.flow_id);
     if (tenant == kNotStarted) {
       throw std::logic_error("host " + std::to_string(host_) + ": packet of flow " +
                              std::to_string(packet.flow_id) + ", which no tenant started");
@@ -102,6 +103,10 @@ void TenantMux::start_flow(const FlowSpec& flow) {
   const Tenant tenant = tenant_of(flow.flow_class);
   flow_tenant_[flow.id] = tenant;
   children_[tenant]->start_flow(flow);
+}
+
+void TenantMux::announce_flow(const FlowSpec& planned) {
+  if (tenant_of(planned.flow_class) == kMain) children_[kMain]->announce_flow(planned);
 }
 
 TransportStats TenantMux::stats() const {

@@ -40,6 +40,9 @@ class TenantMux final : public Transport, private HostAttacher {
   FlowCounters flow_counters(std::uint32_t flow_id) const override;
   std::size_t live_flows() const override;  // both children's
   void update_deadline(std::uint32_t flow_id, TimePs deadline_ps) override;
+  // Announced transfers are the workload's (the main tenant's); so are the
+  // host messages that carry them (kHostMessageFlowId).
+  void announce_flow(const FlowSpec& planned) override;
 
   // The child that runs flows of class `c`, for tests and reports.
   const Transport& transport_of(FlowClass c) const { return *children_[tenant_of(c)]; }

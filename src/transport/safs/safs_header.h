@@ -20,6 +20,15 @@
 //            re-sends its META: a lost META is repaired by the next grant)
 // REPORT (sender to receiver: what the sender's uplink can give this flow):
 //   words[0] achievable rate (bit/s; UINT64_MAX = no limit)
+// ANNOUNCE and PLANNED_GRANT are addressed to a host (flow id
+// kHostMessageFlowId): the transfer has no flow yet. The sender numbers its
+// announcements (24 bits, wrapping) and matches grants by that number.
+// ANNOUNCE (sender to receiver: a transfer its compute schedule will start):
+//   words[0] no-bubble timestamp (ps), words[1] size (bytes), words[2]
+//   dependency, words[3] bits 0..39 time until its projected start (ps,
+//   under 1.1 s), bits 40..63 the announcement's number
+// PLANNED_GRANT: as GRANT, with the announcement's number in bits 40..63 of
+//   words[3] instead of a timestamp version
 #pragma once
 
 #include <cstdint>
@@ -36,7 +45,12 @@ enum Type : std::uint8_t {
   kGrant = window_header::kFirstDerivedType,  // receiver to sender
   kMeta,                                      // sender to receiver: the semantics moved
   kReport,                                    // sender to receiver: achievable rate
+  kAnnounce,                                  // sender to receiver host: a transfer to come
+  kPlannedGrant,                              // receiver to sender host: its grant
 };
+
+inline constexpr std::uint32_t kAnnouncementMask = (1u << 24) - 1;
+inline constexpr TimePs kMaxAnnounceLeadPs = (TimePs{1} << 40) - 1;
 
 struct Semantics {
   TimePs no_bubble_ps = kTimeNever;
@@ -114,5 +128,41 @@ inline double get_report(const Packet& p) {
              ? std::numeric_limits<double>::infinity()
              : static_cast<double>(p.words[0]);
 }
+
+}  // namespace safs::safs_header
+
+namespace safs::safs_header {
+
+struct Announcement {
+  TimePs no_bubble_ps = kTimeNever;
+  std::uint64_t size_bytes = 0;
+  std::uint64_t dependency = 0;
+  TimePs starts_in_ps = 0;   // at most kMaxAnnounceLeadPs
+  std::uint32_t number = 0;  // 24 bits
+};
+
+inline void put_announcement(Packet& p, const Announcement& a) {
+  p.words[0] = static_cast<std::uint64_t>(a.no_bubble_ps);
+  p.words[1] = a.size_bytes;
+  p.words[2] = a.dependency;
+  p.words[3] = static_cast<std::uint64_t>(a.starts_in_ps) |
+               (static_cast<std::uint64_t>(a.number & kAnnouncementMask) << 40);
+}
+
+inline Announcement get_announcement(const Packet& p) {
+  return {.no_bubble_ps = static_cast<TimePs>(p.words[0]),
+          .size_bytes = p.words[1],
+          .dependency = p.words[2],
+          .starts_in_ps =
+              static_cast<TimePs>(p.words[3] & static_cast<std::uint64_t>(kMaxAnnounceLeadPs)),
+          .number = static_cast<std::uint32_t>(p.words[3] >> 40) & kAnnouncementMask};
+}
+
+// A planned grant is a grant with the announcement's number where a GRANT
+// carries the timestamp version.
+inline void put_planned_grant(Packet& p, const core::Grant& g, std::uint32_t number) {
+  put_grant(p, g, number);
+}
+inline std::uint32_t planned_grant_number(const Packet& p) { return grant_known_version(p); }
 
 }  // namespace safs::safs_header

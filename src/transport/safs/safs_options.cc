@@ -95,6 +95,16 @@ KnobTable<SafsOptions> safs_knobs() {
          "and class) until it ends, and the stream's next transfer starts under it at once: no "
          "blind first BDP, no grant round trip. The receiver keeps the lease's rate free "
          "meanwhile.");
+  t.flag("announce_ahead", SAFS_FIELD(safs.announce_ahead),
+         "true: when an op starts, the sender announces each urgent transfer the op will "
+         "launch (size, projected start, no-bubble timestamp) unless it will go whole blind; "
+         "the receiver plans it in from announce_lead_us before its start and grants it, so it "
+         "starts under that grant (no blind bytes, no grant round trip). false: a receiver "
+         "learns a flow from its first packet.");
+  t.time("announce_lead_us", "us", kPsPerUs, SAFS_FIELD(safs.receiver.announce_lead_ps), 0, 1e6,
+         "With announce_ahead: an announced transfer enters the receiver's allocation, and is "
+         "granted, this long before its projected start (its grant must reach the sender "
+         "first; ours).");
   t.flag("schedule_blind_flows", SAFS_FIELD(safs.schedule_blind_flows),
          "false: a flow its sender sends entirely blind (it fits its blind budget) is left out "
          "of the receiver's allocation, its bytes counted as blind arrivals only. true: it is "

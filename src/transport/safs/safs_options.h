@@ -41,6 +41,11 @@ struct SafsConfig {
   // An urgent flow's lease outlives it: the next urgent transfer from the
   // same sender to the same receiver starts under it (docs/safs.md).
   bool stream_leases = false;
+  // The sender announces each urgent transfer its compute schedule will
+  // start (when the producing op starts), and the receiver plans it in and
+  // grants it ahead, so it starts at its planned rate with no blind bytes
+  // (docs/safs.md, "Transfers announced ahead").
+  bool announce_ahead = false;
   // A flow its sender sends entirely blind is left out of the receiver's
   // allocation: granting it only takes rate from flows that need grants
   // (docs/safs.md, "Flows sent whole blind").

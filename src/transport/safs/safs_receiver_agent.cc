@@ -40,10 +40,12 @@ core::SemanticFlow SafsTransport::ReceiverAgent::semantic_flow(
   f.dependency = s.dependency;
   f.urgency = urgent ? core::Urgency::kUrgent : core::Urgency::kBackground;
   f.criticality = s.criticality;
+  // Started under a lease it did not get itself: its stream's, or the one
+  // planned for it when it was announced.
+  f.on_stream_lease = s.on_stream_lease;
   if (transport_.config_.stream_leases && s.urgent) {
     // Streams are per sender and class; the receiver is this host.
     f.stream = (static_cast<core::StreamId>(flow.spec.src) << 1) | 1u;
-    f.on_stream_lease = s.on_stream_lease;
   }
   return f;
 }
@@ -80,7 +82,12 @@ void SafsTransport::ReceiverAgent::on_segment(ReceiverFlow& flow, const Packet& 
     return;
   }
   if (remaining == 0) return;  // on_complete follows
-  if (ignored(sem)) return;
+  if (ignored(sem)) {
+    // Announced, then sent whole blind after all (its blind cap grew).
+    if (sem.urgent)
+      scheduler_.forget_announcement(static_cast<std::uint32_t>(flow.spec.src), sem.dependency);
+    return;
+  }
   if (!scheduler_.knows(id)) {
     newer_timestamp(flow, sem.version);
     scheduler_.add_flow(semantic_flow(flow, sem));
@@ -118,6 +125,22 @@ void SafsTransport::ReceiverAgent::on_report(ReceiverFlow& flow, const Packet& p
   on_change();
 }
 
+// The sender's clock is not ours: the transfer is taken to start its lead
+// after the announcement arrives (a one-way delay later than the sender
+// meant, which announce_lead_ps covers).
+void SafsTransport::ReceiverAgent::on_announce(const Packet& packet) {
+  const safs_header::Announcement a = safs_header::get_announcement(packet);
+  const TimePs now = transport_.env().sim.now();
+  scheduler_.announce({.planned_id = core::planned_flow_id(packet.src_host, a.number),
+                       .sender = packet.src_host,
+                       .size_bytes = wire_bytes(a.size_bytes),
+                       .start_ps = now + a.starts_in_ps,
+                       .no_bubble_ps = a.no_bubble_ps,
+                       .dependency = a.dependency},
+                      now);
+  poll();  // plans it now if it is due, and re-arms the timer for when it is
+}
+
 void SafsTransport::ReceiverAgent::poll() {
   const TimePs now = transport_.env().sim.now();
   send_grants(scheduler_.poll(now));
@@ -142,6 +165,10 @@ void SafsTransport::ReceiverAgent::on_change() {
 void SafsTransport::ReceiverAgent::send_grants(const std::vector<core::Grant>& grants) {
   const TransportEnv& env = transport_.env();
   for (const core::Grant& grant : grants) {
+    if (core::is_planned(grant.flow)) {
+      send_planned_grant(grant);
+      continue;
+    }
     const auto id = static_cast<std::uint32_t>(grant.flow);
     ReceiverFlow* flow = transport_.receiver_flow(id);
     if (flow == nullptr || flow->complete) continue;
@@ -152,6 +179,13 @@ void SafsTransport::ReceiverAgent::send_grants(const std::vector<core::Grant>& g
     const GrantObserver* observer = env.on_grant_sent;
     if (observer != nullptr && *observer) (*observer)(env.sim.now(), id, grant.rate_bps, host_);
   }
+}
+
+void SafsTransport::ReceiverAgent::send_planned_grant(const core::Grant& grant) {
+  const auto sender = static_cast<int>((grant.flow & ~core::kPlannedFlowBit) >> 32);
+  Packet& packet = transport_.new_host_message(host_, sender, safs_header::kPlannedGrant);
+  safs_header::put_planned_grant(packet, grant, core::planned_number(grant.flow));
+  transport_.send_host_message(packet);
 }
 
 }  // namespace safs

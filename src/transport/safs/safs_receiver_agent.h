@@ -27,6 +27,8 @@ class SafsTransport::ReceiverAgent {
   void on_complete(ReceiverFlow& flow);
   void on_meta(ReceiverFlow& flow, const Packet& packet);
   void on_report(ReceiverFlow& flow, const Packet& packet);
+  // A sender announced a transfer (ANNOUNCE, announce_ahead).
+  void on_announce(const Packet& packet);
 
  private:
   struct FlowState;  // a flow's SAFS receiver state, in its ReceiverFlow's extension
@@ -42,6 +44,8 @@ class SafsTransport::ReceiverAgent {
   void on_change();
   void poll();
   void send_grants(const std::vector<core::Grant>& grants);
+  // The grant of a transfer announced, not started: to its sender's host.
+  void send_planned_grant(const core::Grant& grant);
 
   SafsTransport& transport_;
   int host_;

@@ -68,22 +68,9 @@ void SafsTransport::SenderAgent::on_start(SenderFlow& flow) {
     s.window_only = true;
     return;
   }
-  if (config.unscheduled_bytes != 0) {
-    s.unscheduled_limit = std::min(config.unscheduled_bytes, flow.spec.size_bytes);
-  } else {  // one bandwidth-delay product of this flow's path, or a short urgent flow whole
-    const double bdp_bytes =
-        static_cast<double>(flow.data_route.bottleneck_bps()) / 8.0 * ps_to_sec(flow.base_rtt_ps);
-    const bool urgent = flow.spec.flow_class == FlowClass::kUrgent;
-    s.unscheduled_limit = core::blind_bytes(flow.spec.size_bytes, bdp_bytes,
-                                            urgent ? config.whole_flow_blind_bdps : 1.0);
-  }
-  if (config.learn_blind_budget) {
-    const auto it = blind_budgets_.find(flow.spec.dst);
-    if (it != blind_budgets_.end()) {
-      s.unscheduled_limit =
-          std::min(s.unscheduled_limit, it->second.cap_bytes(config.blind_budget, s.started_ps));
-    }
-  }
+  const double bdp_bytes =
+      static_cast<double>(flow.data_route.bottleneck_bps()) / 8.0 * ps_to_sec(flow.base_rtt_ps);
+  s.unscheduled_limit = blind_limit(flow.spec, bdp_bytes, s.started_ps);
   // The window must not hold back the blind first BDP (nor, under a stream's
   // lease, the paced one). Under a learned cap it is raised only as far as
   // the capped blind bytes: what overflowed the receiver's port last time was
@@ -91,9 +78,86 @@ void SafsTransport::SenderAgent::on_start(SenderFlow& flow) {
   // window makes afd-shallow's p99 TPOT 2.5% worse at K = 100 KB; docs/safs.md).
   flow.cc.cwnd_bytes = std::max<std::uint64_t>(flow.cc.cwnd_bytes, s.unscheduled_limit);
   // A flow that fits in its blind first BDP needs no grant at all.
-  if (s.unscheduled_limit < flow.spec.size_bytes && take_stream_lease(flow, s.started_ps)) {
-    s.unscheduled_limit = 0;
+  const bool needs_grant = s.unscheduled_limit < flow.spec.size_bytes;
+  const bool planned = take_planned_grant(flow, needs_grant, s.started_ps);
+  if (needs_grant && (planned || take_stream_lease(flow, s.started_ps))) s.unscheduled_limit = 0;
+}
+
+std::uint64_t SafsTransport::SenderAgent::blind_limit(const FlowSpec& spec, double bdp_bytes,
+                                                      TimePs now) const {
+  const SafsConfig& config = transport_.config_;
+  std::uint64_t limit = 0;
+  if (config.unscheduled_bytes != 0) {
+    limit = std::min(config.unscheduled_bytes, spec.size_bytes);
+  } else {  // one bandwidth-delay product of this flow's path, or a short urgent flow whole
+    const bool urgent = spec.flow_class == FlowClass::kUrgent;
+    limit =
+        core::blind_bytes(spec.size_bytes, bdp_bytes, urgent ? config.whole_flow_blind_bdps : 1.0);
   }
+  if (config.learn_blind_budget) {
+    const auto it = blind_budgets_.find(spec.dst);
+    if (it != blind_budgets_.end()) {
+      limit = std::min(limit, it->second.cap_bytes(config.blind_budget, now));
+    }
+  }
+  return limit;
+}
+
+// Only a transfer that will need a grant is announced: one sent whole blind
+// gets none, and its plan would hold rate for nothing.
+void SafsTransport::SenderAgent::announce(const FlowSpec& planned) {
+  TransportEnv& env = transport_.env();
+  const TimePs now = env.sim.now();
+  const TimePs starts_in_ps = planned.start_ps - now;
+  if (planned.flow_class != FlowClass::kUrgent || planned.dependency == 0 ||
+      planned.src == planned.dst || starts_in_ps < 0 ||
+      starts_in_ps > safs_header::kMaxAnnounceLeadPs) {
+    return;
+  }
+  const Route& data = transport_.host_route(planned.src, planned.dst);
+  const TimePs rtt_ps =
+      data.packet_latency_ps(env.mtu_bytes + env.header_bytes) +
+      transport_.host_route(planned.dst, planned.src).packet_latency_ps(env.header_bytes);
+  const double bdp_bytes = static_cast<double>(data.bottleneck_bps()) / 8.0 * ps_to_sec(rtt_ps);
+  if (blind_limit(planned, bdp_bytes, planned.start_ps) >= planned.size_bytes) return;
+  // Announcements whose transfer never started have lapsed: forget them; and
+  // keep at most kMaxAnnounced, the oldest going first.
+  const TimePs lease_ps = transport_.config_.receiver.grants.validity_ps;
+  std::erase_if(announced_, [&](const Announced& a) { return now > a.start_ps + lease_ps; });
+  if (announced_.size() >= kMaxAnnounced) announced_.erase(announced_.begin());
+  const std::uint32_t number = next_announcement_++ & safs_header::kAnnouncementMask;
+  announced_.push_back({number, planned.dst, planned.dependency, planned.start_ps, {}});
+  Packet& packet = transport_.new_host_message(host_, planned.dst, safs_header::kAnnounce);
+  safs_header::put_announcement(packet, {.no_bubble_ps = planned.deadline_ps,
+                                         .size_bytes = planned.size_bytes,
+                                         .dependency = planned.dependency,
+                                         .starts_in_ps = starts_in_ps,
+                                         .number = number});
+  transport_.send_host_message(packet);
+}
+
+void SafsTransport::SenderAgent::on_planned_grant(const Packet& packet) {
+  const std::uint32_t number = safs_header::planned_grant_number(packet);
+  const auto from = static_cast<int>(packet.src_host);
+  for (Announced& a : announced_) {
+    if (a.number == number && a.receiver == from) {
+      a.grant.accept(safs_header::get_grant(packet), transport_.env().sim.now());
+      return;
+    }
+  }
+}
+
+// The announcement's entry goes whether or not the flow can use its grant.
+bool SafsTransport::SenderAgent::take_planned_grant(SenderFlow& flow, bool needs_grant,
+                                                    TimePs now) {
+  if (announced_.empty()) return false;
+  const auto it = std::find_if(announced_.begin(), announced_.end(), [&](const Announced& a) {
+    return a.receiver == flow.spec.dst && a.dependency == flow.spec.dependency;
+  });
+  if (it == announced_.end()) return false;
+  const core::GrantHolder grant = it->grant;
+  announced_.erase(it);
+  return needs_grant && grant.active(now) && start_under(flow, grant);
 }
 
 bool SafsTransport::SenderAgent::take_stream_lease(SenderFlow& flow, TimePs now) {
@@ -101,9 +165,14 @@ bool SafsTransport::SenderAgent::take_stream_lease(SenderFlow& flow, TimePs now)
   std::erase_if(stream_leases_, [now](const StreamLease& l) { return !l.grant.active(now); });
   const auto it = std::find_if(stream_leases_.begin(), stream_leases_.end(),
                                [&](const StreamLease& l) { return l.receiver == flow.spec.dst; });
-  if (it == stream_leases_.end()) return false;
+  if (it == stream_leases_.end() || !start_under(flow, it->grant)) return false;
+  stream_leases_.erase(it);
+  return true;
+}
+
+bool SafsTransport::SenderAgent::start_under(SenderFlow& flow, const core::GrantHolder& grant) {
   FlowState& s = state(flow);
-  s.grant = it->grant;
+  s.grant = grant;
   s.on_uplink_list = true;
   sending_flows_.push_back(flow.spec.id);
   rebalance_uplink();
@@ -118,7 +187,6 @@ bool SafsTransport::SenderAgent::take_stream_lease(SenderFlow& flow, TimePs now)
     return false;
   }
   s.on_stream_lease = true;
-  stream_leases_.erase(it);
   return true;
 }
 

@@ -33,6 +33,11 @@ class SafsTransport::SenderAgent {
   // its lease to its stream.
   void on_complete(SenderFlow& flow);
   void on_grant(SenderFlow& flow, const Packet& packet);
+  // With announce_ahead: tells the receiver of a transfer the compute
+  // schedule will start (unless it will go whole blind), and keeps the grant
+  // the receiver plans for it until the transfer starts.
+  void announce(const FlowSpec& planned);
+  void on_planned_grant(const Packet& packet);
   // The flow is off the uplink list, which names flows by id.
   static bool holds_no_reference(const SenderFlow& flow);
 
@@ -47,9 +52,18 @@ class SafsTransport::SenderAgent {
   // The rate a granted flow is paced at: its grant, at most its uplink share
   // (and with rate_within_window, at most its window per smoothed RTT).
   double paced_rate_bps(const SenderFlow& flow, const FlowState& s) const;
+  // Bytes a flow may send before any grant: one BDP of its path (a short
+  // urgent flow whole), at most the cap learned for its receiver.
+  std::uint64_t blind_limit(const FlowSpec& spec, double bdp_bytes, TimePs now) const;
   // Starts `flow` under the lease its stream's last transfer left, if any is
   // still valid. True if it did.
   bool take_stream_lease(SenderFlow& flow, TimePs now);
+  // Forgets the flow's announcement; if the flow needs a grant and the one
+  // planned for it is valid, starts it under that. True if it did.
+  bool take_planned_grant(SenderFlow& flow, bool needs_grant, TimePs now);
+  // Starts `flow` under `grant` (no blind bytes), unless this host's uplink
+  // cannot serve it now. True if it did.
+  bool start_under(SenderFlow& flow, const core::GrantHolder& grant);
 
   SafsTransport& transport_;
   int host_;
@@ -70,6 +84,18 @@ class SafsTransport::SenderAgent {
   // Blind caps learned from losses, by receiver host; only receivers where
   // this host lost blind bytes have one (looked up, never iterated).
   std::unordered_map<int, core::BlindBudget> blind_budgets_;
+  // Transfers announced and not started yet, with the grant planned for each
+  // (once it came), oldest first; at most kMaxAnnounced.
+  struct Announced {
+    std::uint32_t number = 0;  // this host's, 24 bits
+    int receiver = 0;
+    std::uint64_t dependency = 0;
+    TimePs start_ps = 0;  // projected
+    core::GrantHolder grant;
+  };
+  static constexpr std::size_t kMaxAnnounced = 64;
+  std::vector<Announced> announced_;
+  std::uint32_t next_announcement_ = 0;
 };
 
 }  // namespace safs

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "transport/common/new_packet.h"
 #include "transport/safs/safs_receiver_agent.h"
 #include "transport/safs/safs_sender_agent.h"
 
@@ -13,6 +14,8 @@ SafsTransport::SafsTransport(TransportEnv& env, const WindowConfig& window,
   handle_at(safs_header::kGrant, Side::kSender);
   handle_at(safs_header::kMeta, Side::kReceiver);
   handle_at(safs_header::kReport, Side::kReceiver);
+  handle_at(safs_header::kAnnounce, Side::kHost);
+  handle_at(safs_header::kPlannedGrant, Side::kHost);
   config_.blind_budget.packet_bytes = env.mtu_bytes;
   for (int h = 0; h < env.net.num_hosts(); ++h) {
     senders_.push_back(std::make_unique<SenderAgent>(*this, h));
@@ -65,6 +68,43 @@ void SafsTransport::on_receiver_message(ReceiverFlow& flow, const Packet& packet
   } else if (packet.message_type == safs_header::kReport) {
     agent.on_report(flow, packet);
   }
+}
+
+void SafsTransport::announce_flow(const FlowSpec& planned) {
+  if (config_.announce_ahead) senders_[planned.src]->announce(planned);
+}
+
+void SafsTransport::on_host_message(const Packet& packet) {
+  const auto host = static_cast<std::size_t>(packet.dst_host);
+  if (packet.message_type == safs_header::kAnnounce) {
+    receivers_[host]->on_announce(packet);
+  } else if (packet.message_type == safs_header::kPlannedGrant) {
+    senders_[host]->on_planned_grant(packet);
+  }
+}
+
+const Route& SafsTransport::host_route(int from, int to) {
+  const auto key = std::make_pair(from, to);
+  auto it = host_routes_.find(key);
+  if (it == host_routes_.end()) {
+    it = host_routes_.emplace(key, env().net.route(from, to, kHostMessageFlowId)).first;
+  }
+  return it->second;
+}
+
+Packet& SafsTransport::new_host_message(int from, int to, std::uint8_t message_type) {
+  FlowSpec between;
+  between.id = kHostMessageFlowId;
+  between.src = from;
+  between.dst = to;
+  return new_control_packet(env(), between, host_route(from, to), false, message_type,
+                            config_.control_priority);
+}
+
+void SafsTransport::send_host_message(Packet& packet) {
+  std::uint64_t no_flow_count = 0;  // the flow does not exist yet: only the totals count it
+  count_control(mutable_stats(), packet, false, no_flow_count);
+  forward(packet);
 }
 
 std::uint8_t SafsTransport::ack_priority(const ReceiverFlow& flow, const Packet& data) const {

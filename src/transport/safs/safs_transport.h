@@ -19,7 +19,9 @@
 // in each side's entry of the window transport (SafsSender, SafsReceiver).
 #pragma once
 
+#include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "core/grant.h"
@@ -36,6 +38,10 @@ class SafsTransport final : public WindowTransport {
                 std::unique_ptr<CongestionControl> control);
   ~SafsTransport() override;
 
+  // With announce_ahead, the sender tells the receiver of a transfer to come
+  // (docs/safs.md, "Transfers announced ahead").
+  void announce_flow(const FlowSpec& planned) override;
+
  private:
   class SenderAgent;
   class ReceiverAgent;
@@ -51,6 +57,7 @@ class SafsTransport final : public WindowTransport {
   void on_segment_received(ReceiverFlow& flow, const Packet& packet, bool first_copy) override;
   void on_receiver_complete(ReceiverFlow& flow) override;
   void on_receiver_message(ReceiverFlow& flow, const Packet& packet) override;
+  void on_host_message(const Packet& packet) override;
   bool extension_idle(const SenderFlow& flow) const override;
   // An ACK rides at the priority of the data it acknowledges (at least its
   // flow's ACK class). A host's downlink also carries the ACKs of the flows
@@ -60,12 +67,21 @@ class SafsTransport final : public WindowTransport {
   // with the queue and its retransmission timer would fire again and again.
   std::uint8_t ack_priority(const ReceiverFlow& flow, const Packet& data) const override;
 
+  // A control packet from host `from` to host `to` about no flow (ANNOUNCE,
+  // PLANNED_GRANT), to fill and pass to send_host_message().
+  Packet& new_host_message(int from, int to, std::uint8_t message_type);
+  void send_host_message(Packet& packet);
+  // The route between two hosts that host messages take (kept: packets
+  // point at it).
+  const Route& host_route(int from, int to);
+
   SenderAgent& sender_agent(const SenderFlow& flow) const { return *senders_[flow.spec.src]; }
   ReceiverAgent& receiver_agent(const ReceiverFlow& flow) { return *receivers_[flow.spec.dst]; }
 
   SafsConfig config_;
   std::vector<std::unique_ptr<SenderAgent>> senders_;      // by host
   std::vector<std::unique_ptr<ReceiverAgent>> receivers_;  // by host
+  std::map<std::pair<int, int>, Route> host_routes_;       // (from, to): only pairs that announce
 };
 
 }  // namespace safs

@@ -237,6 +237,9 @@ void WindowTransport::on_packet(Packet& packet) {
         window_message ? on_ack(*flow, packet) : on_sender_message(*flow, packet);
       }
       break;
+    case Side::kHost:
+      on_host_message(packet);
+      break;
     case Side::kNone:
       break;
   }

@@ -79,8 +79,9 @@ class WindowTransport : public Transport {
     kLoss,      // after a timeout, until snd_una reaches recover
   };
 
-  // Which side of a flow a message type is addressed to.
-  enum class Side : std::uint8_t { kNone, kSender, kReceiver };
+  // Which side of a flow a message type is addressed to (kHost: to the
+  // host's transport, not a flow: on_host_message).
+  enum class Side : std::uint8_t { kNone, kSender, kReceiver, kHost };
 
   // Whether a flow whose window is open may send now, and at what priority.
   struct SendGate {
@@ -106,6 +107,8 @@ class WindowTransport : public Transport {
   // A message of a type registered with handle_at() arrived at that side.
   virtual void on_sender_message(SenderFlow& /*flow*/, const Packet& /*packet*/) {}
   virtual void on_receiver_message(ReceiverFlow& /*flow*/, const Packet& /*packet*/) {}
+  // A message of a type registered at Side::kHost arrived at its host.
+  virtual void on_host_message(const Packet& /*packet*/) {}
   // The deadline moved (the spec is already updated when this runs).
   virtual void on_deadline_changed(SenderFlow& /*flow*/) {}
   // Both ends are done: may their entries be freed, as far as the derived

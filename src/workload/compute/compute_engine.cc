@@ -72,6 +72,12 @@ void ComputeEngine::try_start(int gpu) {
   ++g.next;
   g.op_end->arm_at(now + real_duration_ps_[op]);
   refresh_deadlines(gpu);
+  if (hooks_.announce && hooks_.launch) {
+    // A runtime knows the op's planned duration, not its real one.
+    for (const int t : produces_[op]) {
+      hooks_.announce(transfer_flow(t, now + graph_.ops[op].duration_ps));
+    }
+  }
 }
 
 void ComputeEngine::on_op_end(int gpu) {
@@ -102,17 +108,7 @@ void ComputeEngine::launch(int t, int gpu) {
     if (gpu >= 0 && consumer_gpu != gpu) try_start(consumer_gpu);
     return;
   }
-  FlowSpec flow;
-  flow.src = transfer.src;
-  flow.dst = transfer.dst;
-  flow.size_bytes = transfer.size_bytes;
-  flow.start_ps = now;
-  flow.flow_class = FlowClass::kUrgent;
-  // Unique across jobs: job j's consumer ops count from j * 2^32 (a graph has
-  // fewer ops than that).
-  flow.dependency = (static_cast<std::uint64_t>(graph_.job) << 32) +
-                    static_cast<std::uint64_t>(transfer.consumer) + 1;
-  flow.deadline_ps = no_bubble_ps(transfer.consumer);
+  const FlowSpec flow = transfer_flow(t, now);
   TransferRecord& record = transfers_[t];
   record.launched_ps = now;
   record.first_deadline_ps = record.deadline_ps = flow.deadline_ps;
@@ -125,6 +121,22 @@ void ComputeEngine::launch(int t, int gpu) {
   if (transfer_of_flow_.size() <= slot) transfer_of_flow_.resize(slot + 1, -1);
   transfer_of_flow_[slot] = static_cast<int>(t);
   watch_waiting(graph_.ops[transfer.consumer].gpu);
+}
+
+FlowSpec ComputeEngine::transfer_flow(int t, TimePs start_ps) const {
+  const Transfer& transfer = graph_.transfers[t];
+  FlowSpec flow;
+  flow.src = transfer.src;
+  flow.dst = transfer.dst;
+  flow.size_bytes = transfer.size_bytes;
+  flow.start_ps = start_ps;
+  flow.flow_class = FlowClass::kUrgent;
+  // Unique across jobs: job j's consumer ops count from j * 2^32 (a graph has
+  // fewer ops than that).
+  flow.dependency = (static_cast<std::uint64_t>(graph_.job) << 32) +
+                    static_cast<std::uint64_t>(transfer.consumer) + 1;
+  flow.deadline_ps = no_bubble_ps(transfer.consumer);
+  return flow;
 }
 
 void ComputeEngine::on_flow_complete(std::uint32_t flow_id) {

@@ -28,6 +28,9 @@ struct ComputeHooks {
   // Starts a flow now and returns its id. Empty: free communication (an
   // infinitely fast network; every transfer arrives when it is launched).
   std::function<std::uint32_t(const FlowSpec&)> launch;
+  // An op started: each transfer it will launch is announced, with its
+  // projected start (the op's start plus its planned duration). Empty: none.
+  std::function<void(const FlowSpec& planned)> announce;
   std::function<void(std::uint32_t flow_id, TimePs deadline_ps)> update_deadline;
   // The flow's consumer op will wait for it from `from_ps` on (its no-bubble
   // timestamp) unless it has arrived by then: the op is its GPU's next and
@@ -90,6 +93,8 @@ class ComputeEngine {
   };
 
   void launch(int transfer, int gpu);
+  // Transfer `t` as a flow starting at `start_ps` (its id not yet assigned).
+  FlowSpec transfer_flow(int t, TimePs start_ps) const;
   void try_start(int gpu);
   void on_op_end(int gpu);
   void refresh_deadlines(int gpu);

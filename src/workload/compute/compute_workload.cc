@@ -81,6 +81,7 @@ nlohmann::ordered_json compute_json(const ComputeEngine& c) {
 ComputeHooks compute_hooks(WorkloadHost& host) {
   ComputeHooks hooks;
   hooks.launch = [&host](const FlowSpec& flow) { return host.launch(flow, {}); };
+  hooks.announce = [&host](const FlowSpec& planned) { host.announce(planned); };
   hooks.update_deadline = [&host](std::uint32_t id, TimePs deadline_ps) {
     host.update_deadline(id, deadline_ps);
   };

@@ -1,0 +1,186 @@
+// Transfers announced ahead (ReceiverScheduler::announce): planned and
+// granted only from announce_lead_ps before their projected start, handed to
+// their real flow when it comes, dropped when it never does, bounded, and a
+// warning when the urgent set they join cannot all be on time.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "core/grant.h"
+#include "core/receiver_scheduler.h"
+#include "core/semantic_flow.h"
+#include "core/types.h"
+
+namespace safs::core {
+namespace {
+
+constexpr TimePs kUs = kPsPerUs;
+constexpr TimePs kMs = 1000 * kPsPerUs;
+constexpr std::uint32_t kSender = 3;
+constexpr std::uint64_t kDependency = 42;
+
+Announcement announcement(std::uint32_t number, std::uint64_t bytes, TimePs start, TimePs no_bubble,
+                          std::uint64_t dependency = kDependency) {
+  return {.planned_id = planned_flow_id(kSender, number),
+          .sender = kSender,
+          .size_bytes = bytes,
+          .start_ps = start,
+          .no_bubble_ps = no_bubble,
+          .dependency = dependency};
+}
+
+SemanticFlow real_flow(FlowId id, std::uint64_t bytes, TimePs no_bubble, bool under_plan_lease) {
+  return {.id = id,
+          .sender = kSender,
+          .size_bytes = bytes,
+          .remaining_bytes = bytes,
+          .no_bubble_ps = no_bubble,
+          .dependency = kDependency,
+          .urgency = Urgency::kUrgent,
+          .on_stream_lease = under_plan_lease};
+}
+
+SemanticFlow background(FlowId id) {
+  return {.id = id, .sender = 9, .size_bytes = 1'000'000'000, .remaining_bytes = 1'000'000'000};
+}
+
+const Grant* grant_for(const std::vector<Grant>& grants, FlowId id) {
+  for (const Grant& g : grants) {
+    if (g.flow == id) return &g;
+  }
+  return nullptr;
+}
+
+// Announces a 10 MB transfer that starts at `start`, due 1 ms later, and
+// polls at its lead: it is planned. Returns that poll's grants.
+std::vector<Grant> plan_one(ReceiverScheduler& scheduler, const ReceiverConfig& config,
+                            TimePs start) {
+  scheduler.announce(announcement(5, 10'000'000, start, start + kMs), 0);
+  return scheduler.poll(start - config.announce_lead_ps);
+}
+
+TEST(AnnounceTest, PlannedAndGrantedOnlyFromTheLeadBeforeItsStart) {
+  ReceiverConfig config;
+  ReceiverScheduler scheduler(config);
+  scheduler.add_flow(background(1));
+  scheduler.poll(0);
+  const TimePs start = 100 * kUs;  // within the background's first lease
+  // 10 MB due 1 ms after its start: 80 Gbit/s of a 100 Gbit/s link.
+  ASSERT_EQ(scheduler.announce(announcement(5, 10'000'000, start, start + kMs), 0),
+            AnnounceOutcome::kPlanned);
+  EXPECT_EQ(scheduler.next_poll_ps(),
+            std::min(start - config.announce_lead_ps, config.reallocate_every_ps));
+  EXPECT_EQ(
+      grant_for(scheduler.poll(start - config.announce_lead_ps - 1), planned_flow_id(kSender, 5)),
+      nullptr);
+  // Break before make: the background gives way at once, the plan's grant
+  // follows a control delay later, still ahead of its start.
+  const TimePs planned_at = start - config.announce_lead_ps;
+  const std::vector<Grant> first = scheduler.poll(planned_at);
+  const Grant* cut = grant_for(first, 1);
+  ASSERT_NE(cut, nullptr);
+  EXPECT_LT(cut->rate_bps, 20e9);
+  const Grant* planned = grant_for(first, planned_flow_id(kSender, 5));
+  std::vector<Grant> later;
+  if (planned == nullptr) {
+    EXPECT_EQ(scheduler.next_poll_ps(), planned_at + config.grants.control_delay_ps);
+    later = scheduler.poll(planned_at + config.grants.control_delay_ps);
+    planned = grant_for(later, planned_flow_id(kSender, 5));
+  }
+  ASSERT_NE(planned, nullptr);
+  EXPECT_GT(planned->rate_bps, 80e9);
+}
+
+TEST(AnnounceTest, FlowStartedUnderThePlanTakesItsLeaseWithoutANewGrant) {
+  ReceiverConfig config;
+  ReceiverScheduler scheduler(config);
+  const TimePs start = 100 * kUs;
+  ASSERT_NE(grant_for(plan_one(scheduler, config, start), planned_flow_id(kSender, 5)), nullptr);
+  scheduler.add_flow(real_flow(77, 10'000'000, start + kMs, true));
+  EXPECT_EQ(scheduler.announcements_pending(), 0u);
+  ASSERT_EQ(scheduler.flows().size(), 1u);
+  EXPECT_EQ(scheduler.flows()[0].id, 77u);
+  // Same demand, same rate: its sender already has it.
+  EXPECT_TRUE(scheduler.poll(start).empty());
+}
+
+TEST(AnnounceTest, FlowStartedBlindDropsThePlanAndIsGrantedAsNew) {
+  ReceiverConfig config;
+  ReceiverScheduler scheduler(config);
+  const TimePs start = 100 * kUs;
+  plan_one(scheduler, config, start);
+  scheduler.add_flow(real_flow(77, 10'000'000, start + kMs, false));
+  EXPECT_EQ(scheduler.announcements_pending(), 0u);
+  ASSERT_EQ(scheduler.flows().size(), 1u);
+  // Break before make: the plan's grant is gone, the flow's goes a control
+  // delay later at the latest.
+  std::vector<Grant> grants = scheduler.poll(start);
+  if (grant_for(grants, 77) == nullptr)
+    grants = scheduler.poll(start + config.grants.control_delay_ps);
+  EXPECT_NE(grant_for(grants, 77), nullptr);
+}
+
+TEST(AnnounceTest, FlowThatArrivesBeforeThePlanReplacesTheAnnouncement) {
+  ReceiverScheduler scheduler(ReceiverConfig{});
+  scheduler.announce(announcement(5, 10'000'000, 1 * kMs, 2 * kMs), 0);
+  scheduler.add_flow(real_flow(77, 10'000'000, 2 * kMs, false));
+  EXPECT_EQ(scheduler.announcements_pending(), 0u);
+  scheduler.poll(1 * kMs);
+  ASSERT_EQ(scheduler.flows().size(), 1u);
+  EXPECT_EQ(scheduler.flows()[0].id, 77u);
+}
+
+TEST(AnnounceTest, PlanWhoseFlowNeverComesIsDroppedALeaseAfterItsStart) {
+  ReceiverConfig config;
+  ReceiverScheduler scheduler(config);
+  const TimePs start = 100 * kUs;
+  plan_one(scheduler, config, start);
+  EXPECT_EQ(scheduler.flows().size(), 1u);
+  scheduler.poll(start + config.grants.validity_ps - 1);
+  EXPECT_EQ(scheduler.flows().size(), 1u);
+  EXPECT_LE(scheduler.next_poll_ps(), start + config.grants.validity_ps);
+  scheduler.poll(start + config.grants.validity_ps);
+  EXPECT_TRUE(scheduler.flows().empty());
+  EXPECT_EQ(scheduler.announcements_pending(), 0u);
+}
+
+TEST(AnnounceTest, ForgottenAnnouncementIsNeverPlanned) {
+  ReceiverConfig config;
+  ReceiverScheduler scheduler(config);
+  scheduler.announce(announcement(5, 10'000'000, 100 * kUs, kMs), 0);
+  scheduler.forget_announcement(kSender, kDependency);
+  EXPECT_TRUE(scheduler.poll(100 * kUs).empty());
+  EXPECT_TRUE(scheduler.flows().empty());
+}
+
+TEST(AnnounceTest, WarnsWhenTheUrgentSetCannotAllBeOnTime) {
+  ReceiverScheduler scheduler(ReceiverConfig{});
+  // 100 Gbit/s moves 12.5 MB per ms.
+  scheduler.add_flow(real_flow(1, 6'000'000, 1 * kMs, false));
+  EXPECT_EQ(scheduler.announce(announcement(5, 6'000'000, 500 * kUs, 1 * kMs, 7), 0),
+            AnnounceOutcome::kPlanned);
+  // A later timestamp leaves room; one more byte by 1 ms does not.
+  EXPECT_EQ(scheduler.announce(announcement(7, 1'000'000, 500 * kUs, 2 * kMs, 9), 0),
+            AnnounceOutcome::kPlanned);
+  EXPECT_EQ(scheduler.announce(announcement(6, 1'000'000, 500 * kUs, 1 * kMs, 8), 0),
+            AnnounceOutcome::kInfeasible);
+  EXPECT_EQ(scheduler.announcements_infeasible(), 1u);
+}
+
+TEST(AnnounceTest, AnnouncementsAreBounded) {
+  ReceiverConfig config;
+  config.max_announcements = 4;
+  ReceiverScheduler scheduler(config);
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    EXPECT_NE(scheduler.announce(announcement(i, 1000, 10 * kMs, 20 * kMs, 100 + i), 0),
+              AnnounceOutcome::kDropped);
+  }
+  EXPECT_EQ(scheduler.announce(announcement(9, 1000, 10 * kMs, 20 * kMs, 200), 0),
+            AnnounceOutcome::kDropped);
+  EXPECT_EQ(scheduler.announcements_dropped(), 1u);
+  EXPECT_EQ(scheduler.announcements_pending(), 4u);
+}
+
+}  // namespace
+}  // namespace safs::core
