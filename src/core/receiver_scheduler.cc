@@ -71,33 +71,39 @@ void ReceiverScheduler::drop_plan(std::uint32_t sender, std::uint64_t dependency
 }
 
 void ReceiverScheduler::plan_announcements(TimePs now) {
+  // Not started a lease after its projected start: a grant for it would
+  // have lapsed unused by now, so it is given up, planned or not.
+  const auto given_up = [&](const Announcement& a) {
+    return now >= a.start_ps + config_.grants.validity_ps;
+  };
+  for (std::size_t i = 0; i < announced_.size();) {
+    const Announcement& a = announced_[i];
+    if (!given_up(a) && a.start_ps - config_.announce_lead_ps > now) {
+      ++i;
+      continue;
+    }
+    if (!given_up(a)) {
+      SemanticFlow f;
+      f.id = a.planned_id;
+      f.sender = a.sender;
+      f.size_bytes = f.remaining_bytes = a.size_bytes;
+      f.no_bubble_ps = a.no_bubble_ps;
+      f.dependency = a.dependency;
+      f.urgency = Urgency::kUrgent;
+      f.criticality = a.criticality;
+      flows_.push_back(f);
+      planned_.push_back(a);
+      dirty_ = true;
+    }
+    announced_.erase(announced_.begin() + static_cast<std::ptrdiff_t>(i));
+  }
   for (std::size_t i = 0; i < planned_.size();) {
-    // Not started a lease after its projected start: its grant has lapsed.
-    if (now >= planned_[i].start_ps + config_.grants.validity_ps) {
+    if (given_up(planned_[i])) {
       remove_flow(planned_[i].planned_id);
       planned_.erase(planned_.begin() + static_cast<std::ptrdiff_t>(i));
     } else {
       ++i;
     }
-  }
-  for (std::size_t i = 0; i < announced_.size();) {
-    const Announcement& a = announced_[i];
-    if (a.start_ps - config_.announce_lead_ps > now) {
-      ++i;
-      continue;
-    }
-    SemanticFlow f;
-    f.id = a.planned_id;
-    f.sender = a.sender;
-    f.size_bytes = f.remaining_bytes = a.size_bytes;
-    f.no_bubble_ps = a.no_bubble_ps;
-    f.dependency = a.dependency;
-    f.urgency = Urgency::kUrgent;
-    f.criticality = a.criticality;
-    flows_.push_back(f);
-    planned_.push_back(a);
-    announced_.erase(announced_.begin() + static_cast<std::ptrdiff_t>(i));
-    dirty_ = true;
   }
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "core/grant.h"
@@ -180,6 +181,64 @@ TEST(AnnounceTest, AnnouncementsAreBounded) {
             AnnounceOutcome::kDropped);
   EXPECT_EQ(scheduler.announcements_dropped(), 1u);
   EXPECT_EQ(scheduler.announcements_pending(), 4u);
+}
+
+}  // namespace
+}  // namespace safs::core
+
+namespace safs::core {
+namespace {
+
+// Random announcements at a receiver beside background: some transfers start
+// under their plan, some blind, some early, some never. Whatever happens, the
+// allocation never grants more than the link, and once every transfer has
+// started, finished or been given up on, no plan or announcement is left.
+TEST(AnnounceTest, RandomPlansNeverOverGrantAndAreAllCleanedUp) {
+  std::mt19937_64 rng(0xa22);
+  for (int instance = 0; instance < 50; ++instance) {
+    ReceiverConfig config;
+    ReceiverScheduler scheduler(config);
+    scheduler.add_flow(background(1));
+    struct Pending {
+      Announcement a;
+      int fate;  // 0: under its plan, 1: blind, 2: never
+      bool started = false;
+    };
+    std::vector<Pending> pending;
+    FlowId next_real = 100;
+    TimePs now = 0;
+    for (int step = 0; step < 200; ++step) {
+      now += static_cast<TimePs>(rng() % 20) * kUs;
+      if (rng() % 3 == 0) {
+        const auto number = static_cast<std::uint32_t>(step);
+        const TimePs start = now + static_cast<TimePs>(rng() % 200) * kUs;
+        const std::uint64_t bytes = 100'000 + rng() % 5'000'000;
+        const TimePs due = start + static_cast<TimePs>(50 + rng() % 2000) * kUs;
+        Pending p{announcement(number, bytes, start, due, 1000 + number),
+                  static_cast<int>(rng() % 3)};
+        scheduler.announce(p.a, now);
+        pending.push_back(p);
+      }
+      for (Pending& p : pending) {
+        // A transfer starts within 30 us of its projected start, either way.
+        if (p.started || p.fate == 2 || now + 30 * kUs < p.a.start_ps) continue;
+        p.started = true;
+        SemanticFlow f = real_flow(next_real++, p.a.size_bytes, p.a.no_bubble_ps, p.fate == 0);
+        f.dependency = p.a.dependency;
+        scheduler.add_flow(f);
+      }
+      scheduler.poll(now);
+      double granted_bps = 0;
+      for (const FlowAllocation& a : scheduler.allocation().flows) granted_bps += a.rate_bps;
+      ASSERT_LE(granted_bps, config.allocator.link_bps * (1 + 1e-9)) << "instance " << instance;
+    }
+    // A lease after the last projected start, every plan has gone.
+    scheduler.poll(now + 200 * kUs + config.grants.validity_ps);
+    EXPECT_EQ(scheduler.announcements_pending(), 0u) << "instance " << instance;
+    for (const SemanticFlow& f : scheduler.flows()) {
+      EXPECT_FALSE(is_planned(f.id)) << "instance " << instance;
+    }
+  }
 }
 
 }  // namespace

@@ -148,6 +148,10 @@ void SafsTransport::SenderAgent::on_planned_grant(const Packet& packet) {
 }
 
 // The announcement's entry goes whether or not the flow can use its grant.
+// A flow that starts more than half a lease after its projected start goes
+// blind instead: its receiver drops the plan a lease after that start (by
+// its own clock, later than ours), and the flow's first packet must reach it
+// before then, or the receiver would not know the rate it is sending at.
 bool SafsTransport::SenderAgent::take_planned_grant(SenderFlow& flow, bool needs_grant,
                                                     TimePs now) {
   if (announced_.empty()) return false;
@@ -156,8 +160,9 @@ bool SafsTransport::SenderAgent::take_planned_grant(SenderFlow& flow, bool needs
   });
   if (it == announced_.end()) return false;
   const core::GrantHolder grant = it->grant;
+  const bool in_time = now < it->start_ps + transport_.config_.receiver.grants.validity_ps / 2;
   announced_.erase(it);
-  return needs_grant && grant.active(now) && start_under(flow, grant);
+  return needs_grant && in_time && grant.active(now) && start_under(flow, grant);
 }
 
 bool SafsTransport::SenderAgent::take_stream_lease(SenderFlow& flow, TimePs now) {
