@@ -27,6 +27,7 @@ variants=(
   "background left to its window, not granted (grant_background = false)|safs|--set transport.safs.grant_background=false"
   "tail loss probes (tail_loss_probe = true)|safs|--set transport.safs.tail_loss_probe=true"
   "transfers announced ahead (announce_ahead = true)|safs|--set transport.safs.announce_ahead=true"
+  "background streams (background_streams = true)|safs|--set transport.safs.background_streams=true"
   "pfabric-edf|pfabric-edf|"
   "dctcp-llf|dctcp-llf|"
   "dctcp-prio|dctcp-prio|"

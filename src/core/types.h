@@ -26,6 +26,16 @@ inline FlowId planned_flow_id(std::uint32_t sender, std::uint32_t number) {
 inline bool is_planned(FlowId id) { return (id & kPlannedFlowBit) != 0; }
 inline std::uint32_t planned_number(FlowId id) { return static_cast<std::uint32_t>(id); }
 
+// A sender's granted background flows to one receiver, allocated as one
+// flow (background streams): bit 62 set, and the sender's host. Planned ids
+// (bit 63) are told apart first.
+inline constexpr FlowId kBackgroundStreamBit = FlowId{1} << 62;
+inline FlowId background_stream_id(std::uint32_t sender) { return kBackgroundStreamBit | sender; }
+inline bool is_background_stream(FlowId id) {
+  return !is_planned(id) && (id & kBackgroundStreamBit) != 0;
+}
+inline std::uint32_t background_stream_sender(FlowId id) { return static_cast<std::uint32_t>(id); }
+
 enum class Urgency : std::uint8_t {
   kUrgent,      // feeds a computation that waits for it
   kBackground,  // nobody waits; throughput only

@@ -43,6 +43,15 @@ inline void add_flow(ExperimentConfig& config, int src, int dst, std::uint64_t s
   listed_flows(config).push_back(flow);
 }
 
+// An urgent flow due at `deadline_ps`.
+inline void add_urgent_flow(ExperimentConfig& config, int src, int dst, std::uint64_t size_bytes,
+                            TimePs deadline_ps, TimePs start_ps = 0) {
+  add_flow(config, src, dst, size_bytes, start_ps);
+  FlowSpec& flow = listed_flows(config).back();
+  flow.flow_class = FlowClass::kUrgent;
+  flow.deadline_ps = deadline_ps;
+}
+
 // Wire bytes of a flow: payload plus one header per packet.
 inline std::uint64_t wire_bytes(std::uint64_t size_bytes, std::uint32_t mtu, std::uint32_t header) {
   return size_bytes + (size_bytes + mtu - 1) / mtu * header;

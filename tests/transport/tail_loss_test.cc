@@ -59,12 +59,7 @@ BurstResult dispatch_burst(const char* transport, bool probe) {
   config.network.switches.port_buffer_bytes = 150'000;
   config.transport = transport;
   config.transport_params["tail_loss_probe"] = probe;
-  for (int s = 1; s <= 16; ++s) {
-    testing::add_flow(config, s, 0, 57'344);
-    FlowSpec& flow = testing::listed_flows(config).back();
-    flow.flow_class = FlowClass::kUrgent;
-    flow.deadline_ps = 100 * kPsPerUs;
-  }
+  for (int s = 1; s <= 16; ++s) testing::add_urgent_flow(config, s, 0, 57'344, 100 * kPsPerUs);
   Experiment e(config);
   e.run();
   BurstResult r;

@@ -10,7 +10,8 @@
 //   words[3] bit 0 urgent, bit 1 sent unscheduled, bit 2 started under its
 //            stream's lease (the previous transfer's), bit 3 the whole flow
 //            is sent blind, bit 4 the flow is sent under its window alone
-//            (background with grant_background off), bits 8..39 criticality,
+//            (background with grant_background off), bit 5 the flow is on
+//            its sender's background stream, bits 8..39 criticality,
 //            bits 40..63 version of the timestamp (raised when it moves, so
 //            an older packet overtaken by a META cannot restore it)
 // GRANT:
@@ -29,6 +30,8 @@
 //   under 1.1 s), bits 40..63 the announcement's number
 // PLANNED_GRANT: as GRANT, with the announcement's number in bits 40..63 of
 //   words[3] instead of a timestamp version
+// STREAM_GRANT (receiver to sender host, background_streams): as GRANT, for
+//   all of the sender's background flows to this receiver
 #pragma once
 
 #include <cstdint>
@@ -47,6 +50,7 @@ enum Type : std::uint8_t {
   kReport,                                    // sender to receiver: achievable rate
   kAnnounce,                                  // sender to receiver host: a transfer to come
   kPlannedGrant,                              // receiver to sender host: its grant
+  kStreamGrant,                               // receiver to sender host: its background's
 };
 
 inline constexpr std::uint32_t kAnnouncementMask = (1u << 24) - 1;
@@ -64,6 +68,9 @@ struct Semantics {
   // The sender sends it under its window alone, never granted: background
   // the receiver treats as unmanaged traffic.
   bool window_only = false;
+  // On its sender's background stream to this receiver: allocated and
+  // granted with the stream, not on its own.
+  bool background_stream = false;
   std::uint32_t criticality = 0;
   std::uint32_t version = 0;  // 24 bits
 };
@@ -76,6 +83,7 @@ inline void put_semantics(Packet& p, const Semantics& s) {
   p.words[2] = s.dependency;
   p.words[3] = (s.urgent ? 1u : 0u) | (s.unscheduled ? 2u : 0u) | (s.on_stream_lease ? 4u : 0u) |
                (s.all_unscheduled ? 8u : 0u) | (s.window_only ? 16u : 0u) |
+               (s.background_stream ? 32u : 0u) |
                ((static_cast<std::uint64_t>(s.criticality) & 0xffffffffu) << 8) |
                (static_cast<std::uint64_t>(s.version & kVersionMask) << 40);
 }
@@ -90,6 +98,7 @@ inline Semantics get_semantics(const Packet& p) {
   s.on_stream_lease = (p.words[3] & 4u) != 0;
   s.all_unscheduled = (p.words[3] & 8u) != 0;
   s.window_only = (p.words[3] & 16u) != 0;
+  s.background_stream = (p.words[3] & 32u) != 0;
   s.criticality = static_cast<std::uint32_t>(p.words[3] >> 8);
   s.version = static_cast<std::uint32_t>(p.words[3] >> 40) & kVersionMask;
   return s;

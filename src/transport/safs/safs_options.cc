@@ -105,6 +105,12 @@ KnobTable<SafsOptions> safs_knobs() {
          "With announce_ahead: an announced transfer enters the receiver's allocation, and is "
          "granted, this long before its projected start (its grant must reach the sender "
          "first; ours).");
+  t.flag("background_streams", SAFS_FIELD(safs.background_streams),
+         "true: a sender's background flows to one receiver that need grants form one stream: "
+         "the receiver allocates and grants the stream as one flow, and the sender paces the "
+         "stream's flows together at its rate, so background flows coming and going cost no "
+         "grants and a new one starts under the stream's grant. false: every background flow "
+         "is granted on its own.");
   t.flag("schedule_blind_flows", SAFS_FIELD(safs.schedule_blind_flows),
          "false: a flow its sender sends entirely blind (it fits its blind budget) is left out "
          "of the receiver's allocation, its bytes counted as blind arrivals only. true: it is "

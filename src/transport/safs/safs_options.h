@@ -46,6 +46,11 @@ struct SafsConfig {
   // grants it ahead, so it starts at its planned rate with no blind bytes
   // (docs/safs.md, "Transfers announced ahead").
   bool announce_ahead = false;
+  // A sender's background flows to one receiver that need grants share one
+  // grant and one pacer: the receiver allocates the stream as one flow, so
+  // background flows coming and going cost no grants (docs/safs.md,
+  // "Background streams").
+  bool background_streams = false;
   // A flow its sender sends entirely blind is left out of the receiver's
   // allocation: granting it only takes rate from flows that need grants
   // (docs/safs.md, "Flows sent whole blind").

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "core/receiver_scheduler.h"
@@ -46,11 +47,22 @@ class SafsTransport::ReceiverAgent {
   void send_grants(const std::vector<core::Grant>& grants);
   // The grant of a transfer announced, not started: to its sender's host.
   void send_planned_grant(const core::Grant& grant);
+  // Background streams (background_streams): a sender's background flows
+  // here that need grants are one flow to the scheduler, whose remaining
+  // bytes are theirs together.
+  void on_stream_segment(ReceiverFlow& flow, std::uint64_t remaining_bytes);
+  void on_stream_member_complete(ReceiverFlow& flow);
+  void send_stream_grant(const core::Grant& grant);
 
   SafsTransport& transport_;
   int host_;
   core::ReceiverScheduler scheduler_;
   Timer timer_;
+  struct StreamBytes {
+    std::uint64_t remaining_bytes = 0;  // wire bytes still to come, of all its flows
+    std::size_t flows = 0;
+  };
+  std::map<std::uint32_t, StreamBytes> background_streams_;  // by sender host
 };
 
 }  // namespace safs

@@ -5,30 +5,9 @@
 #include <limits>
 
 #include "core/sender_share.h"
+#include "transport/safs/safs_sender_state.h"
 
 namespace safs {
-
-namespace {
-constexpr double kNoLimit = std::numeric_limits<double>::infinity();
-}
-
-struct SafsTransport::SenderAgent::FlowState final : FlowExtension {
-  core::GrantHolder grant;
-  std::uint64_t unscheduled_limit = 0;  // bytes [0, limit) go out before any grant
-  std::uint64_t sent_end_bytes = 0;     // end of the highest byte sent: below it, a resend
-  bool blind_loss_counted = false;      // this flow's blind loss has reached the budget
-  TimePs started_ps = 0;
-  TimePs next_send_ps = 0;                 // pacing: earliest time of the next paced packet
-  double uplink_available_bps = kNoLimit;  // what this host's uplink can give the flow
-  double reported_bps = kNoLimit;          // last achievable rate reported to the receiver
-  TimePs reported_ps = 0;                  // when it was sent
-  TimePs next_report_ps = 0;               // with pace_reports, none before this
-  bool on_uplink_list = false;
-  bool on_stream_lease = false;  // started under its stream's previous lease
-  bool granted = false;          // a grant of its own arrived
-  bool window_only = false;      // background with grant_background off: never granted
-  std::uint32_t version = 0;     // of the flow's timestamp; raised at every move
-};
 
 SafsTransport::SenderAgent::FlowState& SafsTransport::SenderAgent::state(const SenderFlow& flow) {
   return flow.ext<FlowState>();
@@ -51,6 +30,7 @@ safs_header::Semantics SafsTransport::SenderAgent::semantics(const SenderFlow& f
           .on_stream_lease = state(flow).on_stream_lease,
           .all_unscheduled = state(flow).unscheduled_limit >= spec.size_bytes,
           .window_only = state(flow).window_only,
+          .background_stream = state(flow).on_background_stream,
           .criticality = spec.criticality,
           .version = state(flow).version};
 }
@@ -79,6 +59,10 @@ void SafsTransport::SenderAgent::on_start(SenderFlow& flow) {
   flow.cc.cwnd_bytes = std::max<std::uint64_t>(flow.cc.cwnd_bytes, s.unscheduled_limit);
   // A flow that fits in its blind first BDP needs no grant at all.
   const bool needs_grant = s.unscheduled_limit < flow.spec.size_bytes;
+  if (needs_grant && config.background_streams && flow.spec.flow_class != FlowClass::kUrgent) {
+    join_background_stream(flow, s.started_ps);
+    return;
+  }
   const bool planned = take_planned_grant(flow, needs_grant, s.started_ps);
   if (needs_grant && (planned || take_stream_lease(flow, s.started_ps))) s.unscheduled_limit = 0;
 }
@@ -206,6 +190,7 @@ void SafsTransport::SenderAgent::on_complete(SenderFlow& flow) {
     });
     stream_leases_.push_back({flow.spec.dst, s.grant});
   }
+  leave_background_stream(flow);
   rebalance_uplink();
 }
 
@@ -223,6 +208,7 @@ WindowTransport::SendGate SafsTransport::SenderAgent::gate(SenderFlow& flow) {
     return {true,
             urgent ? config.unscheduled_urgent_priority : config.unscheduled_background_priority};
   }
+  if (s.on_background_stream) return stream_gate(flow, now);
   if (s.grant.active(now)) {
     const double rate = paced_rate_bps(flow, s);
     if (rate < 1.0) return {false, 0, s.grant.expires_ps()};  // paused until a new grant
@@ -256,7 +242,12 @@ void SafsTransport::SenderAgent::on_segment_sent(SenderFlow& flow, Packet& packe
     }
   }
   s.sent_end_bytes = std::max(s.sent_end_bytes, packet.seq + packet.payload_bytes);
-  if (unscheduled || !s.grant.active(now)) return;
+  if (unscheduled) return;
+  if (s.on_background_stream) {
+    on_stream_sent(flow, packet, now);
+    return;
+  }
+  if (!s.grant.active(now)) return;
   const double rate = paced_rate_bps(flow, s);
   const TimePs gap = serialization_ps(packet.wire_bytes, static_cast<std::uint64_t>(rate));
   s.next_send_ps = std::max(now, s.next_send_ps) + gap;

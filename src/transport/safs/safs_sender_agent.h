@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -38,6 +39,9 @@ class SafsTransport::SenderAgent {
   // the receiver plans for it until the transfer starts.
   void announce(const FlowSpec& planned);
   void on_planned_grant(const Packet& packet);
+  // With background_streams: the receiver's grant for all of this host's
+  // background flows to it (safs_sender_streams.cc).
+  void on_stream_grant(const Packet& packet);
   // The flow is off the uplink list, which names flows by id.
   static bool holds_no_reference(const SenderFlow& flow);
 
@@ -64,6 +68,16 @@ class SafsTransport::SenderAgent {
   // Starts `flow` under `grant` (no blind bytes), unless this host's uplink
   // cannot serve it now. True if it did.
   bool start_under(SenderFlow& flow, const core::GrantHolder& grant);
+
+  // Background streams (safs_sender_streams.cc). A background flow that
+  // needs grants joins its receiver's stream; one that starts while the
+  // stream's grant is valid sends no blind bytes.
+  void join_background_stream(SenderFlow& flow, TimePs now);
+  void leave_background_stream(const SenderFlow& flow);
+  // The send gate of a stream's flow past its blind bytes.
+  SendGate stream_gate(const SenderFlow& flow, TimePs now);
+  // A scheduled packet of a stream's flow left: the stream's pacer moves.
+  void on_stream_sent(const SenderFlow& flow, const Packet& packet, TimePs now);
 
   SafsTransport& transport_;
   int host_;
@@ -96,6 +110,14 @@ class SafsTransport::SenderAgent {
   static constexpr std::size_t kMaxAnnounced = 64;
   std::vector<Announced> announced_;
   std::uint32_t next_announcement_ = 0;
+  // Background streams, by receiver host: one grant and one pacer for the
+  // background flows this host sends there that need grants.
+  struct BackgroundStream {
+    core::GrantHolder grant;
+    TimePs next_send_ps = 0;
+    std::vector<std::uint32_t> members;  // flow ids, not yet done, in start order
+  };
+  std::map<int, BackgroundStream> background_streams_;
 };
 
 }  // namespace safs

@@ -16,6 +16,7 @@ SafsTransport::SafsTransport(TransportEnv& env, const WindowConfig& window,
   handle_at(safs_header::kReport, Side::kReceiver);
   handle_at(safs_header::kAnnounce, Side::kHost);
   handle_at(safs_header::kPlannedGrant, Side::kHost);
+  handle_at(safs_header::kStreamGrant, Side::kHost);
   config_.blind_budget.packet_bytes = env.mtu_bytes;
   for (int h = 0; h < env.net.num_hosts(); ++h) {
     senders_.push_back(std::make_unique<SenderAgent>(*this, h));
@@ -80,6 +81,8 @@ void SafsTransport::on_host_message(const Packet& packet) {
     receivers_[host]->on_announce(packet);
   } else if (packet.message_type == safs_header::kPlannedGrant) {
     senders_[host]->on_planned_grant(packet);
+  } else if (packet.message_type == safs_header::kStreamGrant) {
+    senders_[host]->on_stream_grant(packet);
   }
 }
 
