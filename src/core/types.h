@@ -25,6 +25,9 @@ inline FlowId planned_flow_id(std::uint32_t sender, std::uint32_t number) {
 }
 inline bool is_planned(FlowId id) { return (id & kPlannedFlowBit) != 0; }
 inline std::uint32_t planned_number(FlowId id) { return static_cast<std::uint32_t>(id); }
+inline std::uint32_t planned_sender(FlowId id) {
+  return static_cast<std::uint32_t>((id & ~kPlannedFlowBit) >> 32);
+}
 
 // A sender's granted background flows to one receiver, allocated as one
 // flow (background streams): bit 62 set, and the sender's host. Planned ids

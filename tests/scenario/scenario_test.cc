@@ -135,6 +135,16 @@ TEST(Scenario, BooleanAndEnumKeysAreTyped) {
                {"bad.toml:2", "topology.kind", "not one of: star, leaf_spine, fat_tree"});
 }
 
+// This round's SAFS keys: announcements ahead and background streams.
+TEST(Scenario, AnnounceAndStreamKeysRejectBadValues) {
+  expect_error("[transport.safs]\nannounce_ahead = \"yes\"\n",
+               {"bad.toml:2", "transport.safs.announce_ahead", "expected boolean"});
+  expect_error("[transport.safs]\nbackground_streams = 2\n",
+               {"bad.toml:2", "transport.safs.background_streams", "expected boolean"});
+  expect_error("[transport.safs]\nannounce_lead_us = -3\n",
+               {"bad.toml:2", "transport.safs.announce_lead_us", "expected a value in"});
+}
+
 TEST(Scenario, IntegerBeyondADoubleIsReportedForANumberKey) {
   expect_error("[topology]\nlink_gbps = 9007199254740993\n",
                {"bad.toml:2", "topology.link_gbps", "beyond 2^53"});

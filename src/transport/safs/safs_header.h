@@ -138,10 +138,6 @@ inline double get_report(const Packet& p) {
              : static_cast<double>(p.words[0]);
 }
 
-}  // namespace safs::safs_header
-
-namespace safs::safs_header {
-
 struct Announcement {
   TimePs no_bubble_ps = kTimeNever;
   std::uint64_t size_bytes = 0;
@@ -168,10 +164,7 @@ inline Announcement get_announcement(const Packet& p) {
 }
 
 // A planned grant is a grant with the announcement's number where a GRANT
-// carries the timestamp version.
-inline void put_planned_grant(Packet& p, const core::Grant& g, std::uint32_t number) {
-  put_grant(p, g, number);
-}
+// carries the timestamp version (put_grant's third argument).
 inline std::uint32_t planned_grant_number(const Packet& p) { return grant_known_version(p); }
 
 }  // namespace safs::safs_header

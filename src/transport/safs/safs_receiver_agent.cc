@@ -8,6 +8,7 @@ struct SafsTransport::ReceiverAgent::FlowState final : FlowExtension {
   std::uint32_t known_version = 0;  // of the flow's timestamp
   bool on_background_stream = false;
   std::uint64_t counted_bytes = 0;  // its remaining wire bytes, as its stream counts them
+  bool ignored_seen = false;        // a packet of it arrived that the scheduler ignores
 };
 
 SafsTransport::ReceiverAgent::FlowState& SafsTransport::ReceiverAgent::state(
@@ -90,9 +91,12 @@ void SafsTransport::ReceiverAgent::on_segment(ReceiverFlow& flow, const Packet& 
     return;
   }
   if (ignored(sem)) {
-    // Announced, then sent whole blind after all (its blind cap grew).
-    if (sem.urgent)
+    // Announced, then sent whole blind after all (its blind cap grew): its
+    // first packet drops the plan.
+    if (sem.urgent && !state(flow).ignored_seen) {
       scheduler_.forget_announcement(static_cast<std::uint32_t>(flow.spec.src), sem.dependency);
+    }
+    state(flow).ignored_seen = true;
     return;
   }
   if (!scheduler_.knows(id)) {
@@ -174,11 +178,13 @@ void SafsTransport::ReceiverAgent::send_grants(const std::vector<core::Grant>& g
   const TransportEnv& env = transport_.env();
   for (const core::Grant& grant : grants) {
     if (core::is_planned(grant.flow)) {
-      send_planned_grant(grant);
+      send_host_grant(static_cast<int>(core::planned_sender(grant.flow)),
+                      safs_header::kPlannedGrant, grant, core::planned_number(grant.flow));
       continue;
     }
     if (core::is_background_stream(grant.flow)) {
-      send_stream_grant(grant);
+      send_host_grant(static_cast<int>(core::background_stream_sender(grant.flow)),
+                      safs_header::kStreamGrant, grant, 0);
       continue;
     }
     const auto id = static_cast<std::uint32_t>(grant.flow);
@@ -193,10 +199,12 @@ void SafsTransport::ReceiverAgent::send_grants(const std::vector<core::Grant>& g
   }
 }
 
-void SafsTransport::ReceiverAgent::send_planned_grant(const core::Grant& grant) {
-  const auto sender = static_cast<int>((grant.flow & ~core::kPlannedFlowBit) >> 32);
-  Packet& packet = transport_.new_host_message(host_, sender, safs_header::kPlannedGrant);
-  safs_header::put_planned_grant(packet, grant, core::planned_number(grant.flow));
+// Grants of a planned transfer or of a background stream name no flow: they
+// go to the sender's host, a planned one with the announcement's number.
+void SafsTransport::ReceiverAgent::send_host_grant(int sender, std::uint8_t message_type,
+                                                   const core::Grant& grant, std::uint32_t tag) {
+  Packet& packet = transport_.new_host_message(host_, sender, message_type);
+  safs_header::put_grant(packet, grant, tag);
   transport_.send_host_message(packet);
 }
 
@@ -214,9 +222,8 @@ void SafsTransport::ReceiverAgent::on_stream_segment(ReceiverFlow& flow,
   if (!f.on_background_stream) {
     f.on_background_stream = true;
     ++stream.flows;
-  } else {
-    stream.remaining_bytes -= std::min(stream.remaining_bytes, f.counted_bytes);
   }
+  stream.remaining_bytes -= std::min(stream.remaining_bytes, f.counted_bytes);  // 0 at first
   stream.remaining_bytes += remaining;
   f.counted_bytes = remaining;
   const core::FlowId id = core::background_stream_id(sender);
@@ -244,13 +251,6 @@ void SafsTransport::ReceiverAgent::on_stream_member_complete(ReceiverFlow& flow)
   } else {
     scheduler_.update_remaining(id, stream.remaining_bytes);
   }
-}
-
-void SafsTransport::ReceiverAgent::send_stream_grant(const core::Grant& grant) {
-  const auto sender = static_cast<int>(core::background_stream_sender(grant.flow));
-  Packet& packet = transport_.new_host_message(host_, sender, safs_header::kStreamGrant);
-  safs_header::put_grant(packet, grant, 0);
-  transport_.send_host_message(packet);
 }
 
 }  // namespace safs

@@ -45,14 +45,16 @@ class SafsTransport::ReceiverAgent {
   void on_change();
   void poll();
   void send_grants(const std::vector<core::Grant>& grants);
-  // The grant of a transfer announced, not started: to its sender's host.
-  void send_planned_grant(const core::Grant& grant);
+  // A grant that names no flow (a planned transfer's, a background
+  // stream's), to the sender's host; `tag` rides where a GRANT carries the
+  // timestamp version (a planned grant's announcement number).
+  void send_host_grant(int sender, std::uint8_t message_type, const core::Grant& grant,
+                       std::uint32_t tag);
   // Background streams (background_streams): a sender's background flows
   // here that need grants are one flow to the scheduler, whose remaining
   // bytes are theirs together.
   void on_stream_segment(ReceiverFlow& flow, std::uint64_t remaining_bytes);
   void on_stream_member_complete(ReceiverFlow& flow);
-  void send_stream_grant(const core::Grant& grant);
 
   SafsTransport& transport_;
   int host_;
