@@ -7,14 +7,19 @@ namespace safs::core {
 
 namespace {
 
-// Urgent before background, least slack first, then id: a total order.
-void service_order(const std::vector<SenderFlow>& flows, std::vector<std::size_t>& order) {
+// Urgent before background, least slack (or earliest timestamp) first, then
+// id: a total order.
+void service_order(const std::vector<SenderFlow>& flows, std::vector<std::size_t>& order,
+                   bool urgent_by_deadline = false) {
   order.resize(flows.size());
   std::iota(order.begin(), order.end(), 0);
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     const SenderFlow& x = flows[a];
     const SenderFlow& y = flows[b];
     if (x.urgent != y.urgent) return x.urgent;
+    if (urgent_by_deadline && x.urgent && x.no_bubble_ps != y.no_bubble_ps) {
+      return x.no_bubble_ps < y.no_bubble_ps;
+    }
     if (x.slack_ps != y.slack_ps) return x.slack_ps < y.slack_ps;
     return x.id < y.id;
   });
@@ -63,8 +68,8 @@ std::vector<TimePs> uplink_waits(const std::vector<SenderFlow>& flows, double up
 
 void uplink_shares(const std::vector<SenderFlow>& flows, double uplink_bps,
                    std::vector<std::size_t>& order, std::vector<double>& available,
-                   std::vector<TimePs>& waits) {
-  service_order(flows, order);
+                   std::vector<TimePs>& waits, const UplinkShareOptions& options) {
+  service_order(flows, order, options.urgent_by_deadline);
   available.assign(flows.size(), 0.0);
   waits.assign(flows.size(), 0);
   double used_bps = 0;

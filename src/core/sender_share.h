@@ -18,6 +18,21 @@ struct SenderFlow {
   bool urgent = false;
   TimePs slack_ps = kTimeNever;  // from the flow's own timestamp; kTimeNever for background
   std::uint64_t remaining_bytes = 0;
+  TimePs no_bubble_ps =
+      kTimeNever;  // urgent: its timestamp (UplinkShareOptions::urgent_by_deadline)
+};
+
+// How a sender orders the flows its uplink serves.
+struct UplinkShareOptions {
+  // Urgent flows by no-bubble timestamp (EDF), not by slack (least slack
+  // first). Slack rises as a served flow drains and falls as a waiting one
+  // waits, so two flows swap places every few report horizons, and each swap
+  // is a report to each of their receivers and a grant back. Timestamps do
+  // not move as data drains: a receiver's grant stays an upper bound that
+  // the sender's shares move only when flows come, go or are granted anew
+  // (tests/core/uplink_convergence_test.cc; docs/safs.md, "Coordinated
+  // senders").
+  bool urgent_by_deadline = false;
 };
 
 // Bytes a flow sends before any grant: its blind budget (about one BDP of
@@ -50,6 +65,6 @@ std::vector<TimePs> uplink_waits(const std::vector<SenderFlow>& flows, double up
 // rebalances on every grant keeps the three and allocates nothing per call.
 void uplink_shares(const std::vector<SenderFlow>& flows, double uplink_bps,
                    std::vector<std::size_t>& order, std::vector<double>& available,
-                   std::vector<TimePs>& waits);
+                   std::vector<TimePs>& waits, const UplinkShareOptions& options = {});
 
 }  // namespace safs::core

@@ -2,6 +2,7 @@
 // urgent before background, least slack first, never above a grant, never
 // above the uplink.
 #include "core/sender_share.h"
+#include "core/uplink_report.h"
 
 #include <gtest/gtest.h>
 
@@ -27,6 +28,25 @@ SenderFlow make(FlowId id, double granted, bool urgent, TimePs slack = kTimeNeve
   f.urgent = urgent;
   f.slack_ps = slack;
   return f;
+}
+
+// Flow 1 is due first but, longer, has less slack than flow 2 only until it
+// has drained: by slack it goes second, by timestamp first.
+TEST(SenderShareTest, UrgentByDeadlineServesTheEarliestTimestampFirst) {
+  SenderFlow first = make(1, 60 * kGbps, true, 30 * kUs);
+  first.no_bubble_ps = 100 * kUs;
+  SenderFlow second = make(2, 60 * kGbps, true, 10 * kUs);
+  second.no_bubble_ps = 200 * kUs;
+  const std::vector<SenderFlow> flows = {first, second};
+  std::vector<std::size_t> order;
+  std::vector<double> available;
+  std::vector<TimePs> waits;
+  uplink_shares(flows, 100 * kGbps, order, available, waits);
+  EXPECT_DOUBLE_EQ(available[0], 40 * kGbps);  // by slack: flow 2 first
+  EXPECT_DOUBLE_EQ(available[1], 100 * kGbps);
+  uplink_shares(flows, 100 * kGbps, order, available, waits, {.urgent_by_deadline = true});
+  EXPECT_DOUBLE_EQ(available[0], 100 * kGbps);
+  EXPECT_DOUBLE_EQ(available[1], 40 * kGbps);
 }
 
 TEST(SenderShareTest, HandExampleExactSplit) {
@@ -225,6 +245,78 @@ TEST(BlindBytesTest, ABudgetOrTheWholeShortFlow) {
   EXPECT_EQ(blind_bytes(125'001, 62'500.0, 2), 62'500u);   // just over two: one budget
   EXPECT_EQ(blind_bytes(114'688, 62'500.0, 1), 62'500u);   // the proposal's rule
   EXPECT_EQ(blind_bytes(40'000, 62'500.0, 1), 40'000u);    // shorter than the budget
+}
+
+}  // namespace
+}  // namespace safs::core
+
+namespace safs::core {
+namespace {
+
+constexpr double kUplinkBps = 100e9;
+constexpr TimePs kHorizonPs = UplinkReportConfig{}.horizon_ps;
+
+ReportDecision::Action action_of(const UplinkReport& r, double available, double granted,
+                                 TimePs wait, const UplinkReportConfig& config, TimePs now) {
+  return decide_report(r, available, granted, wait, kUplinkBps, config, now).action;
+}
+
+TEST(UplinkReportTest, OnlyLimitsThatLastAreReported) {
+  const UplinkReportConfig config;
+  const UplinkReport none;
+  EXPECT_EQ(action_of(none, kNoUplinkLimit, 40e9, 0, config, 0), ReportDecision::Action::kNone);
+  EXPECT_EQ(action_of(none, 60e9, 40e9, kHorizonPs, config, 0), ReportDecision::Action::kNone);
+  EXPECT_EQ(action_of(none, 20e9, 40e9, kHorizonPs - 1, config, 0),
+            ReportDecision::Action::kNone);  // the flows ahead let go too soon to matter
+  const ReportDecision d = decide_report(none, 20e9, 40e9, kHorizonPs, kUplinkBps, config, 0);
+  EXPECT_EQ(d.action, ReportDecision::Action::kSend);
+  EXPECT_EQ(d.rate_bps, 20e9);
+}
+
+TEST(UplinkReportTest, PacedReportsWaitOutTheHorizon) {
+  const UplinkReportConfig config;
+  UplinkReport r;
+  note_sent(r, 20e9, 0, config);
+  EXPECT_EQ(r.next_report_ps, kHorizonPs);
+  EXPECT_EQ(action_of(r, 21e9, 40e9, kHorizonPs, config, 1), ReportDecision::Action::kNone);
+  EXPECT_EQ(action_of(r, 10e9, 40e9, kHorizonPs, config, 1), ReportDecision::Action::kWait);
+  EXPECT_EQ(action_of(r, 10e9, 40e9, kHorizonPs, config, kHorizonPs),
+            ReportDecision::Action::kSend);
+  UplinkReportConfig unpaced;
+  unpaced.paced = false;
+  UplinkReport u;
+  note_sent(u, 20e9, 0, unpaced);
+  EXPECT_EQ(action_of(u, 10e9, 40e9, kHorizonPs, unpaced, 1), ReportDecision::Action::kSend);
+}
+
+// A limit that lifts: "no limit" by default; with keep_cap, what the uplink
+// can give, and nothing at all where the grant is below the cap.
+TEST(UplinkReportTest, ALiftedLimitIsNoLimitOrTheKeptCap) {
+  UplinkReportConfig config;
+  UplinkReport r;
+  note_sent(r, 20e9, 0, config);
+  const TimePs later = kHorizonPs;
+  ReportDecision d = decide_report(r, 60e9, 20e9, kHorizonPs, kUplinkBps, config, later);
+  EXPECT_EQ(d.action, ReportDecision::Action::kSend);
+  EXPECT_EQ(d.rate_bps, kNoUplinkLimit);
+  config.keep_cap = true;
+  d = decide_report(r, 60e9, 20e9, kHorizonPs, kUplinkBps, config, later);
+  EXPECT_EQ(d.action, ReportDecision::Action::kSend);
+  EXPECT_EQ(d.rate_bps, 60e9);
+  EXPECT_EQ(action_of(r, 60e9, 10e9, kHorizonPs, config, later), ReportDecision::Action::kNone);
+  d = decide_report(r, 60e9, 20e9, 0, kUplinkBps, config, later);  // no lasting hold: no cap
+  EXPECT_EQ(d.rate_bps, kNoUplinkLimit);
+}
+
+TEST(UplinkReportTest, AGrantAboveTheReportIsALostReportOnlyWhenItCameAfterIt) {
+  const UplinkReportConfig config;
+  const TimePs delay = 5 * kPsPerUs;
+  UplinkReport r;
+  EXPECT_FALSE(report_was_lost(r, 50e9, 0, delay, config));  // nothing reported
+  note_sent(r, 20e9, 0, config);
+  EXPECT_FALSE(report_was_lost(r, 50e9, 2 * delay, delay, config));  // it may have crossed
+  EXPECT_TRUE(report_was_lost(r, 50e9, 2 * delay + 1, delay, config));
+  EXPECT_FALSE(report_was_lost(r, 21e9, 10 * delay, delay, config));  // within the threshold
 }
 
 }  // namespace

@@ -722,11 +722,13 @@ namespace {
 // each of eight receivers, at random times in the first 1 ms (a fixed
 // seed): every uplink and every downlink is shared, so receivers' grants
 // ask more of some uplinks than they carry and senders report.
-ControlRun run_many_to_many(bool pace_reports) {
+ControlRun run_many_to_many(bool pace_reports, bool coordinated = false) {
   constexpr int kSenders = 8;
   ExperimentConfig config = testing::star(2 * kSenders);
   config.transport = "safs";
   config.transport_params["pace_reports"] = pace_reports;
+  config.transport_params["uplink_by_deadline"] = coordinated;
+  config.transport_params["report_keeps_cap"] = coordinated;
   std::mt19937_64 rng(7);
   for (int s = 0; s < kSenders; ++s) {
     std::vector<int> receivers(kSenders);
@@ -756,6 +758,70 @@ TEST(SafsSenderContention, PacedReportsSettleWithFewerPackets) {
   // its pause ends: without the timer that sends it, 4.180 ms.
   EXPECT_LE(static_cast<double>(paced.last_finish_ps),
             1.003 * static_cast<double>(every_move.last_finish_ps));
+}
+
+struct UrgentFanOutRun {
+  ControlRun control;
+  int met = 0;
+};
+
+// Host 0 sends a 4 MB urgent flow to each of hosts 1-8, due so that together
+// they need 80% of its uplink (10% each, the deadlines 0.1 ms apart), while
+// hosts 9-12 each send 8 MB of background to two of those receivers: every
+// receiver grants its urgent flow and background, and host 0 is asked for
+// more than its uplink whenever a receiver hands its urgent flow leftover.
+UrgentFanOutRun run_urgent_one_to_many(bool coordinated) {
+  ExperimentConfig config = testing::star(13);
+  config.transport = "safs";
+  config.transport_params["uplink_by_deadline"] = coordinated;
+  config.transport_params["report_keeps_cap"] = coordinated;
+  for (int r = 1; r <= 8; ++r) {
+    testing::add_urgent_flow(config, 0, r, 4'000'000, (3200 + 100 * r) * kPsPerUs);
+  }
+  for (int s = 9; s <= 12; ++s) {
+    testing::add_flow(config, s, 1 + 2 * (s - 9), 8'000'000);
+    testing::add_flow(config, s, 2 + 2 * (s - 9), 8'000'000);
+  }
+  Experiment e(config);
+  e.run_until(config.stop_ps);
+  UrgentFanOutRun out;
+  out.control.scheduling_packets = e.transport().stats().scheduling_packets;
+  for (const FlowRecord& r : e.recorder().records()) {
+    if (!r.complete()) continue;
+    ++out.control.finished;
+    out.control.last_finish_ps = std::max(out.control.last_finish_ps, r.finish_ps);
+    if (r.spec.flow_class == FlowClass::kUrgent && r.met_deadline()) ++out.met;
+  }
+  return out;
+}
+
+// Coordinated senders (uplink_by_deadline, report_keeps_cap): host 0 serves
+// its urgent flows in timestamp order, which does not change as they drain,
+// and keeps its receivers' caps where they bind. Measured: 195 scheduling
+// packets against 221, every deadline met either way, the last flow done at
+// 2.831 ms against 2.829.
+TEST(SafsSenderContention, CoordinatedSendersCostAFanOutFewerPackets) {
+  const UrgentFanOutRun defaults = run_urgent_one_to_many(false);
+  const UrgentFanOutRun coordinated = run_urgent_one_to_many(true);
+  EXPECT_EQ(defaults.met, 8);
+  EXPECT_EQ(coordinated.met, 8);
+  EXPECT_LT(coordinated.control.scheduling_packets, defaults.control.scheduling_packets);
+  EXPECT_LE(static_cast<double>(coordinated.control.last_finish_ps),
+            1.002 * static_cast<double>(defaults.control.last_finish_ps));
+}
+
+// Under churn (the 128 background flows above, coming and going), kept caps
+// cost a little: a cap that binds rises by reports, paced, where "no limit"
+// lifted it at once. Measured: 3,704 scheduling packets against 3,580, the
+// last flow done at 4.177 ms against 4.157.
+TEST(SafsSenderContention, CoordinatedSendersUnderChurnCostLittle) {
+  const ControlRun paced = run_many_to_many(true);
+  const ControlRun coordinated = run_many_to_many(true, true);
+  EXPECT_EQ(coordinated.finished, 128u);
+  EXPECT_LE(static_cast<double>(coordinated.scheduling_packets),
+            1.1 * static_cast<double>(paced.scheduling_packets));
+  EXPECT_LE(static_cast<double>(coordinated.last_finish_ps),
+            1.01 * static_cast<double>(paced.last_finish_ps));
 }
 
 }  // namespace

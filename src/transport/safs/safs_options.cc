@@ -75,16 +75,25 @@ KnobTable<SafsOptions> safs_knobs() {
          "true: an urgent flow without a no-bubble timestamp (lost, or never derived) takes "
          "leftover before background, as a static priority class would serve it. false: it is "
          "scheduled as background, having no timestamp to plan against.");
-  t.time("report_horizon_us", "us", kPsPerUs, SAFS_FIELD(safs.report_horizon_ps), 0, 1e6,
+  t.time("report_horizon_us", "us", kPsPerUs, SAFS_FIELD(safs.uplink_report.horizon_ps), 0, 1e6,
          "A sender reports that its uplink limits a flow only when the flows served before it "
          "hold the uplink at least this long; a shorter hold ends before the receiver could "
          "use the report. 0: report every limit.");
-  t.flag("pace_reports", SAFS_FIELD(safs.pace_reports),
+  t.flag("pace_reports", SAFS_FIELD(safs.uplink_report.paced),
          "true: a flow's uplink report changes at most once per report_horizon_us (later moves "
          "wait, then the latest goes), and a grant above the reported rate repeats the report "
          "only when the receiver sent it more than two control delays after the report (it had "
          "the report: it was lost). false: every move past the threshold is reported at once "
          "and any such grant repeats it (the rule before; docs/safs.md).");
+  t.flag("uplink_by_deadline", SAFS_FIELD(safs.uplink_share.urgent_by_deadline),
+         "true: a sender serves its urgent flows in no-bubble timestamp order (EDF). false: "
+         "least slack first, an order that changes as flows drain and waits, each change a "
+         "report to each receiver involved (docs/safs.md, \"Coordinated senders\").");
+  t.flag("report_keeps_cap", SAFS_FIELD(safs.uplink_report.keep_cap),
+         "true: a flow its uplink stops limiting is told what the uplink can give it while the "
+         "flows ahead hold it past report_horizon_us, not \"no limit\" (which has its receiver "
+         "grant its whole share, and the uplink limit it again); only where the cap binds (the "
+         "flow's grant is at it).");
   t.flag("grant_background", SAFS_FIELD(safs.grant_background),
          "true: background flows are granted (max-min or shortest remaining first, after the "
          "urgent flows). false: they get no grants and go under their window alone at the "

@@ -7,6 +7,8 @@
 
 #include "core/blind_budget.h"
 #include "core/receiver_scheduler.h"
+#include "core/sender_share.h"
+#include "core/uplink_report.h"
 #include "net/packet.h"
 #include "transport/window/window_options.h"
 
@@ -25,17 +27,10 @@ struct SafsConfig {
   std::uint8_t fallback_priority = 0;
   // How long a flow that never got a grant waits before falling back.
   TimePs first_grant_wait_ps = 200 * kPsPerUs;
-  double report_threshold = 0.1;  // re-report an achievable rate when it moves this much
-  // Report a limit only when the flows ahead hold the uplink this long
-  // (core::uplink_waits): about two reallocation periods and two control
-  // delays, what a report needs to pay off (ours; docs/safs.md).
-  TimePs report_horizon_ps = 50 * kPsPerUs;
-  // Paced reports: a flow's report changes at most once per report horizon
-  // (the time one needs to pay off), and a grant above the reported rate
-  // repeats the report only if the receiver sent it after the report reached
-  // it. false: every move past report_threshold is reported at once, and any
-  // such grant repeats the report (docs/safs.md, "Sender side").
-  bool pace_reports = true;
+  // How a sender orders its uplink's flows (core::uplink_shares), and when it
+  // reports that its uplink limits a flow (core::decide_report).
+  core::UplinkShareOptions uplink_share;
+  core::UplinkReportConfig uplink_report;
   // Changes within this window share one reallocation (0: reallocate at once).
   TimePs batch_changes_ps = 0;
   // An urgent flow's lease outlives it: the next urgent transfer from the

@@ -288,11 +288,8 @@ void SafsTransport::SenderAgent::send_report(SenderFlow& flow, double achievable
   Packet& report =
       transport_.new_control(flow, safs_header::kReport, transport_.config_.control_priority);
   safs_header::put_report(report, achievable_bps);
-  FlowState& s = state(flow);
-  s.reported_ps = transport_.env().sim.now();
-  if (transport_.config_.pace_reports) {
-    s.next_report_ps = s.reported_ps + transport_.config_.report_horizon_ps;
-  }
+  core::note_sent(state(flow).report, achievable_bps, transport_.env().sim.now(),
+                  transport_.config_.uplink_report);
   transport_.send_control(flow, report);
 }
 
@@ -321,12 +318,13 @@ void SafsTransport::SenderAgent::rebalance_uplink() {
         core::transfer_ps(static_cast<double>(spec.size_bytes - flow.snd_una), uplink);
     const TimePs slack =
         urgent && spec.has_deadline() ? spec.deadline_ps - now - remaining_ps : remaining_ps;
-    flows.push_back({id, granted, urgent, slack, spec.size_bytes - flow.snd_una});
+    const TimePs no_bubble = urgent && spec.has_deadline() ? spec.deadline_ps : kTimeNever;
+    flows.push_back({id, granted, urgent, slack, spec.size_bytes - flow.snd_una, no_bubble});
   }
   std::vector<double>& available = uplink_available_bps_;
   std::vector<TimePs>& waits = uplink_waits_ps_;
-  core::uplink_shares(flows, uplink, uplink_order_, available, waits);
-  const double threshold = transport_.config_.report_threshold;
+  core::uplink_shares(flows, uplink, uplink_order_, available, waits,
+                      transport_.config_.uplink_share);
   TimePs deferred_until = kTimeNever;
   for (std::size_t i = 0; i < ids.size(); ++i) {
     SenderFlow& flow = *transport_.sender_flow(ids[i]);
@@ -338,22 +336,13 @@ void SafsTransport::SenderAgent::rebalance_uplink() {
       s.next_send_ps = std::min(s.next_send_ps, now);
       transport_.make_ready(flow);
     }
-    const bool was_limited = s.reported_bps != kNoLimit;
-    const bool limited = s.uplink_available_bps < flows[i].granted_bps &&
-                         waits[i] >= transport_.config_.report_horizon_ps;
-    const bool moved = std::abs(s.uplink_available_bps - s.reported_bps) >
-                       threshold * std::min(s.reported_bps, uplink);
-    if ((limited || was_limited) && moved) {
-      if (now < s.next_report_ps) {
-        // Reported moments ago: the receiver has not acted on that yet. Each
-        // receiver's reaction moves the other flows' shares, and reporting
-        // every move kept the grants of a busy sender's receivers chasing
-        // each other (two thirds of all control under web-search background).
-        deferred_until = std::min(deferred_until, s.next_report_ps);
-        continue;
-      }
-      s.reported_bps = limited ? s.uplink_available_bps : kNoLimit;
-      send_report(flow, s.reported_bps);
+    const core::ReportDecision decision =
+        core::decide_report(s.report, s.uplink_available_bps, flows[i].granted_bps, waits[i],
+                            uplink, transport_.config_.uplink_report, now);
+    if (decision.action == core::ReportDecision::Action::kWait) {
+      deferred_until = std::min(deferred_until, s.report.next_report_ps);
+    } else if (decision.action == core::ReportDecision::Action::kSend) {
+      send_report(flow, decision.rate_bps);
     }
   }
   // The latest share goes when the pause ends, unless a rebalance sends it first.
@@ -374,15 +363,12 @@ void SafsTransport::SenderAgent::on_grant(SenderFlow& flow, const Packet& packet
   s.granted = true;
   // The receiver holds an older timestamp: the META was lost. Again.
   if (safs_header::grant_known_version(packet) != s.version) send_meta(flow);
-  // The receiver grants more than this sender said it can give, in a grant
-  // it sent after the report reached it (each way takes at most a control
-  // delay; a grant that crossed the report proves nothing): the report was
-  // lost. Again. Without the age test, one report in three under web-search
-  // background was such a needless repeat (docs/safs.md).
-  if (s.reported_bps != kNoLimit &&
-      s.grant.grant().rate_bps > (1 + config.report_threshold) * s.reported_bps &&
-      (!config.pace_reports || now - s.reported_ps > 2 * config.receiver.grants.control_delay_ps)) {
-    send_report(flow, s.reported_bps);
+  // The receiver grants more than this sender said it can give: the report
+  // was lost. Again. Without the test of the grant's age, one report in three
+  // under web-search background was such a needless repeat (docs/safs.md).
+  if (core::report_was_lost(s.report, s.grant.grant().rate_bps, now,
+                            config.receiver.grants.control_delay_ps, config.uplink_report)) {
+    send_report(flow, s.report.reported_bps);
   }
   // A new rate acts now: do not keep a gap computed for a lower one.
   const double rate = std::max(1.0, s.grant.grant().rate_bps);

@@ -3,14 +3,14 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 
 #include "core/grant.h"
+#include "core/uplink_report.h"
 #include "transport/safs/safs_sender_agent.h"
 
 namespace safs {
 
-inline constexpr double kNoLimit = std::numeric_limits<double>::infinity();
+inline constexpr double kNoLimit = core::kNoUplinkLimit;
 
 struct SafsTransport::SenderAgent::FlowState final : FlowExtension {
   core::GrantHolder grant;
@@ -20,9 +20,7 @@ struct SafsTransport::SenderAgent::FlowState final : FlowExtension {
   TimePs started_ps = 0;
   TimePs next_send_ps = 0;                 // pacing: earliest time of the next paced packet
   double uplink_available_bps = kNoLimit;  // what this host's uplink can give the flow
-  double reported_bps = kNoLimit;          // last achievable rate reported to the receiver
-  TimePs reported_ps = 0;                  // when it was sent
-  TimePs next_report_ps = 0;               // with pace_reports, none before this
+  core::UplinkReport report;               // what the receiver was last told of that
   bool on_uplink_list = false;
   bool on_stream_lease = false;  // started under its stream's previous lease
   bool granted = false;          // a grant of its own arrived
