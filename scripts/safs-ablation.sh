@@ -28,6 +28,7 @@ variants=(
   "tail loss probes (tail_loss_probe = true)|safs|--set transport.safs.tail_loss_probe=true"
   "transfers announced ahead (announce_ahead = true)|safs|--set transport.safs.announce_ahead=true"
   "background streams (background_streams = true)|safs|--set transport.safs.background_streams=true"
+  "coordinated senders (uplink_by_deadline, report_keeps_cap = true)|safs|--set transport.safs.uplink_by_deadline=true --set transport.safs.report_keeps_cap=true"
   "pfabric-edf|pfabric-edf|"
   "dctcp-llf|dctcp-llf|"
   "dctcp-prio|dctcp-prio|"

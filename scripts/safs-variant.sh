@@ -8,8 +8,8 @@
 # SAFS_RESUME=1 (then finished points are kept: the sweeps' resume). A cell
 # that fails is left out of the table and the exit status is 1.
 #   scripts/safs-variant.sh NAME "LONG LABEL" "SHORT LABEL" LEVEL KEY=VALUE...
-# e.g. scripts/window-background.sh, scripts/announce-ahead.sh and
-# scripts/background-streams.sh; LEVEL is
+# e.g. scripts/window-background.sh, scripts/announce-ahead.sh,
+# scripts/background-streams.sh and scripts/coordinated-senders.sh; LEVEL is
 # standard, quick, full or ci ("" for standard).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
