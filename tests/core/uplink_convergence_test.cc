@@ -54,7 +54,6 @@ struct Settling {
   int last_change_round = -1;     // last round that changed anything
   int settled_round = -1;         // first round followed by kQuietRounds without a change
   int most_changes_per_flow = 0;  // rate-changing grants plus reports, the busiest flow
-  std::uint64_t grants_changing = 0;
   std::uint64_t reports = 0;
   double worst_uplink_excess_bps = 0;  // sent beyond an uplink (must stay 0)
   double worst_downlink_excess = 0;    // arrived beyond a downlink, as a fraction of it
@@ -113,7 +112,6 @@ Settling settle(const Pattern& pattern, const UplinkShareOptions& share_options,
         if (g.rate_bps != last_grant_bps[i] || g.priority != last_priority[i]) {
           changed = true;
           ++changes[i];
-          ++out.grants_changing;
         }
         last_grant_bps[i] = g.rate_bps;
         last_priority[i] = g.priority;

@@ -135,8 +135,13 @@ TEST(Scenario, BooleanAndEnumKeysAreTyped) {
                {"bad.toml:2", "topology.kind", "not one of: star, leaf_spine, fat_tree"});
 }
 
-// This round's SAFS keys: announcements ahead and background streams.
+// This round's SAFS keys: announcements ahead, background streams and
+// coordinated senders.
 TEST(Scenario, AnnounceAndStreamKeysRejectBadValues) {
+  expect_error("[transport.safs]\nuplink_by_deadline = \"edf\"\n",
+               {"bad.toml:2", "transport.safs.uplink_by_deadline", "expected boolean"});
+  expect_error("[transport.safs]\nreport_keeps_cap = 3\n",
+               {"bad.toml:2", "transport.safs.report_keeps_cap", "expected boolean"});
   expect_error("[transport.safs]\nannounce_ahead = \"yes\"\n",
                {"bad.toml:2", "transport.safs.announce_ahead", "expected boolean"});
   expect_error("[transport.safs]\nbackground_streams = 2\n",
