@@ -25,10 +25,14 @@ Event EventQueue::pop() {
   while (true) {
     const std::size_t first_child = hole * kArity + 1;
     if (first_child >= n) break;
-    const std::size_t end = first_child + kArity < n ? first_child + kArity : n;
-    std::size_t best = first_child;
-    for (std::size_t c = first_child + 1; c < end; ++c) {
-      if (before(heap_[c], heap_[best])) best = c;
+    std::size_t best;
+    if (first_child + kArity <= n) {
+      // A tournament of two pairs: two independent comparisons, then one.
+      best =
+          earlier(earlier(first_child, first_child + 1), earlier(first_child + 2, first_child + 3));
+    } else {
+      best = first_child;
+      for (std::size_t c = first_child + 1; c < n; ++c) best = earlier(best, c);
     }
     if (!before(heap_[best], last)) break;
     heap_[hole] = heap_[best];

@@ -63,7 +63,7 @@ void Port::wake() {
     start_next();
   } else {
     tx_event_pending_ = true;
-    sim_.schedule_at(busy_until_ps_, this);
+    sim_.schedule_at(busy_until_ps_, this, queue_->peek());
   }
 }
 
@@ -95,7 +95,7 @@ void Port::start_next() {
   // busy_until_ps_ and waits for it. A host port polls its source each time.
   if (!queue_->empty() || source_ != nullptr) {
     tx_event_pending_ = true;
-    sim_.schedule_at(busy_until_ps_, this);
+    sim_.schedule_at(busy_until_ps_, this, queue_->peek());
   }
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 
 #include "net/queue_discipline.h"
 
@@ -25,6 +26,9 @@ class StrictPriorityQueue final : public QueueDiscipline {
 
   Packet* enqueue(Packet& packet) override;
   Packet* dequeue() override;
+  const Packet* peek() const override {
+    return nonempty_mask_ == 0 ? nullptr : levels_[31 - std::countl_zero(nonempty_mask_)].head;
+  }
 
  private:
   struct Fifo {

@@ -35,6 +35,10 @@ class QueueDiscipline {
   virtual Packet* enqueue(Packet& packet) = 0;
   // Removes the next packet to transmit; nullptr when empty.
   virtual Packet* dequeue() = 0;
+  // The packet dequeue() would return now, or nullptr: a hint only, for the
+  // port to prefetch before its next transmission (a queued packet has
+  // usually left the cache by the time it reaches the head).
+  virtual const Packet* peek() const { return nullptr; }
 
   std::uint64_t bytes() const { return bytes_; }
   std::uint64_t packets() const { return packets_; }

@@ -308,5 +308,29 @@ TEST(SimulatorTest, ManyRandomEventsRunInNonDecreasingTime) {
   EXPECT_EQ(sim.events_processed(), handled);
 }
 
+// The heap compares (time, id) as one 128-bit key: times across the whole
+// range (up to kTimeNever) and ids past 32 bits must keep the same order.
+TEST(EventQueueTest, OrdersTimesAndIdsAcrossTheirWholeRange) {
+  const std::vector<TimePs> times = {
+      kTimeNever, 0, TimePs{1} << 62, 1, kTimeNever - 1, TimePs{1} << 32, (TimePs{1} << 32) - 1};
+  const std::vector<EventId> ids = {EventId{1} << 40, 3, (EventId{1} << 63) + 5,
+                                    (EventId{1} << 32) - 1};
+  EventQueue q;
+  std::vector<std::pair<TimePs, EventId>> expected;
+  for (const TimePs t : times) {
+    for (const EventId id : ids) {
+      q.push(Event{t, id, nullptr});
+      expected.emplace_back(t, id);
+    }
+  }
+  std::sort(expected.begin(), expected.end());
+  for (const auto& [t, id] : expected) {
+    const Event got = q.pop();
+    ASSERT_EQ(got.at, t);
+    ASSERT_EQ(got.id, id);
+  }
+  EXPECT_TRUE(q.empty());
+}
+
 }  // namespace
 }  // namespace safs
