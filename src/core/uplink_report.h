@@ -36,9 +36,11 @@ struct UplinkReportConfig {
   bool paced = true;
   // A flow that the uplink stops limiting is told what the uplink can give
   // it, not "no limit" (while the flows ahead still hold the uplink a
-  // horizon). Told "no limit", its receiver grants it its whole share at
-  // once, and the uplink limits it again: a report each way per horizon, for
-  // as long as the flows last (tests/core/uplink_convergence_test.cc).
+  // horizon), and only where that cap binds: a cap above the grant changes
+  // no grant, so moving it is not reported. Told "no limit", its receiver
+  // grants it its whole share at once, and the uplink limits it again: a
+  // report each way per horizon, for as long as the flows last
+  // (tests/core/uplink_convergence_test.cc).
   bool keep_cap = false;
 };
 
