@@ -1,8 +1,11 @@
 #include "engine/event_queue.h"
 
+#include <cassert>
+
 namespace safs {
 
 void EventQueue::push(const Event& event) {
+  assert(event.at >= 0);  // the 128-bit key reads time as unsigned
   // Sift up with a hole instead of swaps.
   std::size_t hole = heap_.size();
   heap_.push_back(event);
