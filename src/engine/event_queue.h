@@ -43,9 +43,11 @@ class EventQueue {
     return (static_cast<Key>(static_cast<std::uint64_t>(e.at)) << 64) | e.id;
   }
   static bool before(const Event& a, const Event& b) { return key(a) < key(b); }
-  // Index of the earlier of heap_[i] and heap_[j] (a conditional move).
+  // Index of the earlier of heap_[i] and heap_[j], chosen by a mask rather
+  // than `? :`, which the compiler may turn back into a branch.
   std::size_t earlier(std::size_t i, std::size_t j) const {
-    return before(heap_[j], heap_[i]) ? j : i;
+    const std::size_t j_first = before(heap_[j], heap_[i]);
+    return i ^ ((i ^ j) & (0 - j_first));
   }
   static constexpr std::size_t kArity = 4;
 
