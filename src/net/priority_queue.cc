@@ -1,6 +1,5 @@
 #include "net/priority_queue.h"
 
-#include <bit>
 #include <cassert>
 
 namespace safs {
@@ -34,7 +33,7 @@ Packet* StrictPriorityQueue::enqueue(Packet& packet) {
 
 Packet* StrictPriorityQueue::dequeue() {
   if (nonempty_mask_ == 0) return nullptr;
-  const int level = 31 - std::countl_zero(nonempty_mask_);
+  const int level = top_level();
   Fifo& fifo = levels_[level];
   Packet* packet = fifo.head;
   fifo.head = packet->next;

@@ -27,7 +27,7 @@ class StrictPriorityQueue final : public QueueDiscipline {
   Packet* enqueue(Packet& packet) override;
   Packet* dequeue() override;
   const Packet* peek() const override {
-    return nonempty_mask_ == 0 ? nullptr : levels_[31 - std::countl_zero(nonempty_mask_)].head;
+    return nonempty_mask_ == 0 ? nullptr : levels_[top_level()].head;
   }
 
  private:
@@ -36,6 +36,9 @@ class StrictPriorityQueue final : public QueueDiscipline {
     Packet* tail = nullptr;
     std::uint64_t bytes = 0;
   };
+
+  // The highest level holding packets; only when nonempty_mask_ != 0.
+  int top_level() const { return 31 - std::countl_zero(nonempty_mask_); }
 
   PriorityQueueConfig config_;
   std::array<Fifo, kNumPriorities> levels_{};
