@@ -7,7 +7,9 @@
 # libraries keep allocations to exit, which LeakSanitizer reports), so the
 # two-rank sweep test skips; the plain build runs it. So is the Python module
 # (an instrumented extension cannot load into an uninstrumented python3), so
-# its tests skip here too. Extra arguments go to ctest.
+# its tests skip here too. SAFS_SANITIZED=1 tells the tests that repeat a
+# data check (the evaluation matrix at every level) to do it once. Extra
+# arguments go to ctest.
 # Run scripts/setup.sh first (it installs the packages).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,4 +21,7 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSAFS_BUILD_BENC
 cmake --build "$build" -j "$(nproc)" >&2
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# Tests that repeat a data check per level or per file do it once here (the
+# plain build does all of it): each sanitized process starts slowly.
+export SAFS_SANITIZED=1
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" -LE timing "$@"
