@@ -60,7 +60,8 @@ TEST_F(QueueTest, StrictPriorityThenFifo) {
   EXPECT_EQ(drain(q), (std::vector<std::uint64_t>{1, 3, 8, 9, 5, 11, 2, 6, 10, 7, 0, 4}));
 }
 
-// Random interleaving of enqueues and dequeues against a reference model.
+// Random interleaving of enqueues and dequeues against a reference model;
+// peek() names the packet dequeue() returns next.
 TEST_F(QueueTest, RandomInterleavingMatchesModel) {
   StrictPriorityQueue q(PriorityQueueConfig{});
   Rng rng(3, "priority-queue-model");
@@ -75,7 +76,9 @@ TEST_F(QueueTest, RandomInterleavingMatchesModel) {
       model[prio].push_back(next_seq++);
       model_bytes += bytes;
     } else {
+      const Packet* peeked = q.peek();  // the port's prefetch hint: exact
       Packet* p = q.dequeue();
+      ASSERT_EQ(peeked, p);
       int level = kNumPriorities - 1;
       while (level >= 0 && model[level].empty()) --level;
       if (level < 0) {
