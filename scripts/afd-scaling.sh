@@ -18,22 +18,25 @@ sizes=${SIZES:-8A1F 16A2F 32A4F}
 transports=${TRANSPORTS:-dctcp safs}
 # Every size and transport is checked before anything runs, so a bad entry
 # late in the list costs no run and overwrites no earlier output.
+shapes=()  # "attention ffn" per size
 for size in $sizes; do
   if [[ ! $size =~ ^([0-9]+)A([0-9]+)F$ ]] || ((BASH_REMATCH[1] < 2 || BASH_REMATCH[2] < 1)); then
     echo "afd-scaling: SIZES entry '$size': expected nAmF with n >= 2 and m >= 1 (16A2F)" >&2
     exit 2
   fi
+  shapes+=("${BASH_REMATCH[1]} ${BASH_REMATCH[2]}")
 done
+known=$("$sim" transports | awk '{print $1}')
 for t in $transports; do
-  if ! "$sim" transports | awk '{print $1}' | grep -qx -- "$t"; then
+  if ! grep -qx -- "$t" <<<"$known"; then
     echo "afd-scaling: TRANSPORTS entry '$t' is not a transport (safs-sim transports)" >&2
     exit 2
   fi
 done
 dirs=()
-for size in $sizes; do
-  [[ $size =~ ^([0-9]+)A([0-9]+)F$ ]]
-  a=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]}
+for shape in "${shapes[@]}"; do
+  read -r a f <<<"$shape"
+  size=${a}A${f}F
   prefill=$((a / 2))
   bulk=$((a / 16 > 2 ? a / 16 : 2))
   for t in $transports; do

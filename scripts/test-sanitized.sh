@@ -21,7 +21,5 @@ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSAFS_BUILD_BENC
 cmake --build "$build" -j "$(nproc)" >&2
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-# Tests that repeat a data check per level or per file do it once here (the
-# plain build does all of it): each sanitized process starts slowly.
 export SAFS_SANITIZED=1
 ctest --test-dir "$build" --output-on-failure -j "$(nproc)" -LE timing "$@"
