@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "experiment/flows_csv.h"
+#include "experiment/spill_reader.h"
 
 namespace safs {
 
@@ -65,36 +66,23 @@ void FlowsCsvFile::flush() {
   buffer_.clear();
 }
 
-std::string FlowsCsvFile::read_line(std::uint64_t place) const {
-  const std::size_t length = place & ((std::uint64_t{1} << kLengthBits) - 1);
-  std::string line(length, '\0');
-  const auto offset = static_cast<off_t>(place >> kLengthBits);
-  std::size_t got = 0;
-  while (got < length) {
-    const ssize_t n =
-        ::pread(spill_fd_, line.data() + got, length - got, offset + static_cast<off_t>(got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw io_error("spill read failed", path_);
-    got += static_cast<std::size_t>(n);
-  }
-  return line;
-}
-
 void FlowsCsvFile::finish(const FlowRecorder& recorder) {
   flush();
+  SpillReader spill(spill_fd_, path_);
   const std::string tmp = path_ + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw std::runtime_error(tmp + ": cannot open for writing");
     out << flows_csv_header();
     for (std::uint32_t id = 0; id < recorder.size(); ++id) {
+      line_.clear();
       if (const FlowRecord* held = recorder.find(id)) {
-        line_.clear();
         append_flows_csv_line(line_, *held);
-        out << line_;
       } else {
-        out << read_line(place_.at(id));
+        const std::uint64_t place = place_.at(id);
+        spill.append(line_, place >> kLengthBits, place & ((std::uint64_t{1} << kLengthBits) - 1));
       }
+      out << line_;
     }
     out.flush();
     if (!out) throw std::runtime_error(tmp + ": write failed");

@@ -32,7 +32,6 @@ class FlowsCsvFile {
   // Where a flow's line sits in the spill: offset << 16 | length; 0 while not spilled.
   static constexpr int kLengthBits = 16;
   void flush();
-  std::string read_line(std::uint64_t place) const;
 
   std::string path_;
   int spill_fd_ = -1;

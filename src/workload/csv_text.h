@@ -17,4 +17,12 @@ inline std::string seconds_text(double seconds) {
 }
 inline std::string seconds_text(TimePs t) { return seconds_text(ps_to_sec(t)); }
 
+// The same text appended to `out`, for lines written once per flow (no
+// temporary string).
+inline void append_seconds(std::string& out, TimePs t) {
+  char buf[40];
+  const int n = std::snprintf(buf, sizeof buf, "%.9f", ps_to_sec(t));
+  out.append(buf, static_cast<std::size_t>(n));
+}
+
 }  // namespace safs

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -52,7 +53,7 @@ struct HomaTransport::OutgoingMessage : MessageSide {
   // Segments queued for retransmission and not yet sent: as many as the
   // RESENDs ask for at once, never the message's size.
   std::set<std::uint64_t> retx_queued;
-  std::unique_ptr<Timer> probe_timer;
+  std::optional<Timer> probe_timer;
   std::uint64_t data_packets = 0;  // sent, including retransmissions
   bool retiring = false;           // both sides done: waits in retiring_ to be freed
 
@@ -80,7 +81,7 @@ struct HomaTransport::IncomingMessage : MessageSide {
   std::array<std::uint64_t, kNumPriorities> max_end_at_level{};  // highest byte received per level
   bool in_grantable = false;
   GrantKey grant_key{};
-  std::unique_ptr<Timer> resend_timer;
+  std::optional<Timer> resend_timer;
 };
 
 class HomaTransport::Host final : public PacketSink, public PacketSource {
@@ -177,8 +178,8 @@ void HomaTransport::start_flow(const FlowSpec& spec) {
   m.tx_granted = m.unsched;
   m.unsched_priority = unsched_priority(spec.size_bytes);
   m.sched_priority = 0;
-  m.probe_timer = std::make_unique<Timer>(env_.sim, [this, &m] { on_probe_timer(m); });
-  in.resend_timer = std::make_unique<Timer>(env_.sim, [this, &in] { on_resend_timer(in); });
+  m.probe_timer.emplace(env_.sim, [this, &m] { on_probe_timer(m); });
+  in.resend_timer.emplace(env_.sim, [this, &in] { on_resend_timer(in); });
   note_sender_activity(m);
   update_ready(m);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "transport/common/host_endpoints.h"
 #include "transport/common/new_packet.h"
@@ -43,8 +44,8 @@ struct PFabricTransport::SenderFlow {
   bool sender_finished = false;
   bool retiring = false;              // both ends done: waits in retiring_ to be freed
   std::uint32_t ready_pos = kAbsent;  // position in the host's ready heap
-  std::unique_ptr<Timer> rto_timer;
-  std::unique_ptr<Timer> probe_timer;
+  std::optional<Timer> rto_timer;
+  std::optional<Timer> probe_timer;
   std::uint64_t data_packets = 0;  // sent, including retransmissions
 
   std::uint64_t remaining() const { return spec.size_bytes - acked.delivered_bytes(); }
@@ -137,8 +138,8 @@ void PFabricTransport::start_flow(const FlowSpec& spec) {
   flow.cwnd = path.initial_window_packets * mtu;
   flow.max_cwnd = path.max_window_packets * mtu;
   flow.acked = SegmentTracker(spec.size_bytes, env_.mtu_bytes);
-  flow.rto_timer = std::make_unique<Timer>(env_.sim, [this, &flow] { on_timeout(flow); });
-  flow.probe_timer = std::make_unique<Timer>(env_.sim, [this, &flow] { on_probe_timer(flow); });
+  flow.rto_timer.emplace(env_.sim, [this, &flow] { on_timeout(flow); });
+  flow.probe_timer.emplace(env_.sim, [this, &flow] { on_probe_timer(flow); });
 
   if (spec.size_bytes == 0) {  // nothing to move: complete on arrival
     flow.sender_finished = receiver.complete = true;

@@ -46,8 +46,8 @@ void WindowTransport::start_flow(const FlowSpec& spec) {
   sender.cc.ssthresh_bytes = UINT64_MAX;
   sender.cc.alpha = config_.initial_alpha;
   sender.rto_ps = config_.rto_min_ps;
-  sender.rto_timer = std::make_unique<Timer>(env_.sim, [this, &sender] { on_loss_timer(sender); });
-  sender.retry_timer = std::make_unique<Timer>(env_.sim, [this, &sender] { make_ready(sender); });
+  sender.rto_timer.emplace(env_.sim, [this, &sender] { on_loss_timer(sender); });
+  sender.retry_timer.emplace(env_.sim, [this, &sender] { make_ready(sender); });
   sender.queue_priority = class_priority(spec);
   sender.scoreboard = SackScoreboard(env_.mtu_bytes, spec.size_bytes);
   on_receiver_start(receiver);

@@ -31,6 +31,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "engine/ring_queue.h"
@@ -238,13 +239,15 @@ struct WindowTransport::SenderFlow : FlowSide {
   TimePs srtt_ps = 0;
   TimePs rttvar_ps = 0;
   TimePs rto_ps = 0;
-  std::unique_ptr<Timer> rto_timer;  // the loss timer: the RTO's, or a probe's
+  // Timers live in the entry (built at the flow's start, when their callbacks
+  // can name it), not in blocks of their own.
+  std::optional<Timer> rto_timer;  // the loss timer: the RTO's, or a probe's
   // Tail loss probe (tail_loss_probe): the loss timer is set for a probe,
   // and the segment a probe resent while its ACK is awaited.
   bool loss_timer_probes = false;
   bool probe_pending = false;  // the probe waits for the NIC
   std::uint64_t probe_seq = SackScoreboard::kNoSegment;
-  std::unique_ptr<Timer> retry_timer;  // send_gate asked to retry later
+  std::optional<Timer> retry_timer;  // send_gate asked to retry later
 
   std::uint64_t data_packets = 0;  // sent, including retransmissions
   bool retiring = false;           // both ends done: waits in retiring_ to be freed
