@@ -25,15 +25,19 @@ using testing::LoopThread;
 using testing::random_bytes;
 
 constexpr double kDownlinkBps = 100 * kMbps;  // 12.5 MB/s
-constexpr std::size_t kBytes = 2 << 20;       // 168 ms at the downlink
+// Seconds, not tenths: the just-in-time flow finishes at its deadline by
+// design, and at 2 MB in 0.5 s a stall of some tens of milliseconds on a
+// loaded machine (the senders share one thread) made the urgent set look
+// infeasible for a moment, 2 runs in 25 beside another busy process.
+constexpr std::size_t kBytes = 6 << 20;  // 503 ms at the downlink
 
 struct Finish {
   std::array<std::int64_t, 3> fct_ns{};
   EndpointStats receiver;
 };
 
-// Three senders, each one flow of kBytes; slacks 0.5, 1 and 1.5 s: feasible
-// (the three need 0.5 s in all).
+// Three senders, each one flow of kBytes; slacks 1.5, 3 and 4.5 s: feasible
+// (the three need 1.5 s in all).
 Finish three_senders(bool urgent_first) {
   EndpointConfig receiver_config = testing::config_at("127.0.0.1", kDownlinkBps, nullptr);
   receiver_config.scheduler.allocator.urgent_first = urgent_first;
@@ -47,11 +51,11 @@ Finish three_senders(bool urgent_first) {
     senders.push_back(
         std::make_unique<Endpoint>(testing::config_at("127.0.0.1", kDownlinkBps, nullptr)));
     flows.push_back(senders.back()->send(receiver.address(), payload,
-                                         FlowHint::urgent_within((i + 1) * 500 * kMs, i + 1)));
+                                         FlowHint::urgent_within((i + 1) * 1500 * kMs, i + 1)));
   }
   Finish finish;
   std::size_t done = 0;
-  while (done < 3 && monotonic_ns() - start < 10 * kSecond) {
+  while (done < 3 && monotonic_ns() - start < 20 * kSecond) {
     done = 0;
     for (std::size_t i = 0; i < 3; ++i) {
       senders[i]->progress(kMs / 3);
@@ -79,7 +83,7 @@ TEST(UrgentSenders, EarliestDeadlineFirstAtLineRateAcrossIdentities) {
 }
 
 TEST(UrgentSenders, JustInTimeHoldsNoFeasibleClaimBack) {
-  // Just in time the earliest flow needs 2 MB in 0.5 s, more than its
+  // Just in time the earliest flow needs 6 MB in 1.5 s, more than its
   // sender's third of the downlink: still its own claim, and feasible.
   const Finish f = three_senders(false);
   EXPECT_EQ(f.receiver.quota_demotions, 0u);
