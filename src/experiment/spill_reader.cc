@@ -13,7 +13,7 @@ namespace safs {
 SpillReader::SpillReader(int fd, std::string path)
     : fd_(fd), path_(std::move(path)), data_(kCachedBlocks * kBlockBytes), slots_(kCachedBlocks) {}
 
-const char* SpillReader::data_of(const Slot& slot) const {
+char* SpillReader::data_of(const Slot& slot) {
   return data_.data() + static_cast<std::size_t>(&slot - slots_.data()) * kBlockBytes;
 }
 
@@ -21,7 +21,7 @@ const SpillReader::Slot& SpillReader::fetch(std::uint64_t block) {
   Slot& slot = slots_[block % kCachedBlocks];
   if (slot.block == block) return slot;
   slot.block = ~std::uint64_t{0};  // not valid until the read succeeds
-  char* into = data_.data() + static_cast<std::size_t>(&slot - slots_.data()) * kBlockBytes;
+  char* into = data_of(slot);
   const auto offset = static_cast<off_t>(block * kBlockBytes);
   std::size_t got = 0;
   while (got < kBlockBytes) {

@@ -36,7 +36,8 @@ class SpillReader {
   };
   // The cached slot holding block `block`, read now if it is not held.
   const Slot& fetch(std::uint64_t block);
-  const char* data_of(const Slot& slot) const;
+  // The slot's kBlockBytes in data_.
+  char* data_of(const Slot& slot);
 
   int fd_;
   std::string path_;
