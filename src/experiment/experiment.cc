@@ -259,6 +259,7 @@ RunReport Experiment::report() const {
 double Experiment::run() {
   const auto wall_start = std::chrono::steady_clock::now();
   run_until(config_.stop_ps);
+  transport_->free_spare_memory();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 }
 

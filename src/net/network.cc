@@ -75,7 +75,6 @@ Route Network::route(int src_host, int dst_host, std::uint64_t flow_key) {
   // collisions. The flow key keeps each flow's path independent of the others.
   const std::uint64_t ecmp_salt = mix_keys(flow_key, config_.seed);
   Route route;
-  route.rate_bps.reserve(static_cast<std::size_t>(hops_left));
   int node = src_host;
   std::vector<std::size_t>& choices = route_choices_;  // link indices at `node` one hop closer
   while (node != dst_host) {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <stdexcept>
-#include <vector>
+#include <string>
 
 #include "base/time.h"
 #include "net/packet.h"
@@ -21,35 +21,49 @@ class PacketSink {
   virtual void receive(Packet& packet) = 0;
 };
 
-// The sinks of a route, stored inline: forwarding a packet then touches the
-// route object only, not a separate heap array (one cache miss less per hop).
-class RouteHops {
- public:
-  static constexpr std::size_t kMaxHops = 16;  // a fat-tree path needs 7
+inline constexpr std::size_t kMaxRouteHops = 16;  // a fat-tree path needs 7
 
-  RouteHops() = default;
-  RouteHops(std::initializer_list<PacketSink*> sinks) {
-    for (PacketSink* sink : sinks) push_back(sink);
+// A route's list of at most N values (its hops, its link rates), stored
+// inline: forwarding a packet then touches the route object only, not a
+// separate heap array (one cache miss less per hop), and building a route,
+// three times per flow, allocates nothing.
+template <typename T, std::size_t N>
+class RouteList {
+ public:
+  static constexpr std::size_t kCapacity = N;
+
+  RouteList() = default;
+  RouteList(std::initializer_list<T> values) {
+    for (const T& value : values) push_back(value);
   }
 
-  void push_back(PacketSink* sink) {
-    if (size_ == kMaxHops) throw std::length_error("route longer than 16 hops");
-    hops_[size_++] = sink;
+  void push_back(const T& value) {
+    if (size_ == N) {
+      throw std::length_error("route longer than " + std::to_string(kMaxRouteHops) + " hops");
+    }
+    values_[size_++] = value;
   }
   std::size_t size() const { return size_; }
-  PacketSink* operator[](std::size_t i) const { return hops_[i]; }
-  PacketSink* front() const { return hops_[0]; }
-  PacketSink* back() const { return hops_[size_ - 1]; }
-  PacketSink* const* begin() const { return hops_.data(); }
-  PacketSink* const* end() const { return hops_.data() + size_; }
-  bool operator==(const RouteHops& other) const {
+  bool empty() const { return size_ == 0; }
+  const T& operator[](std::size_t i) const { return values_[i]; }
+  const T& front() const { return values_[0]; }
+  const T& back() const { return values_[size_ - 1]; }
+  const T* data() const { return values_.data(); }
+  const T* begin() const { return values_.data(); }
+  const T* end() const { return values_.data() + size_; }
+  bool operator==(const RouteList& other) const {
     return size_ == other.size_ && std::equal(begin(), end(), other.begin());
   }
 
  private:
-  std::array<PacketSink*, kMaxHops> hops_{};
+  std::array<T, N> values_{};
   std::size_t size_ = 0;
 };
+
+// The sinks of a route: each egress port, then the receiving host.
+using RouteHops = RouteList<PacketSink*, kMaxRouteHops>;
+// The rate of each link of a route (one fewer than its hops).
+using RouteLinkRates = RouteList<std::uint64_t, kMaxRouteHops - 1>;
 
 struct Route {
   // Packets on this route not yet back in their pool: a transport frees the
@@ -58,9 +72,9 @@ struct Route {
   // the transports' packet builders (new_packet.h) and PacketPool::release;
   // first, beside the hops that forwarding reads anyway.
   mutable std::uint32_t packets_alive = 0;
-  RouteHops hops;                       // egress ports in order, then the destination sink
-  std::vector<std::uint64_t> rate_bps;  // rate of each link on the path
-  TimePs propagation_ps = 0;            // sum of the links' propagation delays
+  RouteHops hops;             // egress ports in order, then the destination sink
+  RouteLinkRates rate_bps;    // rate of each link on the path
+  TimePs propagation_ps = 0;  // sum of the links' propagation delays
 
   std::size_t links() const { return rate_bps.size(); }
   std::uint64_t bottleneck_bps() const;

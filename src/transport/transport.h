@@ -123,6 +123,10 @@ class Transport {
   // started, its projected start in start_ps (its id not assigned yet; the
   // sender and the dependency name it). Transports that plan nothing ignore it.
   virtual void announce_flow(const FlowSpec& /*planned*/) {}
+  // The run is over: give back memory kept only for later flows to reuse
+  // (the blocks of freed per-flow state), so that what is written after the
+  // run can use it. The live flows' state stays.
+  virtual void free_spare_memory() {}
 };
 
 }  // namespace safs

@@ -8,7 +8,7 @@ PacedTransport::PacedTransport(TransportEnv& env, const WindowConfig& window,
     : WindowTransport(env, window, std::move(control)), rate_bps_(rate_bps) {}
 
 void PacedTransport::on_sender_start(SenderFlow& flow) {
-  flow.extension = std::make_unique<Pacing>();
+  flow.extension = make_extension<Pacing>();
 }
 
 // Called whenever the NIC is free and this flow's window is open.

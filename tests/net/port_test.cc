@@ -149,6 +149,29 @@ TEST(RouteTest, LatencyAndBottleneck) {
   EXPECT_EQ(Route{}.bottleneck_bps(), 0u);
 }
 
+// A route's hops and rates are stored inline: the longest route fits, and one
+// more hop is refused by name rather than written past the end.
+TEST(RouteTest, InlineListsHoldTheLongestRouteAndRefuseMore) {
+  Route route;
+  PacketSink* const sink = nullptr;
+  for (std::size_t i = 0; i + 1 < kMaxRouteHops; ++i) {
+    route.hops.push_back(sink);
+    route.rate_bps.push_back(kGbps * (i + 1));
+  }
+  route.hops.push_back(sink);  // the receiving host
+  EXPECT_EQ(route.hops.size(), kMaxRouteHops);
+  EXPECT_EQ(route.links(), kMaxRouteHops - 1);
+  EXPECT_EQ(route.bottleneck_bps(), kGbps);
+  EXPECT_EQ(route.rate_bps.back(), kGbps * (kMaxRouteHops - 1));
+  try {
+    route.rate_bps.push_back(kGbps);
+    FAIL() << "a 16th link was accepted";
+  } catch (const std::length_error& e) {
+    EXPECT_STREQ(e.what(), "route longer than 16 hops");
+  }
+  EXPECT_THROW(route.hops.push_back(sink), std::length_error);
+}
+
 // ---------------------------------------------------------------------------
 // Timing through a network
 
@@ -202,7 +225,7 @@ TEST(PortTimingTest, BottleneckSpacingAndQueueing) {
   net.attach_host(1, &sink, nullptr);
   const Route route = net.route(0, 1, 5);
   ASSERT_EQ(route.links(), 2u);
-  EXPECT_EQ(route.rate_bps, (std::vector<std::uint64_t>{100 * kGbps, 10 * kGbps}));
+  EXPECT_EQ(route.rate_bps, (RouteLinkRates{100 * kGbps, 10 * kGbps}));
   EXPECT_EQ(route.propagation_ps, kPsPerUs + 500 * kPsPerNs);
 
   Injection inject(pool, route, 1500, 3, 0);

@@ -160,8 +160,8 @@ TEST(FatTreeRoutingTest, InterPodPathShape) {
   EXPECT_EQ(nodes[2], "agg0." + std::to_string(core / 2));
   EXPECT_EQ(nodes[4], "agg3." + std::to_string(core / 2));
   // Link rates and propagation follow the spec: host links at the ends.
-  EXPECT_EQ(route.rate_bps, (std::vector<std::uint64_t>{100 * kGbps, 400 * kGbps, 400 * kGbps,
-                                                        400 * kGbps, 400 * kGbps, 100 * kGbps}));
+  EXPECT_EQ(route.rate_bps, (RouteLinkRates{100 * kGbps, 400 * kGbps, 400 * kGbps, 400 * kGbps,
+                                            400 * kGbps, 100 * kGbps}));
   EXPECT_EQ(route.propagation_ps, 2 * kPsPerUs + 4 * 500 * kPsPerNs);
   EXPECT_EQ(route.bottleneck_bps(), 100 * kGbps);
 }

@@ -65,5 +65,41 @@ TEST(FlowTable, AddingOverALiveEntryReplacesIt) {
   EXPECT_EQ(g_live_entries, 1);
 }
 
+// Freed blocks come back last in, first out, and a new block is made only
+// when none is spare, so the blocks held follow the peak in use.
+TEST(SpareBlocks, ReusesFreedBlocksBeforeMakingNewOnes) {
+  SpareBlocks blocks(48);
+  EXPECT_EQ(blocks.block_bytes(), 48u);
+  void* a = blocks.take();
+  void* b = blocks.take();
+  EXPECT_NE(a, b);
+  blocks.give_back(a);
+  EXPECT_EQ(blocks.take(), a);
+  blocks.give_back(b);
+  blocks.give_back(a);
+  EXPECT_EQ(blocks.take(), a);
+  EXPECT_EQ(blocks.take(), b);
+  void* c = blocks.take();
+  EXPECT_NE(c, a);
+  EXPECT_NE(c, b);
+  for (void* block : {a, b, c}) blocks.give_back(block);  // freed with the pool
+}
+
+// After the run a table frees the memory kept from released entries; its
+// live entries stay where they are, and a later add still works.
+TEST(SpareBlocks, FreeingSparesKeepsLiveEntries) {
+  g_live_entries = 0;
+  FlowTable<CountedEntry> table;
+  for (std::uint32_t id = 0; id < 8; ++id) table.add(id).value = static_cast<int>(id);
+  for (std::uint32_t id = 0; id < 6; ++id) table.release(id);
+  const CountedEntry* kept = table.find(7);
+  table.free_spares();
+  EXPECT_EQ(table.find(7), kept);
+  EXPECT_EQ(kept->value, 7);
+  EXPECT_EQ(table.live(), 2u);
+  EXPECT_EQ(table.add(9).value, 0);
+  EXPECT_EQ(g_live_entries, 3);
+}
+
 }  // namespace
 }  // namespace safs

@@ -11,6 +11,7 @@
 #include "base/flow.h"
 #include "net/network.h"
 #include "transport/common/retiring_flows.h"
+#include "transport/common/spare_blocks.h"
 #include "transport/transport.h"
 
 namespace safs {
@@ -30,35 +31,38 @@ class FlowTable {
   void release(std::uint32_t id) {
     if (id >= by_id_.size() || by_id_[id] == nullptr) return;
     std::destroy_at(by_id_[id].get());  // the entry ends here; its memory waits for the next add
-    spare_.push_back(by_id_[id].release());
+    spare_.give_back(by_id_[id].release());
     --live_;
-  }
-  ~FlowTable() {
-    for (Entry* memory : spare_) ::operator delete(static_cast<void*>(memory));
   }
   FlowTable() = default;
   FlowTable(const FlowTable&) = delete;
   FlowTable& operator=(const FlowTable&) = delete;
   // Entries added and not released.
   std::size_t live() const { return live_; }
+  // Frees the memory kept from released entries.
+  void free_spares() { spare_.free_spares(); }
 
  private:
   // A new entry, built in the memory of a released one when there is one:
-  // entries are a few hundred bytes each and come and go once per flow, so
-  // reuse spares the allocator millions of mid-sized blocks in a long run.
+  // entries are a few hundred bytes each and come and go once per flow.
   std::unique_ptr<Entry> take_spare() {
     static_assert(alignof(Entry) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__,
-                  "spares are freed with the plain operator delete");
-    if (spare_.empty()) return std::make_unique<Entry>();
-    std::unique_ptr<Entry> entry(std::construct_at(spare_.back()));
-    spare_.pop_back();
-    return entry;
+                  "spare blocks have the plain operator new's alignment");
+    void* memory = spare_.take();
+    try {
+      return std::unique_ptr<Entry>(std::construct_at(static_cast<Entry*>(memory)));
+    } catch (...) {
+      spare_.give_back(memory);
+      throw;
+    }
   }
 
   // One pointer per id ever added: 8 bytes a flow, the entry itself only while it lives.
   std::vector<std::unique_ptr<Entry>> by_id_;
   // Memory of released entries (destroyed), at most the peak of live ones.
-  std::vector<Entry*> spare_;
+  // (A live entry's block came from the plain operator new too, so the
+  // unique_ptr may delete it.)
+  SpareBlocks spare_{sizeof(Entry)};
   std::size_t live_ = 0;
 };
 

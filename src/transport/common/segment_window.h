@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace safs {
@@ -39,8 +40,10 @@ class SegmentWindow {
 
   // Doubles the ring (one word to start), moving every member to its new place.
   void grow() {
-    const SegmentWindow old = *this;
-    ring_.assign(ring_.empty() ? 1 : ring_.size() * 2, 0);
+    SegmentWindow old;  // takes the ring itself, not a copy of it: one allocation, not two
+    old.ring_ = std::move(ring_);
+    old.floor_ = floor_;
+    ring_.assign(old.ring_.empty() ? 1 : old.ring_.size() * 2, 0);
     for (std::uint64_t i = floor_; i < floor_ + old.capacity(); ++i) {
       if (old.contains(i)) word(i) |= bit(i);
     }

@@ -109,6 +109,10 @@ void TenantMux::announce_flow(const FlowSpec& planned) {
   if (tenant_of(planned.flow_class) == kMain) children_[kMain]->announce_flow(planned);
 }
 
+void TenantMux::free_spare_memory() {
+  for (const auto& child : children_) child->free_spare_memory();
+}
+
 TransportStats TenantMux::stats() const {
   TransportStats sum;
   for (const auto& child : children_) sum += child->stats();

@@ -46,6 +46,10 @@ class HomaTransport final : public Transport {
   std::uint64_t delivered_bytes(std::uint32_t flow_id) const override;
   FlowCounters flow_counters(std::uint32_t flow_id) const override;
   std::size_t live_flows() const override { return outgoing_.live(); }
+  void free_spare_memory() override {
+    outgoing_.free_spares();
+    incoming_.free_spares();
+  }
   // Homa schedules by size, not deadline.
   void update_deadline(std::uint32_t /*flow_id*/, TimePs /*deadline_ps*/) override {}
 

@@ -50,6 +50,10 @@ class PFabricTransport final : public Transport {
   std::uint64_t delivered_bytes(std::uint32_t flow_id) const override;
   FlowCounters flow_counters(std::uint32_t flow_id) const override;
   std::size_t live_flows() const override { return senders_.live(); }
+  void free_spare_memory() override {
+    senders_.free_spares();
+    receivers_.free_spares();
+  }
   void update_deadline(std::uint32_t flow_id, TimePs deadline_ps) override;
 
   const PFabricStats& pfabric_stats() const { return pfabric_stats_; }

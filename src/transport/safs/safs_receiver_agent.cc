@@ -17,7 +17,7 @@ SafsTransport::ReceiverAgent::FlowState& SafsTransport::ReceiverAgent::state(
 }
 
 void SafsTransport::ReceiverAgent::on_start(ReceiverFlow& flow) {
-  flow.extension = std::make_unique<FlowState>();
+  flow.extension = transport_.make_extension<FlowState>();
 }
 
 std::uint64_t SafsTransport::ReceiverAgent::wire_bytes(std::uint64_t payload_bytes) const {

@@ -37,7 +37,7 @@ safs_header::Semantics SafsTransport::SenderAgent::semantics(const SenderFlow& f
 
 void SafsTransport::SenderAgent::on_start(SenderFlow& flow) {
   const TransportEnv& env = transport_.env();
-  flow.extension = std::make_unique<FlowState>();
+  flow.extension = transport_.make_extension<FlowState>();
   FlowState& s = state(flow);
   s.started_ps = env.sim.now();
   const SafsConfig& config = transport_.config_;

@@ -261,6 +261,19 @@ void WindowTransport::retire_if_done(std::uint32_t id) {
       [this](std::uint32_t i) { return unreachable(i); }, *this, env_.observer);
 }
 
+SpareBlocks& WindowTransport::extension_blocks(std::size_t bytes) {
+  for (const std::unique_ptr<SpareBlocks>& blocks : extension_blocks_) {
+    if (blocks->block_bytes() == bytes) return *blocks;
+  }
+  return *extension_blocks_.emplace_back(std::make_unique<SpareBlocks>(bytes));
+}
+
+void WindowTransport::free_spare_memory() {
+  senders_.free_spares();
+  receivers_.free_spares();
+  for (const std::unique_ptr<SpareBlocks>& blocks : extension_blocks_) blocks->free_spares();
+}
+
 // Nothing can reach the flow's entries: no packet on its routes (a late
 // duplicate would still be ACKed, a late ACK read), no timer event queued,
 // not in its host's ready queue, nothing the derived transport holds.

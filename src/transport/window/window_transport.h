@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "engine/ring_queue.h"
@@ -39,6 +40,7 @@
 #include "transport/common/flow_table.h"
 #include "transport/common/retiring_flows.h"
 #include "transport/common/segment_tracker.h"
+#include "transport/common/spare_blocks.h"
 #include "transport/transport.h"
 #include "transport/window/congestion_control.h"
 #include "transport/window/prr.h"
@@ -60,6 +62,7 @@ class WindowTransport : public Transport {
   FlowCounters flow_counters(std::uint32_t flow_id) const override;
   std::size_t live_flows() const override { return senders_.live(); }
   void update_deadline(std::uint32_t flow_id, TimePs deadline_ps) override;
+  void free_spare_memory() override;
 
  protected:
   struct FlowSide;
@@ -71,6 +74,17 @@ class WindowTransport : public Transport {
   struct FlowExtension {
     virtual ~FlowExtension() = default;
   };
+  // Frees an extension into the spare blocks it came from, for the next
+  // flow's: each flow makes one per side, millions in a long run.
+  struct ExtensionDeleter {
+    SpareBlocks* blocks = nullptr;
+    void operator()(FlowExtension* extension) const {
+      void* block = dynamic_cast<void*>(extension);  // the whole T, where its block starts
+      std::destroy_at(extension);
+      blocks->give_back(block);
+    }
+  };
+  using ExtensionPtr = std::unique_ptr<FlowExtension, ExtensionDeleter>;
 
   // Linux's congestion states (tcp_set_ca_state), Disorder folded into Open.
   enum class CaState : std::uint8_t {
@@ -144,6 +158,14 @@ class WindowTransport : public Transport {
   TransportEnv& env() { return env_; }
   const TransportEnv& env() const { return env_; }
   TransportStats& mutable_stats() { return stats_; }
+  // A new, value-initialised extension of type T, in reused memory.
+  template <typename T>
+  ExtensionPtr make_extension() {
+    static_assert(std::is_nothrow_default_constructible_v<T>);
+    static_assert(alignof(T) <= __STDCPP_DEFAULT_NEW_ALIGNMENT__);
+    SpareBlocks& blocks = extension_blocks(sizeof(T));
+    return ExtensionPtr(std::construct_at(static_cast<T*>(blocks.take())), {&blocks});
+  }
 
  private:
   class Host;
@@ -193,6 +215,11 @@ class WindowTransport : public Transport {
   WindowConfig config_;
   std::unique_ptr<CongestionControl> control_;
   std::vector<std::unique_ptr<Host>> hosts_;
+  // Memory of freed extensions, one list per size (a transport has a type or
+  // two); declared before the flow tables so that it outlives the
+  // extensions they hold.
+  std::vector<std::unique_ptr<SpareBlocks>> extension_blocks_;
+  SpareBlocks& extension_blocks(std::size_t bytes);
   FlowTable<SenderFlow> senders_;
   FlowTable<ReceiverFlow> receivers_;
   RetiringFlows retiring_;
@@ -205,7 +232,7 @@ class WindowTransport : public Transport {
 struct WindowTransport::FlowSide {
   FlowSpec spec;
   std::uint64_t control_packets = 0;  // scheduling control this side sent (not ACKs)
-  std::unique_ptr<FlowExtension> extension;
+  ExtensionPtr extension;
 
   template <typename T>
   T& ext() const {

@@ -1,0 +1,58 @@
+// The integer path of append_seconds must write what "%.9f" of the time in
+// seconds writes, to the byte: flows.csv and every *_s column depend on it.
+#include "workload/csv_text.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <random>
+#include <string>
+
+namespace safs {
+namespace {
+
+std::string printf_seconds(TimePs t) {
+  char buf[64];
+  const int n = std::snprintf(buf, sizeof buf, "%.9f", ps_to_sec(t));
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+std::string integer_seconds(TimePs t) {
+  std::string out;
+  append_seconds(out, t);
+  return out;
+}
+
+TEST(CsvTextTest, SecondsByIntegersMatchPrintf) {
+  for (const TimePs t :
+       {TimePs{0}, TimePs{1}, TimePs{499}, TimePs{500}, TimePs{501}, TimePs{1'500},
+        TimePs{999'999'999'500}, TimePs{1'000'000'000'000}, kExactSecondsLimitPs - 1,
+        kExactSecondsLimitPs, TimePs{-1'500}, kTimeNever}) {
+    EXPECT_EQ(integer_seconds(t), printf_seconds(t)) << t;
+  }
+  std::mt19937_64 rng(7);
+  int ties_up = 0;
+  int ties_down = 0;
+  for (int i = 0; i < 400'000; ++i) {
+    // Times of every magnitude up to the limit, and as many half-way ones.
+    const int digits = 1 + static_cast<int>(rng() % 15);
+    TimePs scale = 1;
+    for (int d = 0; d < digits; ++d) scale *= 10;
+    TimePs t = static_cast<TimePs>(rng() % static_cast<std::uint64_t>(scale));
+    if (i % 2 == 0) t = t / 1000 * 1000 + 500;
+    const std::string expected = printf_seconds(t);
+    ASSERT_EQ(integer_seconds(t), expected) << t;
+    if (t % 1000 == 500) {
+      const int last_digit = expected.back() - '0';
+      if (last_digit == static_cast<int>((t / 1000 + 1) % 10)) ++ties_up;
+      if (last_digit == static_cast<int>(t / 1000 % 10)) ++ties_down;
+    }
+  }
+  // Half-way times round both ways (the double lies on either side), so the
+  // fma test is exercised, not only the plain rounding.
+  EXPECT_GT(ties_up, 1000);
+  EXPECT_GT(ties_down, 1000);
+}
+
+}  // namespace
+}  // namespace safs
