@@ -24,16 +24,19 @@ inline void append_seconds(std::string& out, double seconds) {
 // AFD run. It must equal "%.9f" of ps_to_sec(t) to the byte. Below
 // kExactSecondsLimitPs the double lies within 0.06 ps of t, so it rounds to
 // the same nanosecond as t does unless t sits exactly half-way (t % 1000 ==
-// 500); there printf follows the double, which is never exactly half-way
-// (the tie is not a binary fraction), and fma tells on which side it lies.
+// 500). There printf rounds the double, and fma tells on which side of the
+// half-way point it lies; when it lies on it (t a multiple of 976 562 500
+// ps, so that t / 1e12 is a binary fraction), printf rounds half to even.
 inline constexpr TimePs kExactSecondsLimitPs = 1'000'000'000'000'000;  // 1000 s
 inline void append_seconds(std::string& out, TimePs t) {
   if (t < 0 || t >= kExactSecondsLimitPs) return append_seconds(out, ps_to_sec(t));
   std::uint64_t ns = static_cast<std::uint64_t>(t / 1000);
   const TimePs sub_ns_ps = t % 1000;
-  if (sub_ns_ps > 500 ||
-      (sub_ns_ps == 500 && std::fma(ps_to_sec(t), 1e12, -static_cast<double>(t)) > 0)) {
+  if (sub_ns_ps > 500) {
     ++ns;
+  } else if (sub_ns_ps == 500) {
+    const double above_ps = std::fma(ps_to_sec(t), 1e12, -static_cast<double>(t));
+    if (above_ps > 0 || (above_ps == 0 && ns % 2 == 1)) ++ns;
   }
   constexpr std::uint64_t kNsPerSec = 1'000'000'000;
   char buf[32];

@@ -24,10 +24,10 @@ std::string integer_seconds(TimePs t) {
 }
 
 TEST(CsvTextTest, SecondsByIntegersMatchPrintf) {
-  for (const TimePs t :
-       {TimePs{0}, TimePs{1}, TimePs{499}, TimePs{500}, TimePs{501}, TimePs{1'500},
-        TimePs{999'999'999'500}, TimePs{1'000'000'000'000}, kExactSecondsLimitPs - 1,
-        kExactSecondsLimitPs, TimePs{-1'500}, kTimeNever}) {
+  for (const TimePs t : {TimePs{0}, TimePs{1}, TimePs{499}, TimePs{500}, TimePs{501}, TimePs{1'500},
+                         TimePs{999'999'999'500}, TimePs{1'000'000'000'000},
+                         kExactSecondsLimitPs - 1, kExactSecondsLimitPs, TimePs{-1'500}, kTimeNever,
+                         TimePs{976'562'500}, TimePs{2'929'687'500}}) {
     EXPECT_EQ(integer_seconds(t), printf_seconds(t)) << t;
   }
   std::mt19937_64 rng(7);
@@ -52,6 +52,22 @@ TEST(CsvTextTest, SecondsByIntegersMatchPrintf) {
   // fma test is exercised, not only the plain rounding.
   EXPECT_GT(ties_up, 1000);
   EXPECT_GT(ties_down, 1000);
+}
+
+// Half-way times whose double is exact (t / 1e12 = j / 1024 s: t an odd
+// multiple of 976 562 500 ps), which printf rounds half to even: every one
+// below two seconds, then a spread of them up to the limit.
+TEST(CsvTextTest, ExactlyHalfWayTimesRoundHalfToEven) {
+  constexpr TimePs kExactTiePs = 976'562'500;
+  int checked = 0;
+  for (TimePs k = 1; k * kExactTiePs < kExactSecondsLimitPs; k += k < 2048 ? 2 : 2 * (k / 64)) {
+    const TimePs t = k * kExactTiePs;  // k stays odd
+    ASSERT_EQ(integer_seconds(t), printf_seconds(t)) << t;
+    ++checked;
+  }
+  EXPECT_GT(checked, 1000);
+  EXPECT_EQ(integer_seconds(2'929'687'500), "0.002929688");  // 2929687.5 ns, to even
+  EXPECT_EQ(integer_seconds(976'562'500), "0.000976562");    // 976562.5 ns, to even
 }
 
 }  // namespace

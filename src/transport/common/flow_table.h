@@ -52,7 +52,7 @@ class FlowTable {
     try {
       return std::unique_ptr<Entry>(std::construct_at(static_cast<Entry*>(memory)));
     } catch (...) {
-      spare_.give_back(memory);
+      spare_.give_back(memory);  // does not throw
       throw;
     }
   }

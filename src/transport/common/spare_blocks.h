@@ -27,8 +27,15 @@ class SpareBlocks {
     spare_.pop_back();
     return block;
   }
-  // A block from take() whose object has been destroyed.
-  void give_back(void* block) { spare_.push_back(block); }
+  // A block from take() whose object has been destroyed. Never throws
+  // (deleters call it): a block that cannot be kept is freed.
+  void give_back(void* block) noexcept {
+    try {
+      spare_.push_back(block);
+    } catch (...) {
+      ::operator delete(block);
+    }
+  }
   // Frees the spare blocks (blocks in use stay theirs).
   void free_spares() {
     for (void* block : spare_) ::operator delete(block);

@@ -75,10 +75,15 @@ class WindowTransport : public Transport {
     virtual ~FlowExtension() = default;
   };
   // Frees an extension into the spare blocks it came from, for the next
-  // flow's: each flow makes one per side, millions in a long run.
+  // flow's: each flow makes one per side, millions in a long run. (One made
+  // with plain `new`, without blocks, is deleted.)
   struct ExtensionDeleter {
     SpareBlocks* blocks = nullptr;
     void operator()(FlowExtension* extension) const {
+      if (blocks == nullptr) {
+        delete extension;
+        return;
+      }
       void* block = dynamic_cast<void*>(extension);  // the whole T, where its block starts
       std::destroy_at(extension);
       blocks->give_back(block);
@@ -171,6 +176,8 @@ class WindowTransport : public Transport {
   class Host;
 
   void on_packet(Packet& packet);
+  // The spare blocks for extensions of `bytes`, made on first use.
+  SpareBlocks& extension_blocks(std::size_t bytes);
   // After a packet of flow `id`: once both ends are done it waits to be freed.
   void retire_if_done(std::uint32_t id);
   bool unreachable(std::uint32_t id) const;
@@ -219,7 +226,6 @@ class WindowTransport : public Transport {
   // two); declared before the flow tables so that it outlives the
   // extensions they hold.
   std::vector<std::unique_ptr<SpareBlocks>> extension_blocks_;
-  SpareBlocks& extension_blocks(std::size_t bytes);
   FlowTable<SenderFlow> senders_;
   FlowTable<ReceiverFlow> receivers_;
   RetiringFlows retiring_;
