@@ -30,8 +30,6 @@ inline constexpr std::size_t kMaxRouteHops = 16;  // a fat-tree path needs 7
 template <typename T, std::size_t N>
 class RouteList {
  public:
-  static constexpr std::size_t kCapacity = N;
-
   RouteList() = default;
   RouteList(std::initializer_list<T> values) {
     for (const T& value : values) push_back(value);
