@@ -1,7 +1,8 @@
 // The classic "hold" model (Vaucher and Duval 1975; Jones 1986): keep N
 // events pending; each operation pops the earliest and schedules a new one at
 // its time plus a random increment. Compared:
-//   - safs::EventQueue (4-ary heap, (time, seq) order),
+//   - safs::EventQueue (a calendar of the next 2.1 us and a heap beyond),
+//   - safs::EventHeap (the 4-ary heap alone, (time, seq) order),
 //   - std::multimap<TimePs, payload>, as in htsim's EventList,
 //   - std::priority_queue (binary heap) with the same (time, seq) order.
 // Increments come from safs::Rng, drawn before timing starts, and are reused
@@ -64,6 +65,7 @@ struct Later {
 };
 
 // Adapters with a common push/pop interface.
+template <typename Queue>  // safs::EventQueue or safs::EventHeap
 class SafsQueue {
  public:
   void reserve(std::size_t n) { q_.reserve(n); }
@@ -72,7 +74,7 @@ class SafsQueue {
   std::size_t size() const { return q_.size(); }
 
  private:
-  EventQueue q_;
+  Queue q_;
   EventId seq_ = 0;
 };
 
@@ -174,7 +176,8 @@ void HoldArgs(benchmark::internal::Benchmark* b) {
   b->MinTime(0.2);
 }
 
-BENCHMARK(BM_Hold<SafsQueue>)->Name("Hold/safs::EventQueue")->Apply(HoldArgs);
+BENCHMARK(BM_Hold<SafsQueue<EventQueue>>)->Name("Hold/safs::EventQueue")->Apply(HoldArgs);
+BENCHMARK(BM_Hold<SafsQueue<EventHeap>>)->Name("Hold/safs::EventHeap")->Apply(HoldArgs);
 BENCHMARK(BM_Hold<MultimapQueue>)->Name("Hold/std::multimap")->Apply(HoldArgs);
 BENCHMARK(BM_Hold<BinaryHeapQueue>)->Name("Hold/std::priority_queue")->Apply(HoldArgs);
 

@@ -1,57 +1,115 @@
-// A 4-ary min-heap of timed events. Events with equal time pop in the order
-// they were scheduled (a monotonically increasing sequence number breaks ties),
-// which makes every run deterministic. bench/event_queue_bench.cc compares it
-// with htsim's std::multimap and a binary heap; see bench/README.md.
+// The simulator's pending events, popped in (time, scheduling order).
+//
+// A packet network's events crowd into the next few microseconds: a wire's
+// arrival lies one propagation delay plus one packet ahead, a port's
+// completion one packet ahead. A heap pays a path of misses from root to leaf
+// for each of them; a calendar (Brown, "Calendar queues", CACM 31(10), 1988)
+// files each in a bucket of a fixed width and pops by walking the buckets in
+// time order, so a pop reads the next bucket, mostly the one it read last.
+//
+// Here the calendar covers a window of kBuckets buckets from the bucket of the
+// last popped event; anything outside it when pushed (timers, flow starts)
+// waits in an EventHeap, and each pop takes the earlier of the two fronts, so
+// events never move between them. A bucket is a list sorted by (time, id),
+// appended to at its tail when, as nearly always, the event is the latest in
+// it (ids only grow). bench/README.md, "A calendar for the next
+// microseconds", measures it against the heap alone.
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <vector>
 
 #include "base/time.h"
+#include "engine/event_heap.h"
 
 namespace safs {
 
-class EventHandler;
-
-using EventId = std::uint64_t;  // unique per simulator, never 0
-
-struct Event {
-  TimePs at;
-  EventId id;  // scheduling order; the tie-breaker for equal `at`
-  EventHandler* handler;
-  // Memory the handler will read first besides itself (may be null): the
-  // run loop fetches it while the event before runs.
-  const void* touches = nullptr;
-};
-
 class EventQueue {
  public:
-  bool empty() const { return heap_.empty(); }
-  std::size_t size() const { return heap_.size(); }
-  const Event& top() const { return heap_.front(); }
+  EventQueue();
 
-  void push(const Event& event);
+  bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
+  const Event& top() const;
+
+  // Inline: the caller builds the event in registers and it is stored
+  // straight into its node (copied through memory, its two halves stalled
+  // store forwarding on every push).
+  void push(const Event& event) {
+    assert(event.at >= 0);
+    ++size_;
+    const std::uint64_t slot = slot_of(event.at);
+    // An event before the window (a queue used outside a simulator may go
+    // back in time) or beyond it waits in the heap.
+    if (slot < window_slot_ || slot - window_slot_ >= kBuckets) {
+      later_.push(event);
+      return;
+    }
+    std::uint32_t index = free_nodes_;
+    if (index != kNoNode) {
+      free_nodes_ = nodes_[index].next;
+    } else {
+      index = grow_nodes();
+    }
+    nodes_[index].event = event;
+    nodes_[index].next = kNoNode;
+    if (!link_in_bucket(index, slot)) push_later_instead(index);
+  }
   Event pop();
-  void reserve(std::size_t n) { heap_.reserve(n); }
+  void reserve(std::size_t n);
 
  private:
-  // (at, id) as one 128-bit key, compared without a branch: the heap's
-  // comparisons are as good as random to a branch predictor. Times are never
-  // negative. (__extension__: a GCC and Clang type, not ISO C++.)
-  __extension__ using Key = unsigned __int128;
-  static Key key(const Event& e) {
-    return (static_cast<Key>(static_cast<std::uint64_t>(e.at)) << 64) | e.id;
-  }
-  static bool before(const Event& a, const Event& b) { return key(a) < key(b); }
-  // Index of the earlier of heap_[i] and heap_[j], chosen by a mask rather
-  // than `? :`, which the compiler may turn back into a branch.
-  std::size_t earlier(std::size_t i, std::size_t j) const {
-    const std::size_t j_first = before(heap_[j], heap_[i]);
-    return i ^ ((i ^ j) & (0 - j_first));
-  }
-  static constexpr std::size_t kArity = 4;
+  // 128 ps buckets, 16384 of them: a window of 2.1 us, which holds a 1 us
+  // link's delay plus a 1500-byte packet at 100 Gbit/s (1.12 us) with room.
+  // On the k = 16 fat tree (bench/README.md) every push then lands in an empty
+  // bucket or at a bucket's tail; at 256 ps a quarter walked a bucket's list.
+  static constexpr int kBucketShift = 7;
+  static constexpr std::uint64_t kBuckets = std::uint64_t{1} << 14;
+  static constexpr std::uint64_t kBucketMask = kBuckets - 1;
+  static_assert(kBuckets % (64 * 64) == 0, "whole words of bits, and whole words of those");
+  // Far more events than buckets (10^6 pending in the hold model of
+  // event_queue_bench, about 60 to a bucket) would make each push walk a long
+  // list; past this many steps an event goes to the heap instead, so a push
+  // never costs much more than the heap's.
+  static constexpr int kMaxListWalk = 2;
+  static constexpr std::uint32_t kNoNode = ~std::uint32_t{0};
 
-  std::vector<Event> heap_;
+  struct Node {
+    Event event;
+    std::uint32_t next = kNoNode;
+  };
+  struct Bucket {
+    std::uint32_t head = kNoNode;
+    std::uint32_t tail = kNoNode;
+  };
+
+  static std::uint64_t slot_of(TimePs at) { return static_cast<std::uint64_t>(at) >> kBucketShift; }
+  static bool before(const Event& a, const Event& b) {
+    return a.at < b.at || (a.at == b.at && a.id < b.id);
+  }
+
+  // Files nodes_[index] in its bucket, unless that takes more than
+  // kMaxListWalk steps down the bucket's list: then it returns false.
+  bool link_in_bucket(std::uint32_t index, std::uint64_t slot);
+  void push_later_instead(std::uint32_t index);  // to the heap; frees the node
+  Event take_calendar_front();
+  // The first occupied slot at or after `slot`; the calendar is not empty.
+  std::uint64_t next_occupied(std::uint64_t slot) const;
+  // The first non-zero word of occupied_ at or after `word`, wrapping.
+  std::uint64_t next_occupied_word(std::uint64_t word) const;
+  std::uint32_t grow_nodes();  // a new node at the end of nodes_
+
+  std::vector<Bucket> buckets_;
+  std::vector<std::uint64_t> occupied_;        // a bit per bucket
+  std::vector<std::uint64_t> occupied_words_;  // a bit per non-zero word of occupied_
+  std::vector<Node> nodes_;
+  std::uint32_t free_nodes_ = kNoNode;  // a list through Node::next
+  std::uint64_t window_slot_ = 0;       // the calendar holds slots [this, this + kBuckets)
+  std::uint64_t front_slot_ = 0;        // the earliest occupied slot, if any
+  std::size_t calendar_size_ = 0;
+  std::size_t size_ = 0;
+  EventHeap later_;  // events beyond the window when they were pushed
 };
 
 }  // namespace safs

@@ -140,6 +140,89 @@ TEST(EventQueueTest, InterleavedPushPopMatchesMultimap) {
   EXPECT_TRUE(reference.empty());
 }
 
+// The calendar's own paths against std::multimap: events within its window
+// (the same picosecond, one bucket, many buckets), beyond it (the heap),
+// before it (a queue used outside a simulator may go back in time), long
+// runs that wrap the ring many times, and sparse stretches it must skip.
+TEST(EventQueueTest, CalendarAndHeapTogetherMatchMultimap) {
+  struct Scale {
+    const char* name;
+    TimePs max_increment_ps;
+    int back_in_time_percent;  // pushes before the last popped time
+  };
+  const Scale scales[] = {
+      {"same bucket", 100, 0},
+      {"next nanoseconds", 5'000, 0},
+      {"about one window", 3 * kPsPerUs, 0},
+      {"far beyond it", 5 * kPsPerMs, 0},
+      {"back in time too", 3 * kPsPerUs, 10},
+  };
+  for (const Scale& scale : scales) {
+    Rng rng(11, "event-queue-calendar", static_cast<std::uint64_t>(scale.max_increment_ps));
+    EventQueue q;
+    std::multimap<TimePs, EventId> reference;
+    EventId next_id = 0;
+    TimePs now = 0;
+    const auto push = [&](TimePs t) {
+      q.push(Event{t, ++next_id, nullptr});
+      reference.emplace(t, next_id);
+    };
+    for (int step = 0; step < 60000; ++step) {
+      // Mostly near times, now and then one far ahead, as timers are.
+      if (q.empty() || rng.below(5) < 3) {
+        TimePs t = now + static_cast<TimePs>(
+                             rng.below(static_cast<std::uint64_t>(scale.max_increment_ps) + 1));
+        if (rng.below(50) == 0) t += static_cast<TimePs>(rng.below(kPsPerMs));
+        if (static_cast<int>(rng.below(100)) < scale.back_in_time_percent) {
+          t = static_cast<TimePs>(rng.below(static_cast<std::uint64_t>(now) + 1));
+        }
+        push(t);
+        if (rng.below(4) == 0) push(t);  // a tie
+      } else {
+        ASSERT_EQ(q.top().id, reference.begin()->second) << scale.name << ", step " << step;
+        const Event got = q.pop();
+        ASSERT_EQ(got.at, reference.begin()->first) << scale.name << ", step " << step;
+        ASSERT_EQ(got.id, reference.begin()->second) << scale.name << ", step " << step;
+        now = got.at;
+        reference.erase(reference.begin());
+      }
+      ASSERT_EQ(q.size(), reference.size());
+    }
+    while (!q.empty()) {
+      ASSERT_EQ(q.pop().id, reference.begin()->second) << scale.name;
+      reference.erase(reference.begin());
+    }
+    EXPECT_TRUE(reference.empty()) << scale.name;
+    EXPECT_GT(now, 0) << scale.name;
+  }
+}
+
+// Two events pending, `gap` apart, popped and renewed over and over: each pop
+// must find the other however far it is. The gaps straddle the calendar's
+// 128 ps buckets, its 64-bucket bit words, its 4096-bucket groups of words
+// and its 16384-bucket window (the last bucket in it, the first past it), and
+// the run wraps the ring of buckets many times.
+TEST(EventQueueTest, FindsTheNextEventAtAnyDistance) {
+  constexpr TimePs kBucketPs = 128;
+  for (const TimePs gap :
+       {TimePs{0}, TimePs{1}, kBucketPs - 1, kBucketPs, 64 * kBucketPs + 5, 4096 * kBucketPs,
+        16383 * kBucketPs, 16384 * kBucketPs, 3 * 4096 * kBucketPs + 77, kPsPerMs}) {
+    EventQueue q;
+    EventId id = 0;
+    TimePs last_pushed = 0;
+    q.push(Event{0, ++id, nullptr});
+    q.push(Event{last_pushed = gap, ++id, nullptr});
+    for (int step = 0; step < 200; ++step) {
+      const Event got = q.pop();
+      ASSERT_EQ(got.id, id - 1) << "gap " << gap << ", step " << step;
+      ASSERT_EQ(q.top().id, id) << "gap " << gap << ", step " << step;
+      last_pushed += gap;
+      q.push(Event{last_pushed, ++id, nullptr});
+      ASSERT_EQ(q.size(), 2u);
+    }
+  }
+}
+
 TEST(EventQueueTest, KeepsHandlerPointer) {
   EventQueue q;
   Simulator sim;

@@ -1,0 +1,58 @@
+// A 4-ary min-heap of timed events. Events with equal time pop in the order
+// they were scheduled (a monotonically increasing sequence number breaks ties),
+// which makes every run deterministic. EventQueue keeps in it the events that
+// lie beyond its calendar; bench/event_queue_bench.cc compares it with
+// htsim's std::multimap and a binary heap; see bench/README.md.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/time.h"
+
+namespace safs {
+
+class EventHandler;
+
+using EventId = std::uint64_t;  // unique per simulator, never 0
+
+struct Event {
+  TimePs at;
+  EventId id;  // scheduling order; the tie-breaker for equal `at`
+  EventHandler* handler;
+  // Memory the handler will read first besides itself (may be null): the
+  // run loop fetches it while the event before runs.
+  const void* touches = nullptr;
+};
+
+class EventHeap {
+ public:
+  bool empty() const { return heap_.empty(); }
+  std::size_t size() const { return heap_.size(); }
+  const Event& top() const { return heap_.front(); }
+
+  void push(const Event& event);
+  Event pop();
+  void reserve(std::size_t n) { heap_.reserve(n); }
+
+ private:
+  // (at, id) as one 128-bit key, compared without a branch: the heap's
+  // comparisons are as good as random to a branch predictor. Times are never
+  // negative. (__extension__: a GCC and Clang type, not ISO C++.)
+  __extension__ using Key = unsigned __int128;
+  static Key key(const Event& e) {
+    return (static_cast<Key>(static_cast<std::uint64_t>(e.at)) << 64) | e.id;
+  }
+  static bool before(const Event& a, const Event& b) { return key(a) < key(b); }
+  // Index of the earlier of heap_[i] and heap_[j], chosen by a mask rather
+  // than `? :`, which the compiler may turn back into a branch.
+  std::size_t earlier(std::size_t i, std::size_t j) const {
+    const std::size_t j_first = before(heap_[j], heap_[i]);
+    return i ^ ((i ^ j) & (0 - j_first));
+  }
+  static constexpr std::size_t kArity = 4;
+
+  std::vector<Event> heap_;
+};
+
+}  // namespace safs
