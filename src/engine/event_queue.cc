@@ -42,6 +42,7 @@ Event EventQueue::pop() {
 }
 
 std::uint32_t EventQueue::grow_nodes() {
+  if (nodes_.size() >= kNoNode) return kNoNode;
   nodes_.emplace_back();
   return static_cast<std::uint32_t>(nodes_.size() - 1);
 }

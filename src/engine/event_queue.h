@@ -7,12 +7,13 @@
 // files each in a bucket of a fixed width and pops by walking the buckets in
 // time order, so a pop reads the next bucket, mostly the one it read last.
 //
-// Here the calendar covers a window of kBuckets buckets from the bucket of the
-// last popped event; anything outside it when pushed (timers, flow starts)
-// waits in an EventHeap, and each pop takes the earlier of the two fronts, so
-// events never move between them. A bucket is a list sorted by (time, id),
-// appended to at its tail when, as nearly always, the event is the latest in
-// it (ids only grow). bench/README.md, "A calendar for the next
+// Here the calendar covers a window of kBuckets buckets from the latest
+// popped event's bucket; anything outside it when pushed (timers, flow
+// starts) waits in an EventHeap, and each pop takes the earlier of the two
+// fronts, so events never move between them. A bucket is a list sorted by
+// (time, id), appended to at its tail when, as nearly always, the event is
+// the latest in it (ids only grow). Times must not be negative (the
+// simulator's never are; push asserts it). bench/README.md, "A calendar for the next
 // microseconds", measures it against the heap alone.
 #pragma once
 
@@ -49,8 +50,9 @@ class EventQueue {
     std::uint32_t index = free_nodes_;
     if (index != kNoNode) {
       free_nodes_ = nodes_[index].next;
-    } else {
-      index = grow_nodes();
+    } else if ((index = grow_nodes()) == kNoNode) {
+      later_.push(event);  // 2^32 - 1 nodes in use: the heap takes the rest
+      return;
     }
     nodes_[index].event = event;
     nodes_[index].next = kNoNode;
@@ -63,7 +65,8 @@ class EventQueue {
   // 128 ps buckets, 16384 of them: a window of 2.1 us, which holds a 1 us
   // link's delay plus a 1500-byte packet at 100 Gbit/s (1.12 us) with room.
   // On the k = 16 fat tree (bench/README.md) every push then lands in an empty
-  // bucket or at a bucket's tail; at 256 ps a quarter walked a bucket's list.
+  // bucket, at a bucket's tail or (timers) in the heap; at 256 ps a quarter
+  // walked a bucket's list.
   static constexpr int kBucketShift = 7;
   static constexpr std::uint64_t kBuckets = std::uint64_t{1} << 14;
   static constexpr std::uint64_t kBucketMask = kBuckets - 1;
@@ -98,7 +101,8 @@ class EventQueue {
   std::uint64_t next_occupied(std::uint64_t slot) const;
   // The first non-zero word of occupied_ at or after `word`, wrapping.
   std::uint64_t next_occupied_word(std::uint64_t word) const;
-  std::uint32_t grow_nodes();  // a new node at the end of nodes_
+  // A new node at the end of nodes_, or kNoNode if indices are used up.
+  std::uint32_t grow_nodes();
 
   std::vector<Bucket> buckets_;
   std::vector<std::uint64_t> occupied_;        // a bit per bucket
