@@ -11,7 +11,7 @@ void EventHeap::push(const Event& event) {
   heap_.push_back(event);
   while (hole > 0) {
     const std::size_t parent = (hole - 1) / kArity;
-    if (!before(event, heap_[parent])) break;
+    if (!runs_before(event, heap_[parent])) break;
     heap_[hole] = heap_[parent];
     hole = parent;
   }
@@ -37,7 +37,7 @@ Event EventHeap::pop() {
       best = first_child;
       for (std::size_t c = first_child + 1; c < n; ++c) best = earlier(best, c);
     }
-    if (!before(heap_[best], last)) break;
+    if (!runs_before(heap_[best], last)) break;
     heap_[hole] = heap_[best];
     hole = best;
   }

@@ -25,6 +25,18 @@ struct Event {
   const void* touches = nullptr;
 };
 
+// The order events run in: by time, then by scheduling order. (at, id) is
+// compared as one 128-bit key, without a branch: a heap's comparisons are as
+// good as random to a branch predictor. Times are never negative.
+// (__extension__: a GCC and Clang type, not ISO C++.)
+inline bool runs_before(const Event& a, const Event& b) {
+  __extension__ using Key = unsigned __int128;
+  const auto key = [](const Event& e) {
+    return (static_cast<Key>(static_cast<std::uint64_t>(e.at)) << 64) | e.id;
+  };
+  return key(a) < key(b);
+}
+
 class EventHeap {
  public:
   bool empty() const { return heap_.empty(); }
@@ -36,18 +48,10 @@ class EventHeap {
   void reserve(std::size_t n) { heap_.reserve(n); }
 
  private:
-  // (at, id) as one 128-bit key, compared without a branch: the heap's
-  // comparisons are as good as random to a branch predictor. Times are never
-  // negative. (__extension__: a GCC and Clang type, not ISO C++.)
-  __extension__ using Key = unsigned __int128;
-  static Key key(const Event& e) {
-    return (static_cast<Key>(static_cast<std::uint64_t>(e.at)) << 64) | e.id;
-  }
-  static bool before(const Event& a, const Event& b) { return key(a) < key(b); }
   // Index of the earlier of heap_[i] and heap_[j], chosen by a mask rather
   // than `? :`, which the compiler may turn back into a branch.
   std::size_t earlier(std::size_t i, std::size_t j) const {
-    const std::size_t j_first = before(heap_[j], heap_[i]);
+    const std::size_t j_first = runs_before(heap_[j], heap_[i]);
     return i ^ ((i ^ j) & (0 - j_first));
   }
   static constexpr std::size_t kArity = 4;

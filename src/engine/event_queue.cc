@@ -13,27 +13,27 @@ void EventQueue::reserve(std::size_t n) {
   later_.reserve(n);
 }
 
+const EventQueue::Node& EventQueue::calendar_front() const {
+  return nodes_[buckets_[front_slot_ & kBucketMask].head];
+}
+
+bool EventQueue::front_is_in_calendar() const {
+  return calendar_size_ > 0 &&
+         (later_.empty() || runs_before(calendar_front().event, later_.top()));
+}
+
 const Event& EventQueue::top() const {
-  if (calendar_size_ == 0) return later_.top();
-  const Node& front = nodes_[buckets_[front_slot_ & kBucketMask].head];
+  if (!front_is_in_calendar()) return later_.top();
+  const Node& front = calendar_front();
   // A list is a chain of misses; reading one node, fetch the next while the
   // front event runs (the simulator calls top() once an event).
   if (front.next != kNoNode) __builtin_prefetch(&nodes_[front.next]);
-  const Event& near = front.event;
-  if (later_.empty() || before(near, later_.top())) return near;
-  return later_.top();
+  return front.event;
 }
 
 Event EventQueue::pop() {
   --size_;
-  Event event;
-  if (calendar_size_ > 0 &&
-      (later_.empty() ||
-       before(nodes_[buckets_[front_slot_ & kBucketMask].head].event, later_.top()))) {
-    event = take_calendar_front();
-  } else {
-    event = later_.pop();
-  }
+  const Event event = front_is_in_calendar() ? take_calendar_front() : later_.pop();
   // Every event left is at or after this one, so the window may start at its
   // bucket; it never moves back, or calendar slots would alias.
   const std::uint64_t slot = slot_of(event.at);
@@ -55,15 +55,15 @@ bool EventQueue::link_in_bucket(std::uint32_t index, std::uint64_t slot) {
     const std::uint64_t word = (slot & kBucketMask) / 64;
     occupied_[word] |= std::uint64_t{1} << (slot % 64);
     occupied_words_[word / 64] |= std::uint64_t{1} << (word % 64);
-  } else if (!before(event, nodes_[bucket.tail].event)) {
+  } else if (!runs_before(event, nodes_[bucket.tail].event)) {
     nodes_[bucket.tail].next = index;  // the usual case: the latest so far
     bucket.tail = index;
-  } else if (before(event, nodes_[bucket.head].event)) {
+  } else if (runs_before(event, nodes_[bucket.head].event)) {
     nodes_[index].next = bucket.head;
     bucket.head = index;
   } else {
     std::uint32_t prev = bucket.head;
-    for (int step = 0; !before(event, nodes_[nodes_[prev].next].event); ++step) {
+    for (int step = 0; !runs_before(event, nodes_[nodes_[prev].next].event); ++step) {
       if (step == kMaxListWalk) return false;
       prev = nodes_[prev].next;
     }

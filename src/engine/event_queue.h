@@ -88,14 +88,13 @@ class EventQueue {
   };
 
   static std::uint64_t slot_of(TimePs at) { return static_cast<std::uint64_t>(at) >> kBucketShift; }
-  static bool before(const Event& a, const Event& b) {
-    return a.at < b.at || (a.at == b.at && a.id < b.id);
-  }
 
   // Files nodes_[index] in its bucket, unless that takes more than
   // kMaxListWalk steps down the bucket's list: then it returns false.
   bool link_in_bucket(std::uint32_t index, std::uint64_t slot);
   void push_later_instead(std::uint32_t index);  // to the heap; frees the node
+  const Node& calendar_front() const;            // the calendar is not empty
+  bool front_is_in_calendar() const;             // the earliest event is the calendar's
   Event take_calendar_front();
   // The first occupied slot at or after `slot`; the calendar is not empty.
   std::uint64_t next_occupied(std::uint64_t slot) const;
