@@ -13,32 +13,36 @@ void EventQueue::reserve(std::size_t n) {
   later_.reserve(n);
 }
 
-const EventQueue::Node& EventQueue::calendar_front() const {
-  return nodes_[buckets_[front_slot_ & kBucketMask].head];
-}
-
-bool EventQueue::front_is_in_calendar() const {
-  return calendar_size_ > 0 &&
-         (later_.empty() || runs_before(calendar_front().event, later_.top()));
-}
-
-const Event& EventQueue::top() const {
-  if (!front_is_in_calendar()) return later_.top();
-  const Node& front = calendar_front();
-  // A list is a chain of misses; reading one node, fetch the next while the
-  // front event runs (the simulator calls top() once an event).
-  if (front.next != kNoNode) __builtin_prefetch(&nodes_[front.next]);
-  return front.event;
+void EventQueue::choose_front() {
+  front_in_calendar_ = calendar_size_ > 0 &&
+                       (later_.empty() || runs_before(nodes_[front_node_].event, later_.top()));
 }
 
 Event EventQueue::pop() {
+  assert(!empty());
   --size_;
-  const Event event = front_is_in_calendar() ? take_calendar_front() : later_.pop();
+  const Event event = front_in_calendar_ ? take_calendar_front() : later_.pop();
+  choose_front();
   // Every event left is at or after this one, so the window may start at its
   // bucket; it never moves back, or calendar slots would alias.
   const std::uint64_t slot = slot_of(event.at);
   if (slot > window_slot_) window_slot_ = slot;
+  if (front_in_calendar_) {
+    // A list is a chain of misses; reading the front node, fetch the next
+    // while the front event runs.
+    const std::uint32_t after_front = nodes_[front_node_].next;
+    if (after_front != kNoNode) __builtin_prefetch(&nodes_[after_front]);
+  }
   return event;
+}
+
+void EventQueue::push_later(const Event& event) {
+  later_.push(event);
+  // Only the heap's front can have moved earlier (on a tie the heap's runs
+  // first, as choose_front decides).
+  if (front_in_calendar_ && !runs_before(nodes_[front_node_].event, event)) {
+    front_in_calendar_ = false;
+  }
 }
 
 std::uint32_t EventQueue::grow_nodes() {
@@ -71,12 +75,13 @@ bool EventQueue::link_in_bucket(std::uint32_t index, std::uint64_t slot) {
     nodes_[prev].next = index;
   }
   if (calendar_size_ == 0 || slot < front_slot_) front_slot_ = slot;
+  if (slot == front_slot_) front_node_ = bucket.head;
   ++calendar_size_;
   return true;
 }
 
 void EventQueue::push_later_instead(std::uint32_t index) {
-  later_.push(nodes_[index].event);
+  push_later(nodes_[index].event);
   nodes_[index].next = free_nodes_;
   free_nodes_ = index;
 }
@@ -97,6 +102,7 @@ Event EventQueue::take_calendar_front() {
     if (occupied_[word] == 0) occupied_words_[word / 64] &= ~(std::uint64_t{1} << (word % 64));
     if (calendar_size_ > 0) front_slot_ = next_occupied(front_slot_ + 1);
   }
+  front_node_ = calendar_size_ > 0 ? buckets_[front_slot_ & kBucketMask].head : kNoNode;
   return event;
 }
 

@@ -32,31 +32,47 @@ class EventQueue {
 
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
-  const Event& top() const;
+  // The earliest event; the queue is not empty. Which side holds it is kept
+  // up to date by push and pop, so each of the run loop's several looks at
+  // the front is a branch and a load.
+  const Event& top() const {
+    assert(!empty());
+    return front_in_calendar_ ? nodes_[front_node_].event : later_.top();
+  }
 
-  // Inline: the caller builds the event in registers and it is stored
-  // straight into its node (copied through memory, its two halves stalled
-  // store forwarding on every push).
-  void push(const Event& event) {
-    assert(event.at >= 0);
+  void push(const Event& event) { push(event.at, event.id, event.handler, event.touches); }
+  // Inline, and by fields: the caller's values go from registers straight
+  // into the node. (An Event built on the stack and copied in halves stalls
+  // store forwarding on every push.)
+  void push(TimePs at, EventId id, EventHandler* handler, const void* touches) {
+    assert(at >= 0);
     ++size_;
-    const std::uint64_t slot = slot_of(event.at);
+    const std::uint64_t slot = slot_of(at);
     // An event before the window (a queue used outside a simulator may go
     // back in time) or beyond it waits in the heap.
     if (slot < window_slot_ || slot - window_slot_ >= kBuckets) {
-      later_.push(event);
+      push_later(Event{at, id, handler, touches});
       return;
     }
     std::uint32_t index = free_nodes_;
     if (index != kNoNode) {
       free_nodes_ = nodes_[index].next;
     } else if ((index = grow_nodes()) == kNoNode) {
-      later_.push(event);  // 2^32 - 1 nodes in use: the heap takes the rest
+      // 2^32 - 1 nodes in use: the heap takes the rest.
+      push_later(Event{at, id, handler, touches});
       return;
     }
-    nodes_[index].event = event;
+    Event& stored = nodes_[index].event;
+    stored.at = at;
+    stored.id = id;
+    stored.handler = handler;
+    stored.touches = touches;
     nodes_[index].next = kNoNode;
-    if (!link_in_bucket(index, slot)) push_later_instead(index);
+    if (!link_in_bucket(index, slot)) {
+      push_later_instead(index);
+    } else if (!front_in_calendar_) {
+      choose_front();  // the calendar's front may now run before the heap's
+    }
   }
   Event pop();
   void reserve(std::size_t n);
@@ -92,9 +108,10 @@ class EventQueue {
   // Files nodes_[index] in its bucket, unless that takes more than
   // kMaxListWalk steps down the bucket's list: then it returns false.
   bool link_in_bucket(std::uint32_t index, std::uint64_t slot);
+  void push_later(const Event& event);           // to the heap
   void push_later_instead(std::uint32_t index);  // to the heap; frees the node
-  const Node& calendar_front() const;            // the calendar is not empty
-  bool front_is_in_calendar() const;             // the earliest event is the calendar's
+  // Sets front_in_calendar_ by comparing the two fronts.
+  void choose_front();
   Event take_calendar_front();
   // The first occupied slot at or after `slot`; the calendar is not empty.
   std::uint64_t next_occupied(std::uint64_t slot) const;
@@ -110,6 +127,8 @@ class EventQueue {
   std::uint32_t free_nodes_ = kNoNode;  // a list through Node::next
   std::uint64_t window_slot_ = 0;       // the calendar holds slots [this, this + kBuckets)
   std::uint64_t front_slot_ = 0;        // the earliest occupied slot, if any
+  std::uint32_t front_node_ = kNoNode;  // the head of that slot's bucket, if any
+  bool front_in_calendar_ = false;      // top() is the calendar's front, not the heap's
   std::size_t calendar_size_ = 0;
   std::size_t size_ = 0;
   EventHeap later_;  // events beyond the window when they were pushed

@@ -28,7 +28,7 @@ class Simulator {
   // ahead of time (a hint; null for none).
   EventId schedule_at(TimePs at, EventHandler* handler, const void* touches = nullptr) {
     const EventId id = ++last_id_;
-    queue_.push(Event{at < now_ ? now_ : at, id, handler, touches});
+    queue_.push(at < now_ ? now_ : at, id, handler, touches);
     return id;
   }
   EventId schedule_in(TimePs delay, EventHandler* handler) {

@@ -166,6 +166,8 @@ TEST(EventQueueTest, CalendarAndHeapTogetherMatchMultimap) {
     const auto push = [&](TimePs t) {
       q.push(Event{t, ++next_id, nullptr});
       reference.emplace(t, next_id);
+      // The queue tracks which side holds the front as it goes.
+      ASSERT_EQ(q.top().id, reference.begin()->second) << scale.name << ", push of " << t;
     };
     for (int step = 0; step < 60000; ++step) {
       // Mostly near times, now and then one far ahead, as timers are.
