@@ -15,7 +15,7 @@ void EventQueue::reserve(std::size_t n) {
 
 void EventQueue::choose_front() {
   front_in_calendar_ = calendar_size_ > 0 &&
-                       (later_.empty() || runs_before(nodes_[front_node_].event, later_.top()));
+                       (later_.empty() || runs_before(nodes_[front_node()].event, later_.top()));
 }
 
 Event EventQueue::pop() {
@@ -30,7 +30,7 @@ Event EventQueue::pop() {
   if (front_in_calendar_) {
     // A list is a chain of misses; reading the front node, fetch the next
     // while the front event runs.
-    const std::uint32_t after_front = nodes_[front_node_].next;
+    const std::uint32_t after_front = nodes_[front_node()].next;
     if (after_front != kNoNode) __builtin_prefetch(&nodes_[after_front]);
   }
   return event;
@@ -40,7 +40,7 @@ void EventQueue::push_later(const Event& event) {
   later_.push(event);
   // Only the heap's front can have moved earlier (on a tie the heap's runs
   // first, as choose_front decides).
-  if (front_in_calendar_ && !runs_before(nodes_[front_node_].event, event)) {
+  if (front_in_calendar_ && !runs_before(nodes_[front_node()].event, event)) {
     front_in_calendar_ = false;
   }
 }
@@ -75,7 +75,6 @@ bool EventQueue::link_in_bucket(std::uint32_t index, std::uint64_t slot) {
     nodes_[prev].next = index;
   }
   if (calendar_size_ == 0 || slot < front_slot_) front_slot_ = slot;
-  if (slot == front_slot_) front_node_ = bucket.head;
   ++calendar_size_;
   return true;
 }
@@ -102,7 +101,6 @@ Event EventQueue::take_calendar_front() {
     if (occupied_[word] == 0) occupied_words_[word / 64] &= ~(std::uint64_t{1} << (word % 64));
     if (calendar_size_ > 0) front_slot_ = next_occupied(front_slot_ + 1);
   }
-  front_node_ = calendar_size_ > 0 ? buckets_[front_slot_ & kBucketMask].head : kNoNode;
   return event;
 }
 

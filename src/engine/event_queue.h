@@ -34,10 +34,10 @@ class EventQueue {
   std::size_t size() const { return size_; }
   // The earliest event; the queue is not empty. Which side holds it is kept
   // up to date by push and pop, so each of the run loop's several looks at
-  // the front is a branch and a load.
+  // the front is a branch and two loads.
   const Event& top() const {
     assert(!empty());
-    return front_in_calendar_ ? nodes_[front_node_].event : later_.top();
+    return front_in_calendar_ ? nodes_[front_node()].event : later_.top();
   }
 
   void push(const Event& event) { push(event.at, event.id, event.handler, event.touches); }
@@ -104,6 +104,8 @@ class EventQueue {
   };
 
   static std::uint64_t slot_of(TimePs at) { return static_cast<std::uint64_t>(at) >> kBucketShift; }
+  // The calendar's earliest node; the calendar is not empty.
+  std::uint32_t front_node() const { return buckets_[front_slot_ & kBucketMask].head; }
 
   // Files nodes_[index] in its bucket, unless that takes more than
   // kMaxListWalk steps down the bucket's list: then it returns false.
@@ -127,7 +129,6 @@ class EventQueue {
   std::uint32_t free_nodes_ = kNoNode;  // a list through Node::next
   std::uint64_t window_slot_ = 0;       // the calendar holds slots [this, this + kBuckets)
   std::uint64_t front_slot_ = 0;        // the earliest occupied slot, if any
-  std::uint32_t front_node_ = kNoNode;  // the head of that slot's bucket, if any
   bool front_in_calendar_ = false;      // top() is the calendar's front, not the heap's
   std::size_t calendar_size_ = 0;
   std::size_t size_ = 0;
