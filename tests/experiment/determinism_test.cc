@@ -2,10 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <string>
 
 #include "experiment/report.h"
+#include "support/cli_run.h"
 #include "support/experiments.h"
 
 namespace safs {
@@ -29,15 +29,14 @@ std::string flows_csv(std::uint64_t seed) {
   Experiment e(lossy_leaf_spine(seed));
   e.run();
   EXPECT_TRUE(e.recorder().all_complete()) << "seed " << seed;
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("safs-determinism-" + std::to_string(seed) + ".csv"))
-                               .string();
-  write_flows_csv(e, path);
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
+  // In this process's own directory: two tests of this file write the same
+  // seed's file, and ctest runs them at once.
+  const std::filesystem::path path =
+      process_temp_dir() / ("safs-determinism-" + std::to_string(seed) + ".csv");
+  write_flows_csv(e, path.string());
+  std::string text = read_text(path);
   std::filesystem::remove(path);
-  return text.str();
+  return text;
 }
 
 TEST(Determinism, SameSeedGivesByteIdenticalFlowsCsv) {

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "support/cli_run.h"
+
 namespace safs {
 namespace {
 
@@ -19,8 +21,8 @@ namespace {
 class SpillFile {
  public:
   explicit SpillFile(const std::string& text) {
-    const std::string path =
-        (std::filesystem::temp_directory_path() / "safs-spill-reader-test").string();
+    // In this process's own directory: ctest runs this file's tests at once.
+    const std::string path = (process_temp_dir() / "safs-spill-reader-test").string();
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     ::unlink(path.c_str());
     EXPECT_GE(fd_, 0);
