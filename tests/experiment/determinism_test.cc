@@ -32,9 +32,9 @@ std::string flows_csv(std::uint64_t seed) {
   // In this process's own directory: two tests of this file write the same
   // seed's file, and ctest runs them at once.
   const std::filesystem::path path =
-      process_temp_dir() / ("safs-determinism-" + std::to_string(seed) + ".csv");
+      testing::process_temp_dir() / ("safs-determinism-" + std::to_string(seed) + ".csv");
   write_flows_csv(e, path.string());
-  std::string text = read_text(path);
+  std::string text = testing::read_text(path);
   std::filesystem::remove(path);
   return text;
 }

@@ -22,7 +22,7 @@ class SpillFile {
  public:
   explicit SpillFile(const std::string& text) {
     // In this process's own directory: ctest runs this file's tests at once.
-    const std::string path = (process_temp_dir() / "safs-spill-reader-test").string();
+    const std::string path = (testing::process_temp_dir() / "safs-spill-reader-test").string();
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     ::unlink(path.c_str());
     EXPECT_GE(fd_, 0);
