@@ -17,41 +17,67 @@ void Wire::launch(Packet& packet, TimePs arrive_at) {
   }
   // Packets on one wire arrive in launch order, so a FIFO with one pending
   // event (for its head) replaces one event per packet in the global heap.
-  const InFlight launched{arrive_at, &packet, packet.route->hops[packet.next_hop++]};
+  PacketSink* next = packet.route->hops[packet.next_hop++];
   if (due_.packet == nullptr) {
-    due_ = launched;
+    due_ = Due{&packet, next};
     sim_.schedule_at(arrive_at, this, &packet);
   } else {
-    behind_.push_back(launched);
+    behind_.push_back(InFlight{arrive_at, &packet, next});
   }
 }
 
 void Wire::handle_event(EventId /*id*/) {
+  // The due packet arrives now (its event is the wire's only one).
   const TimePs now = sim_.now();
-  while (due_.packet != nullptr && due_.arrive_at_ps <= now) {
-    const InFlight arrived = due_;
-    due_ = behind_.empty() ? InFlight{} : behind_.pop_front();
+  while (true) {
+    const Due arrived = due_;
+    if (behind_.empty()) {
+      due_ = Due{};
+      arrived.next->receive(*arrived.packet);
+      return;
+    }
+    // The next packet's slot was written a propagation delay ago and has
+    // mostly left the cache: fetch it while the arrived packet is delivered.
+    // Delivery goes on at the next hop and never launches onto this wire
+    // (nor would that disturb the front of its queue).
+    __builtin_prefetch(&behind_.front());
     arrived.next->receive(*arrived.packet);
+    const InFlight next = behind_.pop_front();
+    due_ = Due{next.packet, next.next};
+    if (next.arrive_at_ps > now) {
+      sim_.schedule_at(next.arrive_at_ps, this, next.packet);
+      return;
+    }
   }
-  if (due_.packet != nullptr) sim_.schedule_at(due_.arrive_at_ps, this, due_.packet);
 }
 
 Port::Port(Simulator& sim, PacketPool& pool, std::string name, const LinkSpec& link,
            std::unique_ptr<QueueDiscipline> queue)
     : sim_(sim),
-      pool_(pool),
-      name_(std::move(name)),
-      link_(link),
       queue_(std::move(queue)),
-      wire_(sim, pool, link.delay_ps) {}
+      link_(link),
+      wire_(sim, pool, link.delay_ps),
+      pool_(pool),
+      name_(std::move(name)) {}
+
+PortStats Port::stats() const {
+  PortStats stats;
+  stats.packets_sent = counters_.packets_sent;
+  stats.bytes_sent = counters_.bytes_sent;
+  stats.drops = drops_;
+  stats.max_queue_bytes = counters_.max_queue_bytes;
+  stats.queue_byte_ps = counters_.queue_byte_ps;
+  stats.busy_ps = counters_.busy_ps;
+  return stats;
+}
 
 void Port::receive(Packet& packet) {
   note_queue_change();
   if (Packet* dropped = queue_->enqueue(packet)) {
-    ++stats_.drops;
+    ++drops_;
     pool_.release(dropped);
   }
-  if (queue_->bytes() > stats_.max_queue_bytes) stats_.max_queue_bytes = queue_->bytes();
+  if (queue_->bytes() > counters_.max_queue_bytes) counters_.max_queue_bytes = queue_->bytes();
   wake();
 }
 
@@ -86,9 +112,9 @@ void Port::start_next() {
 
   const TimePs tx_ps = serialization_ps(packet->wire_bytes, link_.rate_bps);
   busy_until_ps_ = sim_.now() + tx_ps;
-  ++stats_.packets_sent;
-  stats_.bytes_sent += packet->wire_bytes;
-  stats_.busy_ps += tx_ps;
+  ++counters_.packets_sent;
+  counters_.bytes_sent += packet->wire_bytes;
+  counters_.busy_ps += tx_ps;
   if (tap_ != nullptr) tap_->on_transmit(*this, *packet, sim_.now());
   wire_.launch(*packet, busy_until_ps_ + link_.delay_ps);
   // An idle switch port needs no completion event: the next arrival sees
@@ -101,7 +127,7 @@ void Port::start_next() {
 
 void Port::note_queue_change() {
   const TimePs now = sim_.now();
-  stats_.queue_byte_ps +=
+  counters_.queue_byte_ps +=
       static_cast<double>(queue_->bytes()) * static_cast<double>(now - last_queue_change_ps_);
   last_queue_change_ps_ = now;
 }
@@ -109,7 +135,7 @@ void Port::note_queue_change() {
 void Port::settle_stats() { note_queue_change(); }
 
 double Port::mean_queue_bytes(TimePs over_ps) const {
-  return over_ps > 0 ? stats_.queue_byte_ps / static_cast<double>(over_ps) : 0.0;
+  return over_ps > 0 ? counters_.queue_byte_ps / static_cast<double>(over_ps) : 0.0;
 }
 
 }  // namespace safs

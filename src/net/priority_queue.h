@@ -20,7 +20,7 @@ struct PriorityQueueConfig {
   std::uint64_t ecn_threshold_bytes = std::numeric_limits<std::uint64_t>::max();
 };
 
-class StrictPriorityQueue final : public QueueDiscipline {
+class alignas(64) StrictPriorityQueue final : public QueueDiscipline {
  public:
   explicit StrictPriorityQueue(const PriorityQueueConfig& config) : config_(config) {}
 
@@ -31,7 +31,8 @@ class StrictPriorityQueue final : public QueueDiscipline {
   }
 
  private:
-  struct Fifo {
+  // Two levels to a cache line, none split across two.
+  struct alignas(32) Fifo {
     Packet* head = nullptr;
     Packet* tail = nullptr;
     std::uint64_t bytes = 0;
@@ -40,9 +41,11 @@ class StrictPriorityQueue final : public QueueDiscipline {
   // The highest level holding packets; only when nonempty_mask_ != 0.
   int top_level() const { return 31 - std::countl_zero(nonempty_mask_); }
 
+  // The base's counters, the config and the mask share the first cache
+  // line, so an enqueue or dequeue reads that line and its level's.
   PriorityQueueConfig config_;
-  std::array<Fifo, kNumPriorities> levels_{};
   std::uint32_t nonempty_mask_ = 0;  // bit i set when level i holds packets
+  std::array<Fifo, kNumPriorities> levels_{};
 };
 
 }  // namespace safs
