@@ -4,6 +4,12 @@
 
 namespace safs {
 
+// The wire's hot line holds its vtable pointer, simulator, due packet, ring
+// and loss generator; a bigger ring or a new field there pushes some of them
+// into a second line that every packet then reads (port.h).
+static_assert(sizeof(RingQueue<int>) == 24, "a ring is a pointer and three 32-bit counts");
+static_assert(sizeof(Wire) == 2 * 64, "the wire's hot line and one cold line");
+
 void Wire::set_loss(double probability, std::uint64_t seed, std::uint64_t stream_index) {
   loss_probability_ = probability;
   loss_rng_ = probability > 0 ? std::make_unique<Rng>(seed, "wire-loss", stream_index) : nullptr;

@@ -115,8 +115,8 @@ class PcapRun : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(PcapRun, RecordsEveryPacketThePortSent) {
   const std::string transport = GetParam();
-  const fs::path out = fs::temp_directory_path() / ("safs-pcap-" + transport);
-  const fs::path pcap = fs::temp_directory_path() / ("safs-pcap-" + transport + ".pcap");
+  const fs::path out = safs::testing::process_temp_dir() / ("safs-pcap-" + transport);
+  const fs::path pcap = safs::testing::process_temp_dir() / ("safs-pcap-" + transport + ".pcap");
   fs::remove_all(out);
   fs::remove(pcap);
   const std::string scenario = std::string(SAFS_SOURCE_DIR) + "/scenarios/examples/incast.toml";
@@ -139,8 +139,8 @@ INSTANTIATE_TEST_SUITE_P(Transports, PcapRun, ::testing::Values("dctcp", "safs",
 
 TEST(PcapRun, BadPortsOrAnExistingFileAreRefusedBeforeAnythingIsWritten) {
   const std::string scenario = std::string(SAFS_SOURCE_DIR) + "/scenarios/examples/incast.toml";
-  const fs::path out = fs::temp_directory_path() / "safs-pcap-bad";
-  const fs::path pcap = fs::temp_directory_path() / "safs-pcap-bad.pcap";
+  const fs::path out = safs::testing::process_temp_dir() / "safs-pcap-bad";
+  const fs::path pcap = safs::testing::process_temp_dir() / "safs-pcap-bad.pcap";
   fs::remove_all(out);
   fs::remove(pcap);
   auto r = run_cli("run " + scenario + " --quiet --out " + out.string() + " --pcap nowhere " +

@@ -26,7 +26,7 @@ TEST(CliBadInput, ScenarioThatIsNotARegularFile) {
   const std::string dir = fs::temp_directory_path().string();
   expect_bad_input(run_cli("run " + dir), dir + ": a directory; expected a scenario file");
   expect_bad_input(run_cli("validate /dev/null"), "/dev/null: a character device");
-  const fs::path fifo = fs::temp_directory_path() / "safs-bad-input.fifo";
+  const fs::path fifo = safs::testing::process_temp_dir() / "safs-bad-input.fifo";
   fs::remove(fifo);
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   // Opening a FIFO with no writer blocks; the check must not open it.
@@ -63,7 +63,7 @@ TEST(CliBadInput, ValidateChecksTheSweepGrid) {
 
 TEST(CliBadInput, SweepMetricTypoNamesTheClosest) {
   const fs::path scenario = write_temp("safs-bad-input-metric.toml", kSmall);
-  const fs::path out = fs::temp_directory_path() / "safs-bad-input-metric";
+  const fs::path out = safs::testing::process_temp_dir() / "safs-bad-input-metric";
   fs::remove_all(out);
   expect_bad_input(run_cli("sweep " + scenario.string() + " --quiet --metric flows.fct_mean_z " +
                            "--out " + out.string()),
@@ -80,7 +80,7 @@ TEST(CliBadInput, FctOfAMissingDirectoryPrintsNoTable) {
 TEST(CliBadInput, QuietWarningsNameTheirRun) {
   const fs::path scenario = write_temp("safs-bad-input-warn.toml",
                                        std::string(kSmall) + "[simulation]\nstop_ms = 0.001\n");
-  const fs::path out = fs::temp_directory_path() / "safs-bad-input-warn";
+  const fs::path out = safs::testing::process_temp_dir() / "safs-bad-input-warn";
   fs::remove_all(out);
   const CliResult r = run_cli("run " + scenario.string() + " --quiet --out " + out.string());
   EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -119,7 +119,7 @@ TEST(CliBadInput, PipelineOnTheInferenceHosts) {
                    "runs; give each job hosts of its own (inference.hosts, "
                    "pipeline.stage_hosts)");
   const fs::path apart = write_temp("safs-jobs-apart.toml", jobs + "stage_hosts = [4, 5]\n");
-  const fs::path out = fs::temp_directory_path() / "safs-jobs-apart";
+  const fs::path out = safs::testing::process_temp_dir() / "safs-jobs-apart";
   fs::remove_all(out);
   const CliResult r = run_cli("run " + apart.string() + " --quiet --out " + out.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -139,7 +139,7 @@ TEST(CliBadInput, InferenceHostsPlaceTheJob) {
   for (const int placed : {0, 1}) {
     const fs::path scenario =
         write_temp("safs-inference-hosts.toml", job + (placed ? "hosts = [9, 11, 10]\n" : ""));
-    const fs::path out = fs::temp_directory_path() / "safs-inference-hosts";
+    const fs::path out = safs::testing::process_temp_dir() / "safs-inference-hosts";
     fs::remove_all(out);
     const CliResult r = run_cli("run " + scenario.string() + " --quiet --out " + out.string());
     ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -173,7 +173,7 @@ TEST(CliBadInput, BuffersSmallerThanOnePacket) {
       run_cli("validate " + scenario.string() + " --set network.shared_buffer_bytes=100"),
       "network.shared_buffer_bytes: smaller than one full packet");
   // pFabric's own buffer is checked when the run is built, before any output is written.
-  const fs::path out = fs::temp_directory_path() / "safs-bad-input-pfabric";
+  const fs::path out = safs::testing::process_temp_dir() / "safs-bad-input-pfabric";
   fs::remove_all(out);
   const CliResult r = run_cli("run " + scenario.string() +
                               " --transport pfabric --set transport.pfabric.buffer_bytes=100 "

@@ -41,7 +41,7 @@ TEST(CliMemory, LargeFatTreeIsEstimatedNotBuilt) {
 
 TEST(CliMemory, OverTheLimitIsRefusedWithTheEstimate) {
   const fs::path big = write_temp("safs-memory-k128-run.toml", kFatTree128);
-  const fs::path out = fs::temp_directory_path() / "safs-memory-refused";
+  const fs::path out = safs::testing::process_temp_dir() / "safs-memory-refused";
   fs::remove_all(out);
   for (const std::string& command :
        {"validate " + big.string(), "run " + big.string() + " --out " + out.string()}) {

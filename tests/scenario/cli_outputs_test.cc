@@ -30,7 +30,7 @@ const char* const kSmall = kSmallScenario;
 
 // A fresh directory per test (ctest runs them in parallel and again later).
 fs::path fresh(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("safs-outputs-" + name);
+  const fs::path dir = safs::testing::process_temp_dir() / ("safs-outputs-" + name);
   fs::remove_all(dir);
   return dir;
 }

@@ -23,7 +23,7 @@ const char* const kSmall = safs::testing::kSmallScenario;
 
 TEST(Cli, RunWritesSummaryAndFlows) {
   const fs::path scenario = write_temp("safs-cli-small.toml", kSmall);
-  const fs::path out = fs::temp_directory_path() / "safs-cli-out";
+  const fs::path out = safs::testing::process_temp_dir() / "safs-cli-out";
   fs::remove_all(out);
   const Result r = run_cli("run " + scenario.string() + " --seed 5 --out " + out.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -115,8 +115,8 @@ TEST(Cli, QueueSamplingLeavesResultsIdentical) {
   const std::string two_senders =
       std::string(kSmall) + "[[flows]]\nsrc = 2\ndst = 0\nsize_bytes = 100000\n";
   const fs::path scenario = write_temp("safs-cli-queues.toml", two_senders);
-  const fs::path plain = fs::temp_directory_path() / "safs-cli-plain";
-  const fs::path sampled = fs::temp_directory_path() / "safs-cli-sampled";
+  const fs::path plain = safs::testing::process_temp_dir() / "safs-cli-plain";
+  const fs::path sampled = safs::testing::process_temp_dir() / "safs-cli-sampled";
   fs::remove_all(plain);
   fs::remove_all(sampled);
   ASSERT_EQ(run_cli("run " + scenario.string() + " --quiet --out " + plain.string()).exit_code, 0);
@@ -132,7 +132,7 @@ TEST(Cli, QueueSamplingLeavesResultsIdentical) {
 
 TEST(Cli, QuietRunPrintsNothing) {
   const fs::path scenario = write_temp("safs-cli-quiet.toml", kSmall);
-  const fs::path out = fs::temp_directory_path() / "safs-cli-quiet";
+  const fs::path out = safs::testing::process_temp_dir() / "safs-cli-quiet";
   fs::remove_all(out);
   const Result r = run_cli("run " + scenario.string() + " --quiet --out " + out.string());
   EXPECT_EQ(r.exit_code, 0);
@@ -146,7 +146,7 @@ const char* kSweep =
 
 TEST(Cli, SweepRunsEveryPointAndResumes) {
   const fs::path scenario = write_temp("safs-cli-sweep.toml", kSweep);
-  const fs::path out = fs::temp_directory_path() / "safs-cli-sweep";
+  const fs::path out = safs::testing::process_temp_dir() / "safs-cli-sweep";
   fs::remove_all(out);
   const std::string command = "sweep " + scenario.string() +
                               " --grid topology.link_delay_us=1,2 -j 2 --out " + out.string();
@@ -178,8 +178,8 @@ TEST(Cli, SweepRunsEveryPointAndResumes) {
 // writes the CSV one sweep would have written, byte for byte.
 TEST(Cli, SweepShardsCollectToTheCsvOfOneSweep) {
   const fs::path scenario = write_temp("safs-cli-shards.toml", kSweep);
-  const fs::path whole = fs::temp_directory_path() / "safs-cli-shards-whole";
-  const fs::path parts = fs::temp_directory_path() / "safs-cli-shards-parts";
+  const fs::path whole = safs::testing::process_temp_dir() / "safs-cli-shards-whole";
+  const fs::path parts = safs::testing::process_temp_dir() / "safs-cli-shards-parts";
   fs::remove_all(whole);
   fs::remove_all(parts);
   const std::string grid = " --grid topology.link_delay_us=1,2,3 --quiet";
@@ -211,7 +211,7 @@ TEST(Cli, SweepShardsCollectToTheCsvOfOneSweep) {
 
 TEST(Cli, SweepRejectsAnUnknownGridKeyBeforeRunning) {
   const fs::path scenario = write_temp("safs-cli-sweep-bad.toml", kSmall);
-  const fs::path out = fs::temp_directory_path() / "safs-cli-sweep-bad";
+  const fs::path out = safs::testing::process_temp_dir() / "safs-cli-sweep-bad";
   fs::remove_all(out);
   const Result r = run_cli("sweep " + scenario.string() + " --grid topology.link_delay=1,2 --out " +
                            out.string());
@@ -222,7 +222,7 @@ TEST(Cli, SweepRejectsAnUnknownGridKeyBeforeRunning) {
 
 TEST(Cli, CompareShowsRatiosToABaselineTransport) {
   const fs::path scenario = write_temp("safs-cli-compare.toml", kSweep);
-  const fs::path out = fs::temp_directory_path() / "safs-cli-compare";
+  const fs::path out = safs::testing::process_temp_dir() / "safs-cli-compare";
   fs::remove_all(out);
   ASSERT_EQ(run_cli("sweep " + scenario.string() + " --quiet --out " + out.string()).exit_code, 0);
   const Result r =
@@ -242,8 +242,8 @@ namespace {
 TEST(Cli, ProgressCountsTheFlowsThatEndTheRun) {
   if (!fs::exists("/usr/bin/script")) GTEST_SKIP() << "needs script(1) for a terminal";
   const fs::path scenario = write_temp("safs-cli-progress.toml", kSmall);
-  const fs::path out = fs::temp_directory_path() / "safs-cli-progress";
-  const fs::path log = fs::temp_directory_path() / "safs-cli-progress.log";
+  const fs::path out = safs::testing::process_temp_dir() / "safs-cli-progress";
+  const fs::path log = safs::testing::process_temp_dir() / "safs-cli-progress.log";
   fs::remove_all(out);
   const std::string command = "/usr/bin/script -qec '" + std::string(SAFS_SIM_PATH) + " run " +
                               scenario.string() + " --set flows[0].size_bytes=300000000 --out " +

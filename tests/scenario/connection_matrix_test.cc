@@ -125,7 +125,8 @@ TEST(ConnectionMatrixRun, TriggersStartFlowsWhenTheyFire) {
       write_temp("safs-cm-run.toml",
                  "[topology]\nhosts = 8\n[connection_matrix]\nfile = \"" + cm.string() + "\"\n");
   for (const char* transport : {"dctcp", "safs", "homa"}) {
-    const fs::path out = fs::temp_directory_path() / (std::string("safs-cm-run-") + transport);
+    const fs::path out =
+        safs::testing::process_temp_dir() / (std::string("safs-cm-run-") + transport);
     fs::remove_all(out);
     const auto r = run_cli("run " + scenario.string() + " --quiet --transport " + transport +
                            " --out " + out.string());

@@ -21,8 +21,8 @@ double peak_rss_mib(const std::string& transport, const std::string& size_bytes,
       "safs-memory-" + size_bytes + "-" + loss_rate + ".toml",
       "[topology]\nhosts = 3\n[simulation]\nstop_ms = 1\n[network]\nlink_loss_rate = " + loss_rate +
           "\n[[flows]]\nsrc = 1\ndst = 0\nsize_bytes = " + size_bytes + "\n");
-  const fs::path out =
-      fs::temp_directory_path() / ("safs-memory-" + transport + "-" + size_bytes + "-" + loss_rate);
+  const fs::path out = safs::testing::process_temp_dir() /
+                       ("safs-memory-" + transport + "-" + size_bytes + "-" + loss_rate);
   fs::remove_all(out);
   const CliResult r = run_cli("run " + scenario.string() + " --quiet --transport " + transport +
                               " --out " + out.string());

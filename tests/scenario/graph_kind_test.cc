@@ -77,7 +77,7 @@ std::vector<std::vector<std::string>> rows_of(const fs::path& csv) {
 
 TEST(GraphKind, RunStartsOpsWhenTheirInputsArrive) {
   const fs::path scenario = write_temp("safs-graph-chain.toml", kChain);
-  const fs::path out = fs::temp_directory_path() / "safs-graph-chain";
+  const fs::path out = safs::testing::process_temp_dir() / "safs-graph-chain";
   fs::remove_all(out);
   const auto r = run_cli("run " + scenario.string() + " --quiet --out " + out.string());
   ASSERT_EQ(r.exit_code, 0) << r.output;

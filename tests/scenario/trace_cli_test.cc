@@ -12,6 +12,8 @@
 
 #include <sys/wait.h>
 
+#include "support/cli_run.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -31,7 +33,7 @@ const std::string kTinyPipeline =
 fs::path temp(const std::string& name) {
   // ctest runs tests in parallel: names per test.
   const std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  return fs::temp_directory_path() / ("safs-trace-" + test + "-" + name);
+  return safs::testing::process_temp_dir() / ("safs-trace-" + test + "-" + name);
 }
 
 int run_cli(const std::string& args) {

@@ -30,15 +30,25 @@ struct CliResult {
 // own, so that one test never reads a file another is rewriting. A directory
 // left by an earlier process with the same (reused) PID is emptied first: a
 // test that writes a run to a fresh --out must not find that one's files.
+// The process removes its directory when it exits (a forked child, as in a
+// death test, leaves it to its parent).
 inline const std::filesystem::path& process_temp_dir() {
-  static const std::filesystem::path dir = [] {
-    std::filesystem::path path =
-        std::filesystem::temp_directory_path() / ("safs-test-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(path);
-    std::filesystem::create_directories(path);
-    return path;
-  }();
-  return dir;
+  struct OwnDirectory {
+    OwnDirectory()
+        : owner(::getpid()),
+          path(std::filesystem::temp_directory_path() / ("safs-test-" + std::to_string(owner))) {
+      std::filesystem::remove_all(path);
+      std::filesystem::create_directories(path);
+    }
+    ~OwnDirectory() {
+      std::error_code ignored;
+      if (::getpid() == owner) std::filesystem::remove_all(path, ignored);
+    }
+    pid_t owner;
+    std::filesystem::path path;
+  };
+  static const OwnDirectory dir;
+  return dir.path;
 }
 
 inline std::string read_text(const std::filesystem::path& path) {

@@ -13,6 +13,7 @@
 #include "experiment/flows_csv_file.h"
 #include "experiment/report.h"
 #include "metrics/summary.h"
+#include "support/cli_run.h"
 #include "support/experiments.h"
 
 namespace safs {
@@ -89,8 +90,7 @@ TEST(StreamedRecords, SameOutputsWhileHoldingOnlyLiveFlows) {
   kept.run();
   const std::string expected = flows_csv_text(kept);
 
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / "safs-flow-release-test";
+  const std::filesystem::path dir = safs::testing::process_temp_dir() / "safs-flow-release-test";
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "flows.csv").string();
   Experiment streamed(many_short_flows("safs"));

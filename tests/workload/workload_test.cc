@@ -7,6 +7,7 @@
 #include <set>
 
 #include "experiment/experiment.h"
+#include "support/cli_run.h"
 #include "support/experiments.h"
 #include "workload/flow_size_cdf.h"
 #include "workload/poisson_flows.h"
@@ -55,7 +56,7 @@ TEST(FlowSizeCdf, ByteCdfsAreDiscrete) {
 }
 
 TEST(FlowSizeCdf, MalformedFilesNameTheLine) {
-  const auto path = std::filesystem::temp_directory_path() / "safs-bad.csv";
+  const auto path = safs::testing::process_temp_dir() / "safs-bad.csv";
   auto expect_error = [&](const std::string& text, const std::string& fragment) {
     std::ofstream(path) << text;
     try {
