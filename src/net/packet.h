@@ -32,7 +32,8 @@ enum class PacketKind : std::uint8_t {
 struct alignas(64) Packet {
   // Forwarding: the route and the index of the next hop on it.
   const Route* route = nullptr;
-  Packet* next = nullptr;        // intrusive link: the queue this packet is on
+  Packet* next = nullptr;        // intrusive link: the queue or wire this packet is on
+  TimePs wire_arrive_at_ps = 0;  // on a wire: when it reaches the far end
   std::uint64_t rank = 0;        // smaller = more urgent, for rank-based queues (pFabric)
   std::uint32_t wire_bytes = 0;  // payload + per-packet overhead: what links serialise
   std::uint16_t next_hop = 0;
@@ -49,6 +50,7 @@ struct alignas(64) Packet {
   std::uint32_t dst_host = 0;
   std::uint32_t payload_bytes = 0;
 
+  // The transport's fields: read at the ends, never by a switch.
   std::uint64_t seq = 0;  // byte offset of the payload in its flow
   std::uint64_t ack = 0;  // cumulative ACK: next byte expected
   TimePs sent_at_ps = 0;  // when the transport handed it to the NIC (RTT samples)

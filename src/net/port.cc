@@ -4,54 +4,53 @@
 
 namespace safs {
 
-// The wire's hot line holds its vtable pointer, simulator, due packet, ring
-// and loss generator; a bigger ring or a new field there pushes some of them
-// into a second line that every packet then reads (port.h).
-static_assert(sizeof(RingQueue<int>) == 24, "a ring is a pointer and three 32-bit counts");
-static_assert(sizeof(Wire) == 2 * 64, "the wire's hot line and one cold line");
+// A wire is one cache line (port.h): a field added to it would make every
+// packet's hop read two.
+static_assert(sizeof(Wire) == 64, "a wire is one cache line");
 
 void Wire::set_loss(double probability, std::uint64_t seed, std::uint64_t stream_index) {
-  loss_probability_ = probability;
-  loss_rng_ = probability > 0 ? std::make_unique<Rng>(seed, "wire-loss", stream_index) : nullptr;
+  loss_ = probability > 0
+              ? std::make_unique<Loss>(Loss{probability, Rng(seed, "wire-loss", stream_index)})
+              : nullptr;
 }
 
 void Wire::launch(Packet& packet, TimePs arrive_at) {
-  if (loss_rng_ != nullptr && loss_rng_->bernoulli(loss_probability_)) {
+  if (loss_ != nullptr && loss_->rng.bernoulli(loss_->probability)) {
     ++losses_;
     pool_.release(&packet);
     return;
   }
   // Packets on one wire arrive in launch order, so a FIFO with one pending
   // event (for its head) replaces one event per packet in the global heap.
-  PacketSink* next = packet.route->hops[packet.next_hop++];
-  if (due_.packet == nullptr) {
-    due_ = Due{&packet, next};
+  ++packet.next_hop;
+  packet.wire_arrive_at_ps = arrive_at;
+  packet.next = nullptr;
+  if (head_ == nullptr) {
+    head_ = &packet;
     sim_.schedule_at(arrive_at, this, &packet);
   } else {
-    behind_.push_back(InFlight{arrive_at, &packet, next});
+    tail_->next = &packet;
   }
+  tail_ = &packet;
 }
 
 void Wire::handle_event(EventId /*id*/) {
-  // The due packet arrives now (its event is the wire's only one).
+  // The head arrives now (its event is the wire's only one).
   const TimePs now = sim_.now();
   while (true) {
-    const Due arrived = due_;
-    if (behind_.empty()) {
-      due_ = Due{};
-      arrived.next->receive(*arrived.packet);
+    Packet& arrived = *head_;
+    head_ = arrived.next;
+    // The next packet is read below, after the delivery; fetch it now. (The
+    // delivery goes on at the next hop and never launches onto this wire.)
+    if (head_ != nullptr) __builtin_prefetch(head_);
+    PacketSink* next_sink = arrived.route->hops[arrived.next_hop - 1];
+    next_sink->receive(arrived);
+    if (head_ == nullptr) {
+      tail_ = nullptr;
       return;
     }
-    // The next packet's slot was written a propagation delay ago and has
-    // mostly left the cache: fetch it while the arrived packet is delivered.
-    // Delivery goes on at the next hop and never launches onto this wire
-    // (nor would that disturb the front of its queue).
-    __builtin_prefetch(&behind_.front());
-    arrived.next->receive(*arrived.packet);
-    const InFlight next = behind_.pop_front();
-    due_ = Due{next.packet, next.next};
-    if (next.arrive_at_ps > now) {
-      sim_.schedule_at(next.arrive_at_ps, this, next.packet);
+    if (head_->wire_arrive_at_ps > now) {
+      sim_.schedule_at(head_->wire_arrive_at_ps, this, head_);
       return;
     }
   }

@@ -12,7 +12,6 @@
 #include <memory>
 #include <string>
 
-#include "engine/ring_queue.h"
 #include "engine/rng.h"
 #include "engine/simulator.h"
 #include "net/packet_pool.h"
@@ -49,13 +48,13 @@ struct PortStats {
 //
 // A wire's event is where a simulation of a large network spends its time
 // waiting on memory: the packet, its route and the next hop's sink have
-// mostly left the cache since they were last touched. So the wire reads the
-// route when it launches a packet (then the packet and route are in cache)
-// and keeps the due packet and its next sink beside its vtable pointer: the
-// event reads one line of the wire, then the packet and the sink at once,
-// instead of a chain of four dependent misses. Everything launch and the
-// event read sits in that one line; the loss model's settings, read only
-// when a packet is lost, sit after it.
+// mostly left the cache since they were last touched. So the wire keeps no
+// storage of its own per packet: the packets in flight are a list through
+// their own `next` links (free while a packet is on a wire), each carrying
+// its arrival time in its first cache line, the one every hop reads
+// anyway. The event reads one line of the wire and the due packet (fetched
+// ahead as the event's hint), then the route for the next sink; the next
+// port reads the same route line again when it sends the packet on.
 class alignas(64) Wire final : public EventHandler {
  public:
   Wire(Simulator& sim, PacketPool& pool, TimePs delay_ps)
@@ -69,27 +68,19 @@ class alignas(64) Wire final : public EventHandler {
   std::uint64_t losses() const { return losses_; }
 
  private:
-  struct InFlight {
-    TimePs arrive_at_ps = 0;
-    Packet* packet = nullptr;
-    PacketSink* next = nullptr;
-  };
-  // The oldest packet on the wire. Its arrival time is the pending event's
-  // time, so it is not kept.
-  struct Due {
-    Packet* packet = nullptr;  // null: the wire is empty
-    PacketSink* next = nullptr;
+  struct Loss {
+    double probability;
+    Rng rng;
   };
 
-  // The hot line: vtable pointer, then these 56 bytes.
+  // One cache line: what launch and the event read first, then what only a
+  // lost packet or a report needs.
   Simulator& sim_;
-  Due due_;
-  RingQueue<InFlight> behind_;     // the others, oldest first
-  std::unique_ptr<Rng> loss_rng_;  // null: lossless
-  // Cold.
+  Packet* head_ = nullptr;      // the oldest packet on the wire; null: empty
+  Packet* tail_ = nullptr;      // the newest
+  std::unique_ptr<Loss> loss_;  // null: lossless
   PacketPool& pool_;
   TimePs delay_ps_;
-  double loss_probability_ = 0;
   std::uint64_t losses_ = 0;
 };
 
