@@ -66,8 +66,8 @@ class RingQueue {
     head_ = 0;
   }
 
-  // A pointer and three 32-bit counts: 24 bytes, so that a wire's ring fits
-  // in the wire's one hot cache line beside its due packet (net/port.h).
+  // A pointer and three 32-bit counts: 24 bytes, half of a vector's three
+  // pointers and three sizes.
   std::unique_ptr<T[]> slots_;  // capacity_ of them, a power of two
   std::uint32_t capacity_ = 0;
   std::uint32_t head_ = 0;

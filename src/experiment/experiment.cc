@@ -268,7 +268,7 @@ NetworkTotals Experiment::network_totals() const {
   NetworkTotals totals;
   const auto& ports = network_->ports();
   for (std::size_t i = 0; i < ports.size(); ++i) {
-    const PortStats& stats = ports[i]->stats();
+    const PortStats stats = ports[i]->stats();
     totals.packet_hops += stats.packets_sent;
     totals.queue_drops += stats.drops;
     totals.wire_losses += ports[i]->wire().losses();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 #include "base/time.h"
@@ -58,5 +59,8 @@ struct alignas(64) Packet {
 
   std::array<std::uint64_t, 4> words{};  // transport-defined header fields
 };
+
+static_assert(offsetof(Packet, seq) == 64, "what every hop reads fills exactly the first line");
+static_assert(sizeof(Packet) == 128, "two cache lines");
 
 }  // namespace safs

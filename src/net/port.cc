@@ -1,5 +1,6 @@
 #include "net/port.h"
 
+#include <cassert>
 #include <utility>
 
 namespace safs {
@@ -35,7 +36,9 @@ void Wire::launch(Packet& packet, TimePs arrive_at) {
 }
 
 void Wire::handle_event(EventId /*id*/) {
-  // The head arrives now (its event is the wire's only one).
+  // The head arrives now (its event is the wire's only one: no route passes
+  // one port twice, so a delivery never launches onto the wire it left).
+  assert(head_ != nullptr);
   const TimePs now = sim_.now();
   while (true) {
     Packet& arrived = *head_;
