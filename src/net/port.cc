@@ -23,7 +23,6 @@ void Wire::launch(Packet& packet, TimePs arrive_at) {
   }
   // Packets on one wire arrive in launch order, so a FIFO with one pending
   // event (for its head) replaces one event per packet in the global heap.
-  ++packet.next_hop;
   packet.wire_arrive_at_ps = arrive_at;
   packet.next = nullptr;
   if (head_ == nullptr) {
@@ -43,11 +42,9 @@ void Wire::handle_event(EventId /*id*/) {
   while (true) {
     Packet& arrived = *head_;
     head_ = arrived.next;
-    // The next packet is read below, after the delivery; fetch it now. (The
-    // delivery goes on at the next hop and never launches onto this wire.)
+    // The next packet is read below, after the delivery; fetch it now.
     if (head_ != nullptr) __builtin_prefetch(head_);
-    PacketSink* next_sink = arrived.route->hops[arrived.next_hop - 1];
-    next_sink->receive(arrived);
+    arrived.route->hops[arrived.next_hop++]->receive(arrived);
     if (head_ == nullptr) {
       tail_ = nullptr;
       return;
@@ -70,12 +67,8 @@ Port::Port(Simulator& sim, PacketPool& pool, std::string name, const LinkSpec& l
 
 PortStats Port::stats() const {
   PortStats stats;
-  stats.packets_sent = counters_.packets_sent;
-  stats.bytes_sent = counters_.bytes_sent;
+  static_cast<PortCounters&>(stats) = counters_;
   stats.drops = drops_;
-  stats.max_queue_bytes = counters_.max_queue_bytes;
-  stats.queue_byte_ps = counters_.queue_byte_ps;
-  stats.busy_ps = counters_.busy_ps;
   return stats;
 }
 

@@ -34,14 +34,18 @@ class PacketSource {
   virtual Packet* pull_packet() = 0;
 };
 
-struct PortStats {
+// What a port counts on every packet it sends or queues.
+struct PortCounters {
   std::uint64_t packets_sent = 0;
   std::uint64_t bytes_sent = 0;  // wire bytes
-  std::uint64_t drops = 0;       // refused by the queue
+  TimePs busy_ps = 0;            // time spent serialising
   std::uint64_t max_queue_bytes = 0;
   // Time integral of the queue length, for the time-average queue.
   double queue_byte_ps = 0;
-  TimePs busy_ps = 0;  // time spent serialising
+};
+
+struct PortStats : PortCounters {
+  std::uint64_t drops = 0;  // refused by the queue
 };
 
 // Carries packets across one link: FIFO, one pending event at a time.
@@ -117,13 +121,6 @@ class Port final : public PacketSink, public EventHandler {
   // what only a drop, a report or a name needs comes last. Each packet hop
   // then reads three lines of its port instead of six (bench/README.md,
   // "Hot fields first").
-  struct TransmitCounters {
-    std::uint64_t packets_sent = 0;
-    std::uint64_t bytes_sent = 0;
-    TimePs busy_ps = 0;
-    std::uint64_t max_queue_bytes = 0;
-    double queue_byte_ps = 0;
-  };
   Simulator& sim_;
   std::unique_ptr<QueueDiscipline> queue_;
   PacketSource* source_ = nullptr;
@@ -133,7 +130,7 @@ class Port final : public PacketSink, public EventHandler {
   TimePs last_queue_change_ps_ = 0;
   bool tx_event_pending_ = false;  // a completion event is queued
   bool pulling_ = false;           // inside source_->pull_packet()
-  TransmitCounters counters_;
+  PortCounters counters_;          // apart from drops_, which no packet hop needs
   Wire wire_;
   std::uint64_t drops_ = 0;  // refused by the queue
   PacketPool& pool_;
