@@ -1,12 +1,15 @@
-"""Markdown tables of afd-shallow sweeps, for blind-budget.sh and tail-loss.sh:
-per run (a sweep directory), the p99 TPOT's mean and 95% confidence interval
-over its seeds (tools/evaluate's, not a copy) and the mean per run of each
-count asked for.
+"""Markdown tables of afd-shallow sweeps and the like, for blind-budget.sh,
+tail-loss.sh and afd-knobs.sh: per run (a sweep directory), the mean and 95%
+confidence interval of one metric over its seeds (tools/evaluate's, not a
+copy; the p99 TPOT unless --metric says otherwise) and the mean per run of
+each count asked for.
 
-  afd_shallow_table.py by-k|one COUNT,... DIR|NAME ...
+  afd_shallow_table.py [--metric KEY:LABEL:SCALE] by-k|one COUNT,... DIR|NAME ...
 
 by-k: a column group per ECN threshold (20, 65 and 100 KB); one: the sweep's
-points together. COUNT: drops, timeouts or resent.
+points together. COUNT: drops, timeouts, resent, or control (scheduling
+packets per 100 data packets, which needs the sweep's
+transport_stats.scheduling_packets and transport_stats.data_packets metrics).
 """
 import csv
 import importlib.machinery
@@ -21,18 +24,35 @@ COUNTS = {
     "timeouts": "transport_stats.timeouts",
     "resent": "transport_stats.retransmissions",
 }
+RATIOS = {  # per 100 data packets
+    "control": ("transport_stats.scheduling_packets", "transport_stats.data_packets"),
+}
 KS = ["20000", "65000", "100000"]
 
 
-def cell(points, counts):
-    tpot, ci = evaluate.mean_ci([float(p["inference.tpot_p99_ms"]) for p in points])
-    means = [f"{statistics.fmean(float(p[COUNTS[c]]) for p in points):,.0f}" for c in counts]
-    return " | ".join([f"{tpot:.3f} ± {ci or 0.0:.3f}"] + means)
+def cell(points, counts, metric):
+    key, _, scale = metric
+    value, ci = evaluate.mean_ci([float(p[key]) * scale for p in points])
+    means = []
+    for c in counts:
+        if c in RATIOS:
+            num, den = RATIOS[c]
+            ratio = statistics.fmean(100 * float(p[num]) / max(1.0, float(p[den])) for p in points)
+            means.append(f"{ratio:.2f}")
+        else:
+            means.append(f"{statistics.fmean(float(p[COUNTS[c]]) for p in points):,.0f}")
+    return " | ".join([f"{value:.3f} ± {ci or 0.0:.3f}"] + means)
 
 
-def main(mode, counts, entries):
-    counts = counts.split(",")
-    group = ["p99 TPOT (ms)"] + counts
+def main(args):
+    metric = ("inference.tpot_p99_ms", "p99 TPOT (ms)", 1.0)
+    if args[0] == "--metric":
+        key, rest = args[1].split(":", 1)
+        label, scale = rest.rsplit(":", 1)
+        metric = (key, label, float(scale))
+        args = args[2:]
+    mode, counts, entries = args[0], args[1].split(","), args[2:]
+    group = [metric[1]] + counts
     if mode == "by-k":
         head = " | ".join(f"K = {int(k) // 1000} KB | " + " | ".join(counts) for k in KS)
         print(f"| run | {head} |")
@@ -46,11 +66,11 @@ def main(mode, counts, entries):
             points = list(csv.DictReader(f))
         if mode == "by-k":
             by_k = [[p for p in points if p["network.ecn_threshold_bytes"] == k] for k in KS]
-            cells = [cell(k_points, counts) for k_points in by_k]
+            cells = [cell(k_points, counts, metric) for k_points in by_k]
         else:
-            cells = [cell(points, counts)]
+            cells = [cell(points, counts, metric)]
         print(f"| {name} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], sys.argv[3:])
+    main(sys.argv[1:])

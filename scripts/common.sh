@@ -32,7 +32,7 @@ transports() {
 # afd-shallow at the matrix's standard level (scenarios/eval/matrix.toml):
 # its scenario file, its 375 KB ports and the standard run length, four seeds,
 # and the metrics its tables show. For the scripts that measure a mechanism
-# there (blind-budget.sh, tail-loss.sh).
+# there (blind-budget.sh, blind-window.sh, tail-loss.sh).
 # shellcheck disable=SC2034 # used by the scripts that source this file
 afd_shallow_scenario=scenarios/eval/afd-saturated.toml
 # shellcheck disable=SC2034

@@ -22,6 +22,19 @@ bool serves_before(const SemanticFlow& a, const SemanticFlow& b) {
   return a.id < b.id;
 }
 
+// Whether an urgent flow takes all it can in service order rather than its
+// no-bubble rate (AllocatorConfig::urgent_first and slack_adaptive).
+bool goes_at_line_rate(const SemanticFlow& f, const Demand& demand, const AllocatorConfig& c) {
+  if (c.urgent_first) return true;
+  if (!c.slack_adaptive) return false;
+  // A flow without a timestamp has its own place in the order (step 3a').
+  if (f.no_bubble_ps == kTimeNever) return false;
+  const double bdp_bytes = c.link_bps / 8.0 * static_cast<double>(c.rtt_ps) / kPsPerSec;
+  return static_cast<double>(f.remaining_bytes) <= bdp_bytes ||
+         static_cast<double>(demand.slack_ps) <
+             c.line_rate_slack_rtts * static_cast<double>(c.rtt_ps);
+}
+
 // Max-min fair water-filling of `budget` over `members`, each capped.
 void water_fill(std::vector<std::size_t>& members, const std::vector<double>& cap,
                 std::vector<double>& rate, double& budget) {
@@ -201,7 +214,9 @@ void allocate_into(const std::vector<SemanticFlow>& flows, TimePs now,
   room.assign(n, 0.0);
   for (const std::vector<std::size_t>& run : runs) {
     for (const std::size_t i : run) {
-      room[i] = std::min(config.urgent_first ? cap[i] : result.flows[i].demand.rate_bps, cap[i]);
+      const Demand& demand = result.flows[i].demand;
+      room[i] =
+          std::min(goes_at_line_rate(flows[i], demand, config) ? cap[i] : demand.rate_bps, cap[i]);
     }
     share_by_remaining(run, flows, room, rate, urgent_budget, scratch);
   }

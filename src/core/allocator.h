@@ -45,6 +45,17 @@ struct AllocatorConfig {
   // (EDF at line rate: they finish as early as possible, with the most margin,
   // and background gets only its floor meanwhile).
   bool urgent_first = false;
+  // Between the two, per flow ("slack-adaptive service"): an urgent flow
+  // that cannot afford to be paced, because its slack is under
+  // line_rate_slack_rtts RTTs or its remaining bytes fit in one
+  // bandwidth-delay product (a grant turnaround is then most of its
+  // transfer), takes all it can in service order as under urgent_first;
+  // one with ample slack gets its no-bubble rate and leaves the rest to
+  // others. An urgent flow without a timestamp keeps its own place (after
+  // the floors, before background). urgent_first, when set, applies to
+  // every flow.
+  bool slack_adaptive = false;
+  double line_rate_slack_rtts = 4;  // "a few RTTs"; ours
   // true: urgent flows without a no-bubble timestamp (the runtime lost or
   // never had it) take the leftover before background, as a static priority
   // class would serve them; false: after background, with the urgent flows

@@ -413,6 +413,54 @@ TEST(AllocatorTest, UrgentFirstServesUrgentAtLineRate) {
   EXPECT_NEAR(by_id(jit, 3).rate_bps, (97 - 13.2) * kGbps, 1.0);
 }
 
+// slack_adaptive: a flow that cannot afford to be paced (its remaining bytes
+// within one BDP, or its slack under line_rate_slack_rtts RTTs) takes all it
+// can in service order; one with ample slack gets its no-bubble rate.
+TEST(AllocatorTest, SlackAdaptiveServesShortAndLowSlackFlowsAtLineRate) {
+  AllocatorConfig c;
+  c.slack_adaptive = true;  // 100 Gbit/s, RTT 10 us: a BDP is 125 KB
+  const TimePs now = 0;
+  // 10 MB due 2 ms after the headroom: demand 44 Gbit/s, slack 1.2 ms.
+  const SemanticFlow ample = urgent(1, 10'000'000, now + c.demand.headroom_ps + 2 * kMs);
+  // 100 KB due 5 ms after the headroom: demand 0.176 Gbit/s, but one BDP.
+  const SemanticFlow short_flow = urgent(2, 100'000, now + c.demand.headroom_ps + 5 * kMs);
+  const std::vector<SemanticFlow> flows = {background(3, 50'000'000), short_flow, ample};
+  const Allocation a = allocate(flows, now, 0.0, c);
+  EXPECT_NEAR(by_id(a, 1).rate_bps, 44 * kGbps, 1.0);  // its demand
+  EXPECT_NEAR(by_id(a, 2).rate_bps, (97 - 0.97 - 44) * kGbps,
+              1.0);                                      // the rest of the urgent budget
+  EXPECT_NEAR(by_id(a, 3).rate_bps, 0.97 * kGbps, 1.0);  // the floor only
+
+  // 1 MB due 110 us after the headroom: demand 80 Gbit/s, below line rate,
+  // but 30 us of slack (under 4 RTTs): it takes all it can, ahead of the
+  // short flow it precedes in service order.
+  const SemanticFlow tight = urgent(4, 1'000'000, now + c.demand.headroom_ps + 110 * kUs);
+  const std::vector<SemanticFlow> tight_flows = {background(3, 50'000'000), short_flow, tight};
+  const Allocation b = allocate(tight_flows, now, 0.0, c);
+  EXPECT_NEAR(by_id(b, 4).rate_bps, (97 - 0.97) * kGbps, 1.0);
+  EXPECT_NEAR(by_id(b, 2).rate_bps, 0.0, 1.0);
+  // Untimed, the short flow keeps its own place: here (untimed flows after
+  // background) behind the background flow, not at line rate.
+  SemanticFlow untimed = short_flow;
+  untimed.no_bubble_ps = kTimeNever;
+  AllocatorConfig untimed_last = c;
+  untimed_last.untimed_urgent_before_background = false;
+  const Allocation u =
+      allocate({background(3, 50'000'000), untimed, ample}, now, 0.0, untimed_last);
+  EXPECT_NEAR(by_id(u, 2).rate_bps, 0.0, 1.0);
+  EXPECT_NEAR(by_id(u, 3).rate_bps, (97 - 44) * kGbps, 1.0);
+
+  // Without it both get their demands and background the rest.
+  c.slack_adaptive = false;
+  const Allocation jit = allocate(flows, now, 0.0, c);
+  EXPECT_NEAR(by_id(jit, 1).rate_bps, 44 * kGbps, 1.0);
+  EXPECT_NEAR(by_id(jit, 2).rate_bps, 0.176 * kGbps, 1.0);
+  EXPECT_NEAR(by_id(jit, 3).rate_bps, (97 - 44 - 0.176) * kGbps, 1.0);
+  const Allocation jit_tight = allocate(tight_flows, now, 0.0, c);
+  EXPECT_NEAR(by_id(jit_tight, 4).rate_bps, 80 * kGbps, 1.0);
+  EXPECT_NEAR(by_id(jit_tight, 2).rate_bps, 0.176 * kGbps, 1.0);
+}
+
 // ---------------------------------------------------------------------------
 // Properties over random flow sets.
 
@@ -443,6 +491,9 @@ Instance random_instance(std::mt19937_64& rng) {
   c.overload_usable_fraction = chance(rng, 0.3) ? 1.0 : uniform(rng, c.usable_fraction, 1.0);
   in.protect_background = chance(rng, 0.5);
   c.urgent_first = chance(rng, 0.3);
+  // A third of the others per flow between the two (no draw of its own, so
+  // the instances stay those the other properties were written against).
+  c.slack_adaptive = !c.urgent_first && in.now % 3 == 0;
   c.background_floor_fraction = uniform(rng, 0.005, 0.05);
   c.background =
       chance(rng, 0.5) ? BackgroundPolicy::kMaxMinFair : BackgroundPolicy::kShortestRemainingFirst;
@@ -552,8 +603,10 @@ void check_properties(const Instance& in, std::mt19937_64& rng, PropertyStats& s
 
   ASSERT_EQ(any_background, has_background);
   // (b) Urgent floors: if the urgent demands fit, every urgent flow gets its
-  // demand (urgent_first: each gets all it can in order, checked below).
-  if (!c.urgent_first && urgent_demand <= (budget - floor) * (1 - 1e-12)) {
+  // demand (urgent_first: each gets all it can in order, checked below;
+  // slack_adaptive: a flow at line rate may take a later flow's floor, as
+  // EDF would; the fluid tests check that deadlines still hold).
+  if (!c.urgent_first && !c.slack_adaptive && urgent_demand <= (budget - floor) * (1 - 1e-12)) {
     if (any_urgent) ++stats.urgent_fits;
     for (std::size_t i = 0; i < in.flows.size(); ++i) {
       if (!in.flows[i].urgent() || in.flows[i].remaining_bytes == 0) continue;
@@ -879,6 +932,7 @@ TEST(AllocatorFluidTest, EdfFeasibleSetsFinishOnTime) {
     c.background = chance(rng, 0.5) ? BackgroundPolicy::kMaxMinFair
                                     : BackgroundPolicy::kShortestRemainingFirst;
     c.urgent_first = chance(rng, 0.3);
+    c.slack_adaptive = !c.urgent_first && iter % 3 == 0;
     const TimePs now = 2 * kMs + static_cast<TimePs>(rng() % kMs);
     const double budget = c.usable_fraction * c.link_bps;
     const int n_urgent = 1 + static_cast<int>(rng() % 12);
@@ -956,6 +1010,7 @@ TEST(AllocatorFluidTest, OverloadLatenessCloseToEdf) {
   int overloaded = 0;
   for (int iter = 0; iter < 300; ++iter) {
     c.urgent_first = chance(rng, 0.3);
+    c.slack_adaptive = !c.urgent_first && iter % 3 == 0;
     const TimePs now = kMs + static_cast<TimePs>(rng() % kMs);
     const int n = 2 + static_cast<int>(rng() % 11);
     FlowId id = 1;

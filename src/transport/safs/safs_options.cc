@@ -26,7 +26,8 @@ KnobTable<SafsOptions> safs_knobs() {
          "Subtracted from every flow's time left: control delay + RTT + one MTU + epsilon "
          "(background.md §5.2), sized for 100 Gbit/s leaf-spine paths.");
   t.time("rtt_us", "us", kPsPerUs, SAFS_FIELD(safs.receiver.allocator.rtt_ps), 0, 1e6,
-         "RTT used for the low-slack threshold 2 RTT + R/(10 C) (background.md §5.3).");
+         "RTT used for the low-slack threshold 2 RTT + R/(10 C) (background.md §5.3) and by "
+         "slack_adaptive.");
   t.number("change_threshold", "", SAFS_FIELD(safs.receiver.grants.change_threshold), 0, 1,
            "theta: a grant is re-sent when the rate moves by more than this fraction "
            "(background.md §5.4).");
@@ -71,6 +72,15 @@ KnobTable<SafsOptions> safs_knobs() {
          "false: urgent flows with slack get just their no-bubble rate and background the rest "
          "(just in time). true: leftover goes to urgent flows first, so they finish as early as "
          "EDF at line rate.");
+  t.flag("slack_adaptive", SAFS_FIELD(safs.receiver.allocator.slack_adaptive),
+         "true: an urgent flow whose slack is under line_rate_slack_rtts RTTs, or whose "
+         "remaining bytes fit in one bandwidth-delay product, takes all it can in service order "
+         "(as under urgent_first); the others get their no-bubble rate. false: every urgent "
+         "flow as urgent_first says.");
+  t.number("line_rate_slack_rtts", "RTTs", SAFS_FIELD(safs.receiver.allocator.line_rate_slack_rtts),
+           0, 1e6,
+           "With slack_adaptive: the slack, in units of rtt_us, under which an urgent flow "
+           "goes at line rate.");
   t.flag("untimed_urgent", SAFS_FIELD(safs.receiver.allocator.untimed_urgent_before_background),
          "true: an urgent flow without a no-bubble timestamp (lost, or never derived) takes "
          "leftover before background, as a static priority class would serve it. false: it is "
@@ -134,6 +144,10 @@ KnobTable<SafsOptions> safs_knobs() {
          "there (halved at each such loss, one packet back per blind_budget_growth_us without "
          "one), so repeated incasts into a shallow buffer stop overflowing it. false: every "
          "flow sends its full blind budget.");
+  t.flag("blind_cap_as_window", SAFS_FIELD(safs.blind_cap_as_window),
+         "true: a learned blind cap bounds the window of a flow that would go whole blind (it "
+         "still goes whole blind, clocked by its ACKs, and needs no grant). false: it bounds "
+         "the flow's blind bytes, and the rest waits for a grant.");
   t.number("blind_budget_decrease", "", SAFS_FIELD(safs.blind_budget.decrease_factor), 0.05, 1,
            "The learned blind cap after a loss, as a fraction of what the flow sent blind: "
            "TCP's multiplicative decrease (RFC 5681).");

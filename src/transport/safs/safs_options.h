@@ -57,6 +57,10 @@ struct SafsConfig {
   // A sender caps the blind bytes of its flows to a receiver where its blind
   // bytes were lost before (core::BlindBudget; docs/safs.md, "Sender side").
   bool learn_blind_budget = true;
+  // What a learned blind cap bounds in a flow that would go whole blind:
+  // false, its blind bytes (the rest waits for a grant); true, its window
+  // (it still goes whole blind, clocked by its ACKs: no grant at all).
+  bool blind_cap_as_window = false;
   // false: background flows get no grants. They go under their window alone
   // at the lowest priority (the fallback's), and receivers leave them out of
   // their allocation and leave what urgent flows do not need free for them

@@ -57,6 +57,11 @@ void SafsTransport::SenderAgent::on_start(SenderFlow& flow) {
   // the start of the flows, blind or not (raised to the uncapped budget, the
   // window makes afd-shallow's p99 TPOT 2.5% worse at K = 100 KB; docs/safs.md).
   flow.cc.cwnd_bytes = std::max<std::uint64_t>(flow.cc.cwnd_bytes, s.unscheduled_limit);
+  // Under blind_cap_as_window a flow sent whole starts with at most its
+  // learned cap in flight; its ACKs clock the rest out.
+  if (s.unscheduled_limit >= flow.spec.size_bytes) {
+    flow.cc.cwnd_bytes = std::min(flow.cc.cwnd_bytes, blind_window(flow.spec.dst, s.started_ps));
+  }
   // A flow that fits in its blind first BDP needs no grant at all.
   const bool needs_grant = s.unscheduled_limit < flow.spec.size_bytes;
   if (needs_grant && config.background_streams && flow.spec.flow_class != FlowClass::kUrgent) {
@@ -78,13 +83,23 @@ std::uint64_t SafsTransport::SenderAgent::blind_limit(const FlowSpec& spec, doub
     limit =
         core::blind_bytes(spec.size_bytes, bdp_bytes, urgent ? config.whole_flow_blind_bdps : 1.0);
   }
-  if (config.learn_blind_budget) {
+  // Under blind_cap_as_window a flow that goes whole keeps going whole: the
+  // cap bounds its window instead (blind_window).
+  if (config.learn_blind_budget && !(config.blind_cap_as_window && limit >= spec.size_bytes)) {
     const auto it = blind_budgets_.find(spec.dst);
     if (it != blind_budgets_.end()) {
       limit = std::min(limit, it->second.cap_bytes(config.blind_budget, now));
     }
   }
   return limit;
+}
+
+std::uint64_t SafsTransport::SenderAgent::blind_window(int receiver, TimePs now) const {
+  const SafsConfig& config = transport_.config_;
+  if (!config.learn_blind_budget || !config.blind_cap_as_window) return core::BlindBudget::kNoCap;
+  const auto it = blind_budgets_.find(receiver);
+  return it == blind_budgets_.end() ? core::BlindBudget::kNoCap
+                                    : it->second.cap_bytes(config.blind_budget, now);
 }
 
 // Only a transfer that will need a grant is announced: one sent whole blind

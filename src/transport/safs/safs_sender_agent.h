@@ -59,6 +59,9 @@ class SafsTransport::SenderAgent {
   // Bytes a flow may send before any grant: one BDP of its path (a short
   // urgent flow whole), at most the cap learned for its receiver.
   std::uint64_t blind_limit(const FlowSpec& spec, double bdp_bytes, TimePs now) const;
+  // The window a flow to `receiver` that goes whole blind starts with, at
+  // most: the learned cap under blind_cap_as_window, else no bound.
+  std::uint64_t blind_window(int receiver, TimePs now) const;
   // Starts `flow` under the lease its stream's last transfer left, if any is
   // still valid. True if it did.
   bool take_stream_lease(SenderFlow& flow, TimePs now);
