@@ -209,6 +209,13 @@ TEST(CliBadInput, SafsSenderKeysOutOfRange) {
                    "transport.safs.learn_blind_budget: expected boolean (true or false)");
   expect_bad_input(run_cli(run + "transport.safs.grant_background=no"),
                    "transport.safs.grant_background: expected boolean (true or false)");
+  expect_bad_input(run_cli(run + "transport.safs.blind_cap_as_window=1.5"),
+                   "transport.safs.blind_cap_as_window: expected boolean (true or false)");
+  expect_bad_input(run_cli(run + "transport.safs.slack_adaptive=yes"),
+                   "transport.safs.slack_adaptive: expected boolean (true or false)");
+  expect_bad_input(
+      run_cli(run + "transport.safs.line_rate_slack_rtts=-1"),
+      "transport.safs.line_rate_slack_rtts: expected a value in [0, 1e+06] RTTs, got -1");
   expect_bad_input(run_cli(run + "transport.safs.blind_budget_decrease=2"),
                    "transport.safs.blind_budget_decrease: expected a value in [0.05, 1], got 2");
   expect_bad_input(
