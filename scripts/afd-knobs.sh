@@ -49,9 +49,7 @@ run() {
 }
 for v in "$@"; do
   IFS='|' read -r name knobs <<<"$v"
-  read -ra knob_list <<<"$knobs"
-  sets=()
-  for knob in "${knob_list[@]}"; do sets+=(--set "transport.safs.$knob"); done
+  safs_sets "$knobs"
   run "$name" safs both "${sets[@]}"
 done
 run pfabric pfabric shallow

@@ -44,6 +44,16 @@ afd_shallow=(--set network.port_buffer_bytes=375000 --set inference.output_token
 afd_shallow_metrics=(--metric inference.tpot_p99_ms --metric network.queue_drops
   --metric transport_stats.timeouts --metric transport_stats.retransmissions)
 
+# safs_sets "KEY=VALUE ...": --set arguments for those transport.safs knobs,
+# into the array `sets` (afd-knobs.sh, slack-adaptive.sh).
+safs_sets() {
+  local knob knobs
+  read -ra knobs <<<"$1"
+  sets=()
+  # shellcheck disable=SC2034 # read by the caller
+  for knob in "${knobs[@]}"; do sets+=(--set "transport.safs.$knob"); done
+}
+
 # One line on stderr, so that a long script shows it is alive.
 progress() {
   echo "$script_name: $*" >&2

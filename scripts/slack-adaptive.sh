@@ -24,9 +24,7 @@ dirs=() zb_tables=()
 i=0
 for v in "${variants[@]}"; do
   IFS='|' read -r name knobs <<<"$v"
-  read -ra knob_list <<<"$knobs"
-  sets=()
-  for knob in "${knob_list[@]}"; do sets+=(--set "transport.safs.$knob"); done
+  safs_sets "$knobs"
   run_one "$out/incast/$i" scenarios/micro/incast.toml --transport safs "${sets[@]}"
   dirs+=("$out/incast/$i")
   sweep "$out/zb/$i" scenarios/eval/zb-comm-bound.toml --transport safs "${sets[@]}" \
