@@ -45,6 +45,7 @@ class Endpoint:
         contention_fallback: bool = True,
         unpaced_connections: bool = True,
         edf_when_short: bool = True,
+        slack_adaptive: bool = False,
         quiet: bool = False,
     ) -> None: ...
     def __enter__(self) -> "Endpoint": ...

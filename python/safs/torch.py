@@ -57,7 +57,8 @@ _groups = weakref.WeakSet()
 
 def options(*, listen_host=None, listen_port=None, downlink_bps=None, wait_timeout_s=None,
             quiet=None, background=None, background_max_bytes=None, reuse_connections=None,
-            contention_fallback=None, unpaced_connections=None, edf_when_short=None):
+            contention_fallback=None, unpaced_connections=None, edf_when_short=None,
+            slack_adaptive=None):
     """Sets how the next process groups' endpoints are made (before
     init_process_group; the environment's SAFS_LISTEN_HOST and
     SAFS_DOWNLINK_BPS are read when an option is not set here):
@@ -78,7 +79,10 @@ def options(*, listen_host=None, listen_port=None, downlink_bps=None, wait_timeo
     `edf_when_short` (default True) lets the rank's receiver serve urgent
     transfers earliest deadline first at line rate while its granted flows
     fall short of their grants on a full downlink (docs/runtime.md,
-    "Namespace testbed")."""
+    "Namespace testbed"); `slack_adaptive` (default False) lets it serve an
+    urgent transfer with little slack left, or less than one
+    bandwidth-delay product to go, at line rate in deadline order and the
+    others just in time (docs/runtime.md, "Control path")."""
     given = {
         "listen_host": listen_host,
         "listen_port": listen_port,
@@ -91,6 +95,7 @@ def options(*, listen_host=None, listen_port=None, downlink_bps=None, wait_timeo
         "contention_fallback": contention_fallback,
         "unpaced_connections": unpaced_connections,
         "edf_when_short": edf_when_short,
+        "slack_adaptive": slack_adaptive,
     }
     for key, value in given.items():
         if value is not None:
@@ -228,7 +233,8 @@ class ProcessGroupSafs(_ProcessGroup):
                   "reuse_connections": bool(_options.get("reuse_connections", True)),
                   "contention_fallback": bool(_options.get("contention_fallback", True)),
                   "unpaced_connections": bool(_options.get("unpaced_connections", True)),
-                  "edf_when_short": bool(_options.get("edf_when_short", True))}
+                  "edf_when_short": bool(_options.get("edf_when_short", True)),
+                  "slack_adaptive": bool(_options.get("slack_adaptive", False))}
         downlink = _options.get("downlink_bps") or os.environ.get("SAFS_DOWNLINK_BPS")
         if downlink is not None:
             kwargs["downlink_bps"] = float(downlink)

@@ -136,15 +136,29 @@ class Transfers(Pair):
             self.assertEqual(stats["lossy_windows"], 0)
             self.assertGreaterEqual(stats["max_queue_delay_ns"], 0)
 
-    def test_edf_when_short_is_a_switch_and_loopback_is_never_short(self):
-        c = endpoint(edf_when_short=False)
+    def receiver_with(self, **settings):
+        """A started endpoint with these settings that has received one
+        message from self.a (checked byte for byte)."""
+        c = endpoint(**settings)
         self.addCleanup(c.close)
         c.start()
         landing = bytearray(1_000_000)
         r = c.recv_into(landing, tag=62)
         self.a.send(b"z" * len(landing), c.address, tag=62, slack_ns=5_000 * MS).wait(10)
         r.wait(10)
+        self.assertEqual(bytes(landing), b"z" * len(landing))
+        return c
+
+    def test_edf_when_short_is_a_switch_and_loopback_is_never_short(self):
+        c = self.receiver_with(edf_when_short=False)
         self.assertEqual(c.stats()["shortfall_episodes"], 0)
+
+    def test_slack_adaptive_is_a_switch_of_the_receiver(self):
+        # Its effect is tested in C++ (SlackAdaptive.*); here, that the
+        # keyword reaches an endpoint that still receives, and takes a bool.
+        self.receiver_with(slack_adaptive=True)
+        with self.assertRaises(TypeError):
+            endpoint(slack_adaptive="yes")
 
     def test_waiting_on_a_receive_makes_its_flow_due_now(self):
         # 20 MB told it has 20 s: still under way when its receive is

@@ -228,7 +228,7 @@ class TorchOptionsTest(unittest.TestCase):
 
         for value in (False, True):
             safs_torch.options(edf_when_short=value, contention_fallback=value,
-                               unpaced_connections=value)
+                               unpaced_connections=value, slack_adaptive=value)
             try:
                 with mock.patch.object(safs_torch.runtime, "Endpoint", Recorder):
                     with self.assertRaisesRegex(RuntimeError, "recorded"):
@@ -237,9 +237,11 @@ class TorchOptionsTest(unittest.TestCase):
                 safs_torch._options.pop("edf_when_short", None)
                 safs_torch._options.pop("contention_fallback", None)
                 safs_torch._options.pop("unpaced_connections", None)
+                safs_torch._options.pop("slack_adaptive", None)
             self.assertIs(made[-1]["edf_when_short"], value)
             self.assertIs(made[-1]["contention_fallback"], value)
             self.assertIs(made[-1]["unpaced_connections"], value)
+            self.assertIs(made[-1]["slack_adaptive"], value)
 
 
 class BackgroundDrainTest(unittest.TestCase):

@@ -120,6 +120,7 @@ struct RecvOptions {
   double downlink_mbps = 1000;
   int count = 1;
   bool urgent_first = false;
+  bool slack_adaptive = false;
   bool adapt_budget = false;
   bool no_edf_when_short = false;
   std::string metrics;
@@ -129,6 +130,7 @@ int run_recv(const RecvOptions& o, const SecurityConfig& security) {
   EndpointConfig config = endpoint_config(o.listen, security);
   if (!o.metrics.empty()) config.metrics_listen = address(o.metrics);
   config.scheduler.allocator.urgent_first = o.urgent_first;
+  config.scheduler.allocator.slack_adaptive = o.slack_adaptive;
   config.shortfall_response.lower_budget = o.adapt_budget;
   config.shortfall_response.urgent_first = !o.no_edf_when_short;
   config.downlink_bps = o.downlink_mbps * kBitsPerMbit;
@@ -259,6 +261,9 @@ int main(int argc, char** argv) {
       ->check(safs::rt::host_port(false));
   recv->add_flag("--urgent-first", recv_options.urgent_first,
                  "urgent flows take all they can (EDF at line rate)");
+  recv->add_flag("--slack-adaptive", recv_options.slack_adaptive,
+                 "urgent flows with little slack left or under one BDP take all they can, "
+                 "the others just in time");
   recv->add_flag("--adapt-budget", recv_options.adapt_budget,
                  "lower the budget when flows get less than granted (unmanaged traffic)");
   recv->add_flag("--no-edf-when-short", recv_options.no_edf_when_short,
