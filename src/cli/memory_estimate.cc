@@ -27,8 +27,9 @@ namespace {
 // about 520 B per host for the network, plus 0 to 600 B of transport state
 // (Homa the most). Rounded up.
 constexpr std::uint64_t kHostBytes = 1'200;
-// A port is measured at about 590 B: the Port, its queue, its name and the
-// graph's indices; pFabric's queue adds about 300 B at switch ports.
+// A port is its Port and its queue, counted by their sizes below, and about
+// 100 B more for its name and the graph's indices; pFabric's queue adds
+// about 300 B at switch ports.
 constexpr std::uint64_t kPortBookkeepingBytes = 100;
 constexpr std::uint64_t kPfabricQueueExtraBytes = 300;
 // 50,000 listed flows on 1,000 hosts: 1.7 KB per flow (DCTCP) to 2.4 KB (Homa).
