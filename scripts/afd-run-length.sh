@@ -3,7 +3,7 @@
 # afd-shallow? SAFS (its defaults, and with learned blind caps as a window:
 # docs/safs.md, "Blind caps as a window") and pFabric (the best other
 # transport there) at the standard run length (outputs of 4-6 tokens: 11
-# decode steps measured) and four times it (16-24 tokens: 48 steps), K = 20,
+# decode steps measured) and four times it (16-24 tokens: 48-51 steps), K = 20,
 # 65 and 100 KB, four seeds each (docs/evaluation.md, "The quick level
 # against the standard one"). Prints one table per length on stdout (p99
 # TPOT mean and 95% confidence interval, scheduling packets per 100 data,

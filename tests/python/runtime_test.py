@@ -154,8 +154,9 @@ class Transfers(Pair):
         self.assertEqual(c.stats()["shortfall_episodes"], 0)
 
     def test_slack_adaptive_is_a_switch_of_the_receiver(self):
-        # Its effect is tested in C++ (SlackAdaptive.*); here, that the
-        # keyword reaches an endpoint that still receives, and takes a bool.
+        # Its effect is tested in C++ (SlackAdaptive.*); here only that the
+        # keyword exists, takes a bool, and leaves an endpoint that receives
+        # (a binding that dropped the value would still pass).
         self.receiver_with(slack_adaptive=True)
         with self.assertRaises(TypeError):
             endpoint(slack_adaptive="yes")

@@ -2,12 +2,12 @@
 // core's per-flow rule (core::AllocatorConfig::slack_adaptive) reaches the
 // runtime's receiver. An urgent flow whose slack is "little" goes at line
 // rate ahead of background; just in time, the same flow gets its no-bubble
-// rate and the background the rest, so the background finishes first.
+// rate and the background the rest, so the background finishes first and
+// the urgent flow takes the whole link only after it (about 0.6 s, then
+// 0.8-0.9 s: measured).
 // The threshold is raised to seconds here (the runtime's RTT is 1 ms, so
 // the default four RTTs are 4 ms, too short to tell apart on loopback).
 #include <gtest/gtest.h>
-
-#include <memory>
 
 #include "runtime/clock.h"
 #include "runtime/endpoint.h"
@@ -38,6 +38,8 @@ Finish urgent_beside_background(bool slack_adaptive) {
   receiver_config.scheduler.allocator.slack_adaptive = slack_adaptive;
   // 2 s of slack or less counts as little: the urgent flow's whole life.
   receiver_config.scheduler.allocator.line_rate_slack_rtts = 2000;
+  // EDF when short would also serve the urgent flow first, in either case.
+  receiver_config.shortfall_response.urgent_first = false;
   Endpoint receiver(receiver_config);
   LoopThread loop(receiver);
   Endpoint background_sender(testing::config_at("127.0.0.1", kDownlinkBps, nullptr));
@@ -58,8 +60,8 @@ Finish urgent_beside_background(bool slack_adaptive) {
     const FlowState b = background_sender.test(background).state;
     const FlowState u = urgent_sender.test(urgent).state;
     if (b == FlowState::kFailed || u == FlowState::kFailed) {
-      ADD_FAILURE() << "failed: " << background_sender.test(background).error
-                    << urgent_sender.test(urgent).error;
+      ADD_FAILURE() << "failed: background '" << background_sender.test(background).error
+                    << "', urgent '" << urgent_sender.test(urgent).error << "'";
       break;
     }
     if (b == FlowState::kDone && finish.background_ns == 0) {
@@ -76,17 +78,21 @@ Finish urgent_beside_background(bool slack_adaptive) {
 TEST(SlackAdaptive, LittleSlackGoesAtLineRateAheadOfBackground) {
   const Finish f = urgent_beside_background(true);
   EXPECT_LT(f.urgent_ns, f.background_ns);
-  // At line rate it takes about 252 ms; just in time, most of its 1.5 s.
-  EXPECT_LT(f.urgent_ns, 700 * kMs);
+  // At line rate it takes about 252 ms (measured 270); just in time, after
+  // the background (measured 0.88-0.90 s).
+  EXPECT_LT(f.urgent_ns, 500 * kMs);
   EXPECT_EQ(f.receiver.deadline_misses, 0u);
+  EXPECT_EQ(f.receiver.shortfall_episodes, 0u);
 }
 
 TEST(SlackAdaptive, JustInTimeLeavesTheRestToBackground) {
-  // The control: without the rule the same urgent flow is paced to its
-  // deadline and the background, given what it leaves, finishes first.
+  // The control: without the rule the same urgent flow gets its no-bubble
+  // rate (a sixth of the link) and the background the rest, so the
+  // background finishes first; the urgent flow's last bytes go after it.
   const Finish f = urgent_beside_background(false);
   EXPECT_GT(f.urgent_ns, f.background_ns);
   EXPECT_EQ(f.receiver.deadline_misses, 0u);
+  EXPECT_EQ(f.receiver.shortfall_episodes, 0u);
 }
 
 }  // namespace
