@@ -2,19 +2,25 @@
 SAFS against the better of the two static priority classes (`dctcp-prio`,
 `d2tcp-prio`; the one with the better mean over the seeds).
 
-  versus_priority_table.py LEVEL RUNS
+  versus_priority_table.py LEVEL RUNS [VARIANT_RUNS LABEL]
 
 RUNS is the tools/evaluate output directory of that level with those three
-transports. Every metric of the matrix is lower-is-better (iteration time,
+transports. VARIANT_RUNS, when given, holds SAFS alone with some knobs set
+(LABEL says which): the table then compares that SAFS with the class, and
+shows it beside SAFS with its defaults, with the packets the switches
+dropped in both. Every metric of the matrix is lower-is-better (iteration time,
 p99 TPOT, urgent misses), as tools/evaluate's best-other rule assumes too.
 The cells' directories, seeds, confidence intervals and the verdict (best,
 within 2%, worse) are tools/evaluate's own (its functions, not copies);
 the last column says whether the two intervals leave each other.
 """
 import csv
+import glob
 import importlib.machinery
 import importlib.util
+import json
 import os
+import statistics
 import sys
 
 sys.path.insert(0, "tools")  # tools/evaluate's modules sit beside it
@@ -34,6 +40,15 @@ def per_seed(directory, metric, scale):
     with open(path, newline="") as f:
         return {int(r["simulation.seed"]): float(r[metric]) * scale for r in csv.DictReader(f)
                 if r.get(metric) not in (None, "", "null")}
+
+
+def mean_drops(directory):
+    """Packets the switches dropped, the mean per run of one cell's seeds ("-": none ran)."""
+    drops = []
+    for summary in sorted(glob.glob(os.path.join(directory, "*", "summary.json"))):
+        with open(summary) as f:
+            drops.append(json.load(f)["network"]["queue_drops"])
+    return f"{statistics.fmean(drops):,.0f}" if drops else "-"
 
 
 def interval(values):
@@ -56,41 +71,57 @@ def apart(safs_mean, safs_ci, best_mean, best_ci):
     return "intervals overlap"
 
 
-def main(level, runs):
+def main(level, runs, variant_runs=None, label=None):
     try:
         _, seeds, scenarios = evaluate.load_matrix(
             os.path.join("scenarios", "eval", "matrix.toml"), level)
     except evaluate.BadInput as e:
         print(f"versus_priority_table.py: {e}", file=sys.stderr)
         return 2
-    print("| scenario | variant | metric | SAFS | priority class | its result | SAFS vs it "
-          "| seeds SAFS better / level / worse | verdict | intervals |")
-    print("|---|---|---|---:|---|---:|---:|---|---|---|")
+    head = "| scenario | variant | metric | SAFS |"
+    rule = "|---|---|---|---:|"
+    if variant_runs:
+        head += f" SAFS, {label} | vs SAFS | drops per run: SAFS | {label} |"
+        rule += "---:|---:|---:|---:|"
+    compared = f"SAFS, {label}," if variant_runs else "SAFS"
+    head += (f" priority class | its result | {compared} vs it "
+             f"| seeds {compared} better / level / worse | verdict | intervals |")
+    rule += "---|---:|---:|---|---|---|"
+    print(head)
+    print(rule)
     left_out = []
     for s in scenarios:
         for v in s["variants"]:
             name = f"{s['name']} / {v['name']}"
             cell = {t: per_seed(evaluate.cell_dir(runs, s, v, t), s["metric"], s["scale"])
                     for t in ("safs",) + PRIORITY_CLASSES}
+            defaults = cell["safs"]
+            if variant_runs:
+                cell["safs"] = per_seed(evaluate.cell_dir(variant_runs, s, v, "safs"),
+                                        s["metric"], s["scale"])
             # A cell counts only with every seed of the level, as in tools/evaluate.
             whole = [t for t in PRIORITY_CLASSES if len(cell[t]) == seeds]
-            if len(cell["safs"]) != seeds or not whole:
+            if len(cell["safs"]) != seeds or len(defaults) != seeds or not whole:
                 left_out.append(name)
                 continue
             best = min(whole, key=lambda t: interval(cell[t].values())[0])
             safs_mean, safs_ci = interval(cell["safs"].values())
             best_mean, best_ci = interval(cell[best].values())
-            if s["compare"] == "ratio":
-                versus = f"{safs_mean / best_mean:.3f}" if best_mean else "-"
-            else:
-                versus = f"{safs_mean - best_mean:+.3f} (difference)"
             common = sorted(set(cell["safs"]) & set(cell[best]))
             better = sum(cell["safs"][k] < cell[best][k] for k in common)
             worse = sum(cell["safs"][k] > cell[best][k] for k in common)
             verdict = (matrix_verdict.verdict(s["compare"], safs_mean, best_mean)
                        if best_mean or s["compare"] == "difference" else "-")
-            print(f"| {s['name']} | {v['name']} | {s['label']} | {shown(safs_mean, safs_ci)} "
-                  f"| {best} | {shown(best_mean, best_ci)} | {versus} "
+            row = f"| {s['name']} | {v['name']} | {s['label']} |"
+            if variant_runs:
+                defaults_mean, defaults_ci = interval(defaults.values())
+                row += (f" {shown(defaults_mean, defaults_ci)} | {shown(safs_mean, safs_ci)} "
+                        f"| {versus(s, safs_mean, defaults_mean)} "
+                        f"| {mean_drops(evaluate.cell_dir(runs, s, v, 'safs'))} "
+                        f"| {mean_drops(evaluate.cell_dir(variant_runs, s, v, 'safs'))} |")
+            else:
+                row += f" {shown(safs_mean, safs_ci)} |"
+            print(row + f" {best} | {shown(best_mean, best_ci)} | {versus(s, safs_mean, best_mean)} "
                   f"| {better} / {len(common) - better - worse} / {worse} | {verdict} "
                   f"| {apart(safs_mean, safs_ci, best_mean, best_ci)} |")
     if left_out:
@@ -100,8 +131,15 @@ def main(level, runs):
     return 0
 
 
+def versus(s, mean, other):
+    """A ratio, or a difference for the scenarios compared by difference."""
+    if s["compare"] == "ratio":
+        return f"{mean / other:.3f}" if other else "-"
+    return f"{mean - other:+.3f} (difference)"
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 5):
         print(__doc__, file=sys.stderr)
         sys.exit(2)
     sys.exit(main(*sys.argv[1:]))

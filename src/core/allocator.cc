@@ -148,7 +148,13 @@ Allocation allocate(const std::vector<SemanticFlow>& flows, TimePs now, double u
 void allocate_into(const std::vector<SemanticFlow>& flows, TimePs now,
                    const ReceiverConditions& conditions, const AllocatorConfig& config,
                    Allocation& result, AllocationScratch& scratch) {
-  const double unscheduled_bps = conditions.unscheduled_bps;
+  // What the urgent flows' budget holds out: every blind arrival, or only
+  // the urgent ones (ReceiverConfig::urgent_over_blind_background; the two
+  // estimates decay apart, so the difference is clamped).
+  const double unscheduled_bps =
+      conditions.unscheduled_background_bps > 0
+          ? std::max(0.0, conditions.unscheduled_bps - conditions.unscheduled_background_bps)
+          : conditions.unscheduled_bps;
   const std::size_t n = flows.size();
   result.flows.assign(n, FlowAllocation{});
   result.budget_bps = std::max(0.0, config.usable_fraction * config.link_bps - unscheduled_bps);
@@ -251,8 +257,13 @@ void allocate_into(const std::vector<SemanticFlow>& flows, TimePs now,
       if (flows[run.front()].no_bubble_ps == kTimeNever) top_up(run);
     }
   }
-  // 3b. Background flows share the rest, with their reserved floor.
+  // 3b. Background flows share the rest, with their reserved floor, less
+  // the blind background the urgent budget did not hold out (that room is
+  // left to it, and not to the top-up of 3c either).
   spare += background_floor;
+  if (conditions.unscheduled_background_bps > 0) {
+    spare = std::max(0.0, spare - conditions.unscheduled_background_bps);
+  }
   if (config.background == BackgroundPolicy::kMaxMinFair) {
     water_fill(background, cap, rate, spare);
   } else {

@@ -74,7 +74,7 @@ struct FlowAllocation {
 
 struct Allocation {
   std::vector<FlowAllocation> flows;  // in the order of the input
-  double budget_bps = 0;              // usable capacity after the unscheduled reserve
+  double budget_bps = 0;              // usable capacity after the unscheduled reserve (urgent's)
   bool urgent_feasible = true;        // EDF prefix test at the normal urgent budget
   double background_floor_bps = 0;    // reserved for background in this allocation
   std::uint32_t overdue = 0;          // urgent flows already past their timestamp
@@ -86,6 +86,12 @@ struct ReceiverConditions {
   // The rate of blind (not yet granted) arrivals, and of leases held for
   // streams' next transfers: capacity to leave free.
   double unscheduled_bps = 0;
+  // The part of unscheduled_bps that is background and that the urgent
+  // flows' budget need not hold out: senders send blind background below
+  // every granted urgent priority (docs/safs.md, "Priorities"), so the
+  // switches serve urgent data ahead of it. It is held out of background's
+  // share instead (ReceiverConfig::urgent_over_blind_background; 0: none).
+  double unscheduled_background_bps = 0;
   // Keep the background floor even under overload.
   bool protect_background = true;
   // Background this receiver does not grant (sent under its window alone)

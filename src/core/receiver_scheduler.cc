@@ -167,10 +167,24 @@ void ReceiverScheduler::complete_flow(FlowId id, TimePs now) {
 
 // An exponentially decaying count: each byte adds 8 / tau bits per second,
 // and the sum decays with time constant tau.
+double ReceiverScheduler::DecayingRate::at(TimePs now, TimePs tau_ps) const {
+  const double tau = static_cast<double>(tau_ps);
+  const double age = static_cast<double>(now - updated_ps);
+  return bps * std::exp(-age / tau);
+}
+
+void ReceiverScheduler::DecayingRate::add(std::uint64_t bytes, TimePs now, TimePs tau_ps) {
+  bps = at(now, tau_ps) + static_cast<double>(bytes) * 8.0 /
+                              (static_cast<double>(tau_ps) / static_cast<double>(kPsPerSec));
+  updated_ps = now;
+}
+
 double ReceiverScheduler::unscheduled_bps(TimePs now) const {
-  const double tau = static_cast<double>(config_.unscheduled_window_ps);
-  const double age = static_cast<double>(now - unscheduled_updated_ps_);
-  return unscheduled_estimate_bps_ * std::exp(-age / tau);
+  return unscheduled_.at(now, config_.unscheduled_window_ps);
+}
+
+double ReceiverScheduler::unscheduled_background_bps(TimePs now) const {
+  return unscheduled_background_.at(now, config_.unscheduled_window_ps);
 }
 
 void ReceiverScheduler::set_link_bps(double link_bps) {
@@ -185,12 +199,11 @@ void ReceiverScheduler::set_urgent_first(bool urgent_first) {
   dirty_ = true;
 }
 
-void ReceiverScheduler::note_unscheduled(std::uint64_t bytes, TimePs now) {
-  unscheduled_estimate_bps_ =
-      unscheduled_bps(now) +
-      static_cast<double>(bytes) * 8.0 /
-          (static_cast<double>(config_.unscheduled_window_ps) / static_cast<double>(kPsPerSec));
-  unscheduled_updated_ps_ = now;
+void ReceiverScheduler::note_unscheduled(std::uint64_t bytes, TimePs now, bool background) {
+  unscheduled_.add(bytes, now, config_.unscheduled_window_ps);
+  if (background && config_.urgent_over_blind_background) {
+    unscheduled_background_.add(bytes, now, config_.unscheduled_window_ps);
+  }
 }
 
 void ReceiverScheduler::note_ungranted_background(TimePs now) {
@@ -228,6 +241,10 @@ std::vector<Grant> ReceiverScheduler::poll(TimePs now) {
   // arrivals do: both are capacity the allocation must leave free.
   const ReceiverConditions conditions{
       .unscheduled_bps = unscheduled_bps(now) + issuer_.reserved_bps(),
+      // While background is short of its floor, its floor must be real: the
+      // room for blind background (priority 2, above granted background)
+      // comes out of the whole budget again.
+      .unscheduled_background_bps = protect ? 0.0 : unscheduled_background_bps(now),
       .protect_background = protect,
       .ungranted_background = now < ungranted_background_until_ps_};
   allocate_into(flows_, now, conditions, config_.allocator, allocation_, allocation_scratch_);

@@ -53,6 +53,12 @@ struct ReceiverConfig {
   TimePs reallocate_every_ps = 20 * kPsPerUs;
   // Time constant of the estimate of blind (unscheduled) arrivals.
   TimePs unscheduled_window_ps = 100 * kPsPerUs;
+  // true: blind background arrivals are held out of background's share
+  // only, not out of the urgent flows' budget
+  // (ReceiverConditions::unscheduled_background_bps). false: every blind
+  // arrival is held out of the whole budget. docs/safs.md, "Urgent over
+  // blind background".
+  bool urgent_over_blind_background = false;
   // Under overload the background floor is given up, but only while
   // background's long-run share (averaged over this window) stays above half
   // the floor: no flow is starved forever.
@@ -98,8 +104,10 @@ class ReceiverScheduler {
   // The flow's last byte arrived: remove it. On a stream, its lease stays
   // reserved for the stream's next transfer (GrantIssuer::retire).
   void complete_flow(FlowId id, TimePs now);
-  // Bytes that arrived without a grant (they use capacity the grants do not).
-  void note_unscheduled(std::uint64_t bytes, TimePs now);
+  // Bytes that arrived without a grant (they use capacity the grants do not);
+  // `background`: of a background flow (ReceiverConfig::
+  // urgent_over_blind_background).
+  void note_unscheduled(std::uint64_t bytes, TimePs now, bool background = false);
   // A packet of background this receiver does not grant (its sender sends it
   // under its window alone) arrived. For unscheduled_window_ps after it, what
   // the granted flows leave stays free for such background.
@@ -127,6 +135,9 @@ class ReceiverScheduler {
   const std::vector<SemanticFlow>& flows() const { return flows_; }
   const Allocation& allocation() const { return allocation_; }
   double unscheduled_bps(TimePs now) const;
+  // The part of it that is background (0 unless
+  // ReceiverConfig::urgent_over_blind_background).
+  double unscheduled_background_bps(TimePs now) const;
   std::uint64_t reallocations() const { return reallocations_; }
   std::uint64_t grants_issued() const { return issuer_.grants_issued(); }
   std::uint64_t announcements_infeasible() const { return announcements_infeasible_; }
@@ -160,8 +171,16 @@ class ReceiverScheduler {
   std::vector<GrantTarget> targets_;      // likewise
   bool dirty_ = false;
   TimePs last_allocation_ps_ = 0;
-  double unscheduled_estimate_bps_ = 0;
-  TimePs unscheduled_updated_ps_ = 0;
+  // Blind arrivals as exponentially decaying rates (unscheduled_window_ps):
+  // all of them, and background's alone.
+  struct DecayingRate {
+    double bps = 0;
+    TimePs updated_ps = 0;
+    double at(TimePs now, TimePs tau_ps) const;
+    void add(std::uint64_t bytes, TimePs now, TimePs tau_ps);
+  };
+  DecayingRate unscheduled_;
+  DecayingRate unscheduled_background_;
   // Ungranted background counts as arriving until then: its last packet plus
   // unscheduled_window_ps (0: none seen).
   TimePs ungranted_background_until_ps_ = 0;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "core/grant.h"
@@ -262,6 +263,46 @@ TEST(ReceiverSchedulerTest, UnscheduledBytesReduceBudgetAndDecay) {
   EXPECT_NEAR(last_budget, 97 * kGbps, 97 * kGbps * 1e-6);
 }
 
+// Blind background sits below granted urgent data in the switches: with
+// urgent_over_blind_background the urgent flows' budget holds no room for
+// it (only for blind urgent bytes), and background's share still does.
+TEST(ReceiverSchedulerTest, BlindBackgroundIsHeldOutOfBackgroundsShareOnly) {
+  // 10 Gbit/s of blind background and 2 Gbit/s of blind urgent arrivals,
+  // an urgent flow of 2 MB due `after_headroom` after the headroom, and a
+  // background flow.
+  const auto rates = [](bool urgent_over_blind_background, TimePs after_headroom) {
+    ReceiverConfig config;  // tau 100 us
+    config.urgent_over_blind_background = urgent_over_blind_background;
+    ReceiverScheduler rs(config);
+    const TimePs t = 10 * kUs;
+    rs.note_unscheduled(125'000, t, /*background=*/true);
+    rs.note_unscheduled(25'000, t, /*background=*/false);
+    rs.add_flow(urgent(1, 2'000'000, t + config.allocator.demand.headroom_ps + after_headroom));
+    rs.add_flow(background(2, 500'000'000));
+    rs.poll(t);
+    return std::make_pair(rate_of(rs, 1), rate_of(rs, 2));
+  };
+  // Due in 100 us (160 Gbit/s): overload, so the whole link less the blind
+  // arrivals held out goes to it (the background floor is given up while
+  // background's long-run share is high).
+  const auto [urgent_held, background_held] = rates(false, 100 * kUs);
+  EXPECT_NEAR(urgent_held, 88 * kGbps, 1e3);  // 100 - 12
+  EXPECT_NEAR(background_held, 0.0, 1e3);
+  const auto [urgent_over, background_over] = rates(true, 100 * kUs);
+  EXPECT_NEAR(urgent_over, 98 * kGbps, 1e3);  // 100 - 2
+  EXPECT_NEAR(background_over, 0.0, 1e3);
+
+  // Due in 1 ms (16 Gbit/s, asked with the demand margin of 1.1): it fits
+  // either way, gets its no-bubble rate, and background gets the rest of 97
+  // less all 12 Gbit/s of blind arrivals in both cases.
+  const auto [urgent_fits, background_fits] = rates(false, kMs);
+  EXPECT_NEAR(urgent_fits, 17.6 * kGbps, 1e3);
+  EXPECT_NEAR(background_fits, (97 - 12 - 17.6) * kGbps, 1e3);
+  const auto [urgent_fits_over, background_fits_over] = rates(true, kMs);
+  EXPECT_NEAR(urgent_fits_over, urgent_fits, 1e3);
+  EXPECT_NEAR(background_fits_over, background_fits, 1e3);
+}
+
 TEST(ReceiverSchedulerTest, NextPollIsEarliestOfRefreshReallocationAndRelease) {
   ReceiverConfig config;
   config.reallocate_every_ps = kPsPerSec;  // so the lease refresh comes first
@@ -452,8 +493,11 @@ struct OverloadRun {
   double background_bits_late = 0;   // background bits over the last 50 ms
 };
 
-OverloadRun run_sustained_overload() {
+// `blind_background_bytes` arrive blind every 10 us (background's), with
+// urgent_over_blind_background set when it is not zero.
+OverloadRun run_sustained_overload(std::uint64_t blind_background_bytes = 0) {
   ReceiverConfig config;
+  config.urgent_over_blind_background = blind_background_bytes > 0;
   ReceiverScheduler rs(config);
   const double budget = 97 * kGbps;
   const TimePs dt = 10 * kUs;
@@ -470,6 +514,7 @@ OverloadRun run_sustained_overload() {
       rs.add_flow(urgent(next_id, bytes, t + 300 * kUs));
       remaining[next_id++] = static_cast<double>(bytes);
     }
+    if (blind_background_bytes > 0) rs.note_unscheduled(blind_background_bytes, t, true);
     rs.poll(t);
     const Allocation& a = rs.allocation();
     if (t > 2 * kMs && t < 10 * kMs && !a.urgent_feasible && a.background_floor_bps == 0) {
@@ -515,6 +560,17 @@ TEST(ReceiverSchedulerTest, StarvationGuardReinstatesFloorUnderOverload) {
 TEST(ReceiverSchedulerTest, StarvationGuardActuallyFeedsBackground) {
   const OverloadRun run = run_sustained_overload();
   const double floor_bits = 0.01 * 97 * kGbps * 0.05;  // 1% of the budget for 50 ms
+  EXPECT_GE(run.background_bits_late, 0.25 * floor_bits);
+}
+
+// The same with 5 Gbit/s of blind background arriving and
+// urgent_over_blind_background: the blind background (more than the floor)
+// must not take the floor's place, or granted background, below it in the
+// switches, would get nothing while the guard is engaged.
+TEST(ReceiverSchedulerTest, StarvationGuardFeedsGrantedBackgroundBesideBlindBackground) {
+  const OverloadRun run = run_sustained_overload(6'250);  // 5 Gbit/s in 10 us
+  const double floor_bits = 0.01 * 92 * kGbps * 0.05;     // 1% of 97 - 5 for 50 ms
+  EXPECT_TRUE(run.floor_dropped_early);
   EXPECT_GE(run.background_bits_late, 0.25 * floor_bits);
 }
 

@@ -213,6 +213,8 @@ TEST(CliBadInput, SafsSenderKeysOutOfRange) {
                    "transport.safs.blind_cap_as_window: expected boolean (true or false)");
   expect_bad_input(run_cli(run + "transport.safs.slack_adaptive=yes"),
                    "transport.safs.slack_adaptive: expected boolean (true or false)");
+  expect_bad_input(run_cli(run + "transport.safs.urgent_over_blind_background=2"),
+                   "transport.safs.urgent_over_blind_background: expected boolean (true or false)");
   expect_bad_input(
       run_cli(run + "transport.safs.line_rate_slack_rtts=-1"),
       "transport.safs.line_rate_slack_rtts: expected a value in [0, 1e+06] RTTs, got -1");

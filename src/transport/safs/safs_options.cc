@@ -81,6 +81,11 @@ KnobTable<SafsOptions> safs_knobs() {
            0, 1e6,
            "With slack_adaptive: the slack, in units of rtt_us, under which an urgent flow "
            "goes at line rate.");
+  t.flag("urgent_over_blind_background", SAFS_FIELD(safs.receiver.urgent_over_blind_background),
+         "true: the receiver holds no room in the urgent flows' budget for blind background "
+         "arrivals, which the switches serve below granted urgent data (priority 2 against 3-5), "
+         "only in background's own. false: every blind arrival is held out of the whole budget "
+         "(docs/safs.md, \"Urgent over blind background\").");
   t.flag("untimed_urgent", SAFS_FIELD(safs.receiver.allocator.untimed_urgent_before_background),
          "true: an urgent flow without a no-bubble timestamp (lost, or never derived) takes "
          "leftover before background, as a static priority class would serve it. false: it is "

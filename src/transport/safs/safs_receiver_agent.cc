@@ -77,7 +77,7 @@ void SafsTransport::ReceiverAgent::on_segment(ReceiverFlow& flow, const Packet& 
   const core::FlowId id = flow.spec.id;
   const std::uint64_t remaining = sem.size_bytes - flow.received.delivered_bytes();
   if (sem.unscheduled && first_copy) {
-    scheduler_.note_unscheduled(packet.wire_bytes, transport_.env().sim.now());
+    scheduler_.note_unscheduled(packet.wire_bytes, transport_.env().sim.now(), !sem.urgent);
   }
   if (sem.window_only) {
     scheduler_.note_ungranted_background(transport_.env().sim.now());
