@@ -36,9 +36,8 @@ run() {
   shift 3
   runs=$((runs + 1))
   if [[ $cells != bound ]]; then
-    sweep "$out/shallow/$i" "$afd_shallow_scenario" "${afd_shallow[@]}" --transport "$transport" \
-      "$@" "${metrics[@]}" --grid network.ecn_threshold_bytes=20000,65000,100000 \
-      --grid "simulation.seed=$afd_shallow_seeds"
+    afd_shallow_sweep "$out/shallow/$i" "${afd_shallow[@]}" --transport "$transport" "$@" \
+      "${metrics[@]}"
     shallow_tables+=("$out/shallow/$i|$name")
   fi
   if [[ $cells != shallow ]]; then

@@ -26,11 +26,9 @@ for length in "standard|4|6" "four times|16|24"; do
   for variant in "safs|safs|" "safs-window|safs|blind_cap_as_window=true" "pfabric|pfabric|"; do
     IFS='|' read -r label transport knobs <<<"$variant"
     safs_sets "$knobs"
-    sweep "$dir/$label" "$afd_shallow_scenario" "${base[@]}" --transport "$transport" \
+    afd_shallow_sweep "$dir/$label" "${base[@]}" --transport "$transport" \
       --set "inference.output_tokens_min=$min_tokens" \
-      --set "inference.output_tokens_max=$max_tokens" "${sets[@]}" "${metrics[@]}" \
-      --grid network.ecn_threshold_bytes=20000,65000,100000 \
-      --grid "simulation.seed=$afd_shallow_seeds"
+      --set "inference.output_tokens_max=$max_tokens" "${sets[@]}" "${metrics[@]}"
     tables+=("$dir/$label|$label")
   done
   echo "afd-shallow, $name run length (outputs of $min_tokens-$max_tokens tokens): p99 TPOT (ms, mean ± 95% CI over 4 seeds), scheduling packets per 100 data, drops and timeouts (mean per run):"

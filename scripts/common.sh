@@ -44,6 +44,16 @@ afd_shallow=(--set network.port_buffer_bytes=375000 --set inference.output_token
 afd_shallow_metrics=(--metric inference.tpot_p99_ms --metric network.queue_drops
   --metric transport_stats.timeouts --metric transport_stats.retransmissions)
 
+# afd_shallow_sweep OUT ARGS...: a sweep of afd-shallow's scenario file
+# with ARGS over K = 20, 65 and 100 KB and afd_shallow_seeds (the points
+# scripts/afd_shallow_table.py reads).
+afd_shallow_sweep() {
+  local out=$1
+  shift
+  sweep "$out" "$afd_shallow_scenario" "$@" --grid network.ecn_threshold_bytes=20000,65000,100000 \
+    --grid "simulation.seed=$afd_shallow_seeds"
+}
+
 # safs_sets "KEY=VALUE ...": --set arguments for those transport.safs knobs,
 # into the array `sets` (afd-knobs.sh, slack-adaptive.sh).
 safs_sets() {

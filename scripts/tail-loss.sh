@@ -34,9 +34,8 @@ for v in "${variants[@]}"; do
   IFS='|' read -r name transport probes <<<"$v"
   knob=()
   [[ $probes == - ]] || knob=(--set "transport.$transport.tail_loss_probe=$([[ $probes == on ]] && echo true || echo false)")
-  sweep "$out/$i" "$afd_shallow_scenario" "${afd_shallow[@]}" --transport "$transport" "${knob[@]}" \
-    "${afd_shallow_metrics[@]}" --grid network.ecn_threshold_bytes=20000,65000,100000 \
-    --grid "simulation.seed=$afd_shallow_seeds"
+  afd_shallow_sweep "$out/$i" "${afd_shallow[@]}" --transport "$transport" "${knob[@]}" \
+    "${afd_shallow_metrics[@]}"
   tables+=("$out/$i|$name")
   i=$((i + 1))
 done
