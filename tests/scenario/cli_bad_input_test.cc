@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <string>
+#include <utility>
 
 #include "support/cli_run.h"
 
@@ -203,18 +205,17 @@ TEST(CliBadInput, SafsSenderKeysOutOfRange) {
                    "transport.safs.whole_flow_blind_bdps: expected a value in [1, 1e+06], got 0.5");
   expect_bad_input(run_cli(run + "transport.safs.report_horizon_us=-1"),
                    "transport.safs.report_horizon_us: expected a value in [0, 1e+06] us, got -1");
-  expect_bad_input(run_cli(run + "transport.safs.stream_leases=maybe"),
-                   "transport.safs.stream_leases: expected boolean (true or false)");
-  expect_bad_input(run_cli(run + "transport.safs.learn_blind_budget=7"),
-                   "transport.safs.learn_blind_budget: expected boolean (true or false)");
-  expect_bad_input(run_cli(run + "transport.safs.grant_background=no"),
-                   "transport.safs.grant_background: expected boolean (true or false)");
-  expect_bad_input(run_cli(run + "transport.safs.blind_cap_as_window=1.5"),
-                   "transport.safs.blind_cap_as_window: expected boolean (true or false)");
-  expect_bad_input(run_cli(run + "transport.safs.slack_adaptive=yes"),
-                   "transport.safs.slack_adaptive: expected boolean (true or false)");
-  expect_bad_input(run_cli(run + "transport.safs.urgent_over_blind_background=2"),
-                   "transport.safs.urgent_over_blind_background: expected boolean (true or false)");
+  // The switches: a key and a value that is not a boolean.
+  const std::pair<const char*, const char*> switches[] = {
+      {"stream_leases", "maybe"}, {"learn_blind_budget", "7"},
+      {"grant_background", "no"}, {"blind_cap_as_window", "1.5"},
+      {"slack_adaptive", "yes"},  {"urgent_over_blind_background", "2"},
+  };
+  for (const auto& [key, value] : switches) {
+    const std::string name = std::string("transport.safs.") + key;
+    expect_bad_input(run_cli(run + name + "=" + value),
+                     name + ": expected boolean (true or false)");
+  }
   expect_bad_input(
       run_cli(run + "transport.safs.line_rate_slack_rtts=-1"),
       "transport.safs.line_rate_slack_rtts: expected a value in [0, 1e+06] RTTs, got -1");
