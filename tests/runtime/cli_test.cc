@@ -61,6 +61,7 @@ TEST(SafsRtCli, DownlinkMustBeAPositiveRate) {
 
 TEST(SafsRtCli, SwitchesTakeNoValue) {
   expect_bad_input("recv --listen 127.0.0.1:0 --no-edf-when-short=maybe", "--no-edf-when-short");
+  expect_bad_input("recv --listen 127.0.0.1:0 --slack-adaptive=maybe", "--slack-adaptive");
   expect_bad_input("send --to 127.0.0.1:1 --bytes 1 --no-contention-fallback=maybe",
                    "--no-contention-fallback");
 }
