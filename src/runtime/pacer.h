@@ -43,7 +43,14 @@ class Pacer {
 
   // Bytes the caller may write now.
   std::uint64_t allowance(std::int64_t now_ns);
-  void on_written(std::uint64_t bytes) { bucket_.consume(bytes); }
+  // Only bytes the bucket paced are its debt. Bytes the kernel paced, or
+  // that went unpaced, must not be: a flow that wrote megabytes at a rate
+  // above the kernel floor and is then lowered below it would otherwise owe
+  // them all at the new rate, and stall for seconds (it stalled a flow
+  // lowered from 92 to 22 Mbit/s until its receiver gave it up as a ghost).
+  void on_written(std::uint64_t bytes) {
+    if (bucket_paced_) bucket_.consume(bytes);
+  }
   // When allowance() will next be worth a write (kNeverNs while paused).
   std::int64_t next_write_ns(std::int64_t now_ns);
 
