@@ -42,45 +42,23 @@ for slack in "${slacks[@]}"; do expect SLACKS_MS "$slack" '^[1-9][0-9]*$' "posit
 expect BULK "$bulk_flows" '^[0-9]+$' "a number of bulk flows (0 or more)"
 expect QOS "$qos" '^[01]$' "0 or 1"
 
-if [[ $(id -u) -ne 0 ]]; then echo "SKIP: the namespace testbed needs root" >&2; exit 0; fi
-if ! ip netns add safstb-probe 2>/dev/null; then
-  echo "SKIP: cannot create network namespaces" >&2
-  exit 0
-fi
-ip netns del safstb-probe
-if [[ ! -x $tool ]]; then echo "build safs-rt first (cmake --build build --target safs-rt)" >&2; exit 1; fi
-
 prefix=safstb
-if ip netns list | grep -q "^$prefix-"; then
-  echo "another testbed run owns the $prefix-* namespaces; not touching them" >&2
-  exit 1
-fi
+# shellcheck source=scripts/netns.sh
+source "$root/scripts/netns.sh"
+netns_require "the namespace testbed" "$prefix"
+if [[ ! -x $tool ]]; then echo "build safs-rt first (cmake --build build --target safs-rt)" >&2; exit 1; fi
+netns_claim "$prefix"
 hosts=(r s1 s2 s3)
 declare -A address=([r]=198.18.0.1 [s1]=198.18.0.11 [s2]=198.18.0.12 [s3]=198.18.0.13)
 out=$(mktemp -d)
-# The job key every endpoint of the run shares (read from the environment,
-# never the command line).
-head -c 32 /dev/urandom >"$out/job.key"
-chmod 600 "$out/job.key"
-export SAFS_JOB_KEY_FILE=$out/job.key
+netns_job_key "$out/job.key"  # the one every endpoint of the run shares
 cleanup() {
-  for ns in "${hosts[@]}" sw; do ip netns pids "$prefix-$ns" 2>/dev/null | xargs -r kill 2>/dev/null || true; done
-  for ns in "${hosts[@]}" sw; do ip netns del "$prefix-$ns" 2>/dev/null || true; done
+  netns_remove "$prefix" "${hosts[@]}"
   rm -rf "$out"
 }
 trap cleanup EXIT
 
-ip netns add "$prefix-sw"
-ip -n "$prefix-sw" link add br0 type bridge
-ip -n "$prefix-sw" link set br0 up
-for h in "${hosts[@]}"; do
-  ip netns add "$prefix-$h"
-  ip link add "eth-$h" netns "$prefix-$h" type veth peer name "sw-$h" netns "$prefix-sw"
-  ip -n "$prefix-$h" addr add "${address[$h]}/24" dev "eth-$h"
-  ip -n "$prefix-$h" link set lo up
-  ip -n "$prefix-$h" link set "eth-$h" up
-  ip -n "$prefix-sw" link set "sw-$h" master br0 up
-done
+netns_star "$prefix" r="${address[r]}" s1="${address[s1]}" s2="${address[s2]}" s3="${address[s3]}"
 # The bottleneck: sw -> r. veth offloads build 64 KB packets (GSO), so the
 # bucket must hold at least one or htb stalls them.
 sw_tc() { ip netns exec "$prefix-sw" tc "$@"; }

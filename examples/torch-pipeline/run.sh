@@ -66,19 +66,15 @@ if [[ -e $out && -n $(ls -A "$out" 2>/dev/null) && ! -e $out/.torch-pipeline ]];
   exit 2
 fi
 
-if [[ $(id -u) -ne 0 ]]; then echo "SKIP: the torch pipeline testbed needs root" >&2; exit 0; fi
-if ! ip netns add safspp-probe 2>/dev/null; then echo "SKIP: cannot create network namespaces" >&2; exit 0; fi
-ip netns del safspp-probe
+prefix=safspp
+# shellcheck source=scripts/netns.sh
+source "$root/scripts/netns.sh"
+netns_require "the torch pipeline testbed" "$prefix"
 if ! PYTHONPATH=$root/build/python $python -c 'import torch, safs.torch' 2>/dev/null; then
   echo "torch-pipeline: needs torch and the safs module (run scripts/setup.sh first)" >&2
   exit 1
 fi
-
-prefix=safspp
-if ip netns list | grep -q "^$prefix-"; then
-  echo "another run owns the $prefix-* namespaces; not touching them" >&2
-  exit 1
-fi
+netns_claim "$prefix"
 hosts=(bg)
 for ((s = 0; s < stages; s++)); do hosts+=("s$s"); done
 address() { [[ $1 == bg ]] && echo 198.18.1.100 || echo "198.18.1.$((10 + ${1#s}))"; }
@@ -87,26 +83,18 @@ rm -f "$out"/*.rank*.json "$out"/*.sim.json "$out"/*.sink* "$out"/*.toml "$out"/
 touch "$out/.torch-pipeline"
 keydir=$(mktemp -d)
 cleanup() {
-  for ns in "${hosts[@]}" sw; do ip netns pids "$prefix-$ns" 2>/dev/null | xargs -r kill 2>/dev/null || true; done
-  for ns in "${hosts[@]}" sw; do ip netns del "$prefix-$ns" 2>/dev/null || true; done
+  netns_remove "$prefix" "${hosts[@]}"
   rm -rf "$keydir"
 }
 trap cleanup EXIT
-head -c 32 /dev/urandom >"$keydir/job.key"
-chmod 600 "$keydir/job.key"
+netns_job_key "$keydir/job.key"
 
-ip netns add "$prefix-sw"
-ip -n "$prefix-sw" link add br0 type bridge
-ip -n "$prefix-sw" link set br0 up
-for h in "${hosts[@]}"; do
-  ip netns add "$prefix-$h"
-  ip link add "eth-$h" netns "$prefix-$h" type veth peer name "sw-$h" netns "$prefix-sw"
-  ip -n "$prefix-$h" addr add "$(address "$h")/24" dev "eth-$h"
-  ip -n "$prefix-$h" link set lo up
-  ip -n "$prefix-$h" link set "eth-$h" up
-  if [[ $gso == 0 ]]; then ip -n "$prefix-$h" link set dev "eth-$h" gso_max_segs 1; fi
-  ip -n "$prefix-sw" link set "sw-$h" master br0 up
-done
+star=()
+for h in "${hosts[@]}"; do star+=("$h=$(address "$h")"); done
+netns_star "$prefix" "${star[@]}"
+if [[ $gso == 0 ]]; then
+  for h in "${hosts[@]}"; do ip -n "$prefix-$h" link set dev "eth-$h" gso_max_segs 1; done
+fi
 # Processes started in the background are `ip netns exec` itself (it execs
 # the command), so that kill reaches them.
 in_ns() { local ns=$1; shift; ip netns exec "$prefix-$ns" "$@"; }

@@ -1,0 +1,59 @@
+# shellcheck shell=bash
+# Network namespaces for the one-machine testbeds (scripts/netns-testbed.sh,
+# examples/torch-pipeline/run.sh): hosts on one
+# bridge, each in a namespace of its own, addresses in 198.18.0.0/15 only.
+# Sourced, not run.
+
+# Exits 0 with a SKIP message unless this shell is root and may create
+# network namespaces.
+netns_require() {  # WHAT PREFIX
+  if [[ $(id -u) -ne 0 ]]; then echo "SKIP: $1 needs root" >&2; exit 0; fi
+  if ! ip netns add "$2-probe" 2>/dev/null; then
+    echo "SKIP: cannot create network namespaces" >&2
+    exit 0
+  fi
+  ip netns del "$2-probe"
+}
+
+# Exits 1 if another run owns the PREFIX-* namespaces.
+netns_claim() {  # PREFIX
+  if ip netns list | grep -q "^$1-"; then
+    echo "another run owns the $1-* namespaces; not touching them" >&2
+    exit 1
+  fi
+}
+
+# A bridge br0 in namespace PREFIX-sw and, for each HOST=ADDRESS, a namespace
+# PREFIX-HOST whose eth-HOST (ADDRESS/24) is joined to the bridge as sw-HOST.
+netns_star() {  # PREFIX HOST=ADDRESS...
+  local prefix=$1 pair host
+  shift
+  ip netns add "$prefix-sw"
+  ip -n "$prefix-sw" link add br0 type bridge
+  ip -n "$prefix-sw" link set br0 up
+  for pair in "$@"; do
+    host=${pair%%=*}
+    ip netns add "$prefix-$host"
+    ip link add "eth-$host" netns "$prefix-$host" type veth peer name "sw-$host" netns "$prefix-sw"
+    ip -n "$prefix-$host" addr add "${pair#*=}/24" dev "eth-$host"
+    ip -n "$prefix-$host" link set lo up
+    ip -n "$prefix-$host" link set "eth-$host" up
+    ip -n "$prefix-sw" link set "sw-$host" master br0 up
+  done
+}
+
+# A fresh job key for the run's endpoints in FILE (mode 600), exported as
+# SAFS_JOB_KEY_FILE: read from the environment, never the command line.
+netns_job_key() {  # FILE
+  (umask 077 && head -c 32 /dev/urandom >"$1")
+  export SAFS_JOB_KEY_FILE=$1
+}
+
+# Kills every process in the hosts' namespaces and the bridge's, and deletes
+# the namespaces (for an EXIT trap: never fails).
+netns_remove() {  # PREFIX HOST...
+  local prefix=$1 ns
+  shift
+  for ns in "$@" sw; do ip netns pids "$prefix-$ns" 2>/dev/null | xargs -r kill 2>/dev/null || true; done
+  for ns in "$@" sw; do ip netns del "$prefix-$ns" 2>/dev/null || true; done
+}
