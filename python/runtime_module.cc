@@ -329,6 +329,8 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     d["refused_flows"] = s.refused_flows;
     d["deadline_misses"] = s.deadline_misses;
     d["consumer_waits"] = s.consumer_waits;
+    d["uplink_reports_sent"] = s.uplink_reports_sent;
+    d["uplink_reports_received"] = s.uplink_reports_received;
     d["unexpected_messages"] = s.unexpected_messages;
     d["unexpected_bytes"] = s.unexpected_bytes;
     d["data_connections_opened"] = s.data_connections_opened;
@@ -490,7 +492,7 @@ EndpointConfig make_config(const py::object& listen, double downlink_bps,
                            std::optional<std::uint64_t> max_unexpected_messages,
                            bool reuse_connections, bool contention_fallback,
                            bool unpaced_connections, bool edf_when_short, bool slack_adaptive,
-                           bool quiet) {
+                           double uplink_bps, bool quiet) {
   EndpointConfig config;
   const py::tuple where = listen.cast<py::tuple>();
   if (where.size() != 2) throw py::value_error("listen: expected (host, port)");
@@ -536,6 +538,7 @@ EndpointConfig make_config(const py::object& listen, double downlink_bps,
   config.contention_fallback.unpaced_connections = unpaced_connections;
   config.shortfall_response.urgent_first = edf_when_short;
   config.scheduler.allocator.slack_adaptive = slack_adaptive;
+  config.uplink.uplink_bps = uplink_bps;
   if (quiet) config.log = [](std::string_view) {};
   return config;
 }
@@ -593,12 +596,12 @@ PYBIND11_MODULE(_runtime, m) {
                        std::optional<std::uint64_t> max_unexpected_bytes,
                        std::optional<std::uint64_t> max_unexpected_messages, bool reuse_connections,
                        bool contention_fallback, bool unpaced_connections, bool edf_when_short,
-                       bool slack_adaptive, bool quiet) {
-             EndpointConfig config =
-                 make_config(listen, downlink_bps, job_key, job_key_file, insecure_loopback_only,
-                             member_key_file, roster_file, max_unexpected_bytes,
-                             max_unexpected_messages, reuse_connections, contention_fallback,
-                             unpaced_connections, edf_when_short, slack_adaptive, quiet);
+                       bool slack_adaptive, double uplink_bps, bool quiet) {
+             EndpointConfig config = make_config(
+                 listen, downlink_bps, job_key, job_key_file, insecure_loopback_only,
+                 member_key_file, roster_file, max_unexpected_bytes, max_unexpected_messages,
+                 reuse_connections, contention_fallback, unpaced_connections, edf_when_short,
+                 slack_adaptive, uplink_bps, quiet);
              py::gil_scoped_release release;
              return std::make_shared<PyEndpoint>(std::move(config));
            }),
@@ -610,7 +613,7 @@ PYBIND11_MODULE(_runtime, m) {
            py::arg("max_unexpected_messages") = py::none(), py::arg("reuse_connections") = true,
            py::arg("contention_fallback") = true, py::arg("unpaced_connections") = true,
            py::arg("edf_when_short") = true, py::arg("slack_adaptive") = false,
-           py::arg("quiet") = false)
+           py::arg("uplink_bps") = 0.0, py::arg("quiet") = false)
       .def_property_readonly("address", &PyEndpoint::address)
       .def("fileno", &PyEndpoint::fileno)
       .def("completion_fd", &PyEndpoint::fileno)

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Network namespaces for the one-machine testbeds (scripts/netns-testbed.sh,
-# examples/torch-pipeline/run.sh): hosts on one
+# scripts/netns-uplink.sh, examples/torch-pipeline/run.sh): hosts on one
 # bridge, each in a namespace of its own, addresses in 198.18.0.0/15 only.
 # Sourced, not run.
 

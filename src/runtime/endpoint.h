@@ -107,6 +107,10 @@ struct EndpointStats {
   std::uint64_t refused_flows = 0;    // announces refused with an Error
   std::uint64_t deadline_misses = 0;  // incoming flows completed after their deadline
   std::uint64_t consumer_waits = 0;   // incoming flows made due now by consumer_waits()
+  // Reports that a sender's own uplink limits a flow (EndpointConfig::uplink_bps):
+  // sent as a sender, received as a receiver.
+  std::uint64_t uplink_reports_sent = 0;
+  std::uint64_t uplink_reports_received = 0;
   // The downlink the receiver allocates from (EndpointConfig::shortfall_response):
   // now and its lowest so far, and how often it changed; and how often
   // urgent flows went EDF at line rate because they fell short of grants.

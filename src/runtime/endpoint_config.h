@@ -12,6 +12,8 @@
 
 #include "core/downlink_estimator.h"
 #include "core/receiver_scheduler.h"
+#include "core/sender_share.h"
+#include "core/uplink_report.h"
 #include "runtime/pacer.h"
 #include "runtime/path_contention.h"
 #include "runtime/security.h"
@@ -166,6 +168,29 @@ struct ShortfallResponse {
   bool lower_budget = false;
 };
 
+// A sender that several receivers grant may be asked for more than its own
+// uplink carries (a pipeline stage sending activations one way and
+// gradients the other, an FFN host returning results to many attention
+// hosts). With `uplink_bps` set, the sender serves its granted flows in
+// order (urgent by no-bubble deadline, then background by remaining bytes;
+// core::uplink_shares), paces each at most at what the flows before it
+// leave, and tells a receiver (a Report) when that limits its flow for long
+// enough to matter, with hysteresis and at most once per horizon per flow
+// (core::decide_report), so the receiver can give the difference to
+// another sender. docs/runtime.md, "Uplink reports".
+struct UplinkSharing {
+  // What this endpoint can send in all (bits per second); 0: unknown, and
+  // each flow goes at its grant, no receiver told of the uplink.
+  double uplink_bps = 0;
+  // Urgent flows by deadline, not least slack first: slack moves as flows
+  // drain and wait, and each swap of two flows would be a report each
+  // (tests/core/uplink_convergence_test.cc).
+  core::UplinkShareOptions share{.urgent_by_deadline = true};
+  core::UplinkReportConfig report = default_report_config();
+
+  static core::UplinkReportConfig default_report_config();
+};
+
 // Data connections kept open after a flow for the next flow to the same peer:
 // a pipeline stage sends one tensor after another to the same neighbour, and
 // a new TCP connection per tensor pays a handshake (a round trip) and slow
@@ -203,6 +228,8 @@ struct EndpointConfig {
   DataReuse data_reuse;
   // Unpaced sending to a receiver whose bottleneck someone else fills.
   ContentionFallback contention_fallback;
+  // This sender's own uplink, shared among the receivers that grant it.
+  UplinkSharing uplink;
   // Scheduler settings for real hosts; downlink_bps overrides its link rate.
   core::ReceiverConfig scheduler = default_scheduler_config();
   // Serves the Prometheus counters (docs/runtime.md, "Metrics") on this

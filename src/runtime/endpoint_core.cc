@@ -26,6 +26,15 @@ EndpointConfig checked(EndpointConfig config) {
     throw std::invalid_argument("downlink_bps must be above 0 and at most 1e15, got " +
                                 std::to_string(config.downlink_bps));
   }
+  const UplinkSharing& uplink = config.uplink;
+  if (!std::isfinite(uplink.uplink_bps) || uplink.uplink_bps < 0 ||
+      uplink.uplink_bps > kMaxDownlinkBps) {
+    throw std::invalid_argument("uplink_bps must be 0 (unknown) or above, at most 1e15, got " +
+                                std::to_string(uplink.uplink_bps));
+  }
+  if (uplink.report.horizon_ps < 0 || !(uplink.report.threshold >= 0)) {
+    throw std::invalid_argument("uplink report horizon and threshold must be 0 or more");
+  }
   for (const auto* weights : {&config.enforcement.peer_weights, &config.enforcement.job_weights}) {
     for (const auto& [name, weight] : *weights) {
       if (!std::isfinite(weight) || weight <= 0) {
@@ -91,6 +100,7 @@ wire::Hello local_hello(const EndpointConfig& config, const PeerAddress& address
   hello.capabilities = wire::kCapLeases;
   if (config.pacing != PacingMode::kUserspace) hello.capabilities |= wire::kCapKernelPacing;
   if (config.data_reuse.enabled) hello.capabilities |= wire::kCapDataReuse;
+  hello.capabilities |= wire::kCapUplinkReports;
   if (config.security.member) hello.member = config.security.member->name;
   hello.downlink_bps = static_cast<std::uint64_t>(config.downlink_bps);
   hello.listen_port = address.port;
@@ -138,6 +148,8 @@ void EndpointCore::on_flow_message(Peer& peer, const wire::Message& message) {
           receive_.on_announce(peer, m);
         } else if constexpr (std::is_same_v<T, wire::Update>) {
           receive_.on_update(peer, m);
+        } else if constexpr (std::is_same_v<T, wire::Report>) {
+          receive_.on_report(peer, m);
         } else if constexpr (std::is_same_v<T, wire::Grant>) {
           send_.on_grant(peer, m);
         } else if constexpr (std::is_same_v<T, wire::Done>) {

@@ -132,6 +132,19 @@ void ReceiveSide::on_update(const Peer& peer, const wire::Update& update) {
   reschedule(flow, peer);
 }
 
+void ReceiveSide::on_report(const Peer& peer, const wire::Report& report) {
+  const auto it = incoming_by_remote_.find({peer.id, report.flow});
+  if (it == incoming_by_remote_.end()) return;  // finished meanwhile
+  IncomingFlow& flow = incoming_.at(it->second);
+  ++stats_.uplink_reports_received;
+  const double cap_bps = report.rate_bps == wire::kNoUplinkLimit
+                             ? core::kNoUplinkLimit
+                             : static_cast<double>(report.rate_bps);
+  if (cap_bps == flow.sender_cap_bps) return;
+  flow.sender_cap_bps = cap_bps;
+  reschedule(flow, peer);
+}
+
 // The sender's deadline is an estimate; a blocked consumer is a fact, and
 // every moment from now on is a bubble. The allocation is redone at the
 // next tick, as after an update.
@@ -343,6 +356,7 @@ core::SemanticFlow ReceiveSide::semantic_flow(const IncomingFlow& flow, const Pe
   semantic.urgency = urgent ? core::Urgency::kUrgent : core::Urgency::kBackground;
   semantic.criticality = held ? 0 : flow.announce.criticality;
   if (flow.deadline_ns != kNoDeadlineNs) semantic.no_bubble_ps = to_core_ps(flow.deadline_ns);
+  semantic.sender_cap_bps = flow.sender_cap_bps;
   return semantic;
 }
 
@@ -485,17 +499,22 @@ void ReceiveSide::observe_downlink(std::int64_t now_ns) {
 // receiver once it has started and holds no rate, or while its reads are
 // held back. One that owes bytes and sends none for the ghost grace is a
 // ghost: it leaves the scheduler, so its share goes to flows that send,
-// until its bytes come. Quiet for the idle timeout, it is dropped.
+// until its bytes come. Quiet for the idle timeout, it is dropped. A flow
+// whose sender reported that its own uplink gives it nothing yet is silent
+// by its sender's account: never a ghost (nor a missed claim), but still
+// dropped at the idle timeout, so a Report cannot hold a receive forever.
 void ReceiveSide::police_idle_flows(std::int64_t now_ns) {
   const std::int64_t timeout = config_.limits.idle_flow_timeout_ns;
   std::vector<core::FlowId> idle;
   std::vector<PeerId> missed;  // demoting changes the flows: after the loop
   for (auto& [id, flow] : incoming_) {
     const bool started = flow.received_bytes > 0;
-    const bool waits_on_us = !flow.reading || (started && (!flow.granted || flow.granted_bps <= 0));
+    const bool held_by_sender = flow.sender_cap_bps < 1.0;
+    const bool waits_on_us =
+        !flow.reading || (started && !held_by_sender && (!flow.granted || flow.granted_bps <= 0));
     if (waits_on_us) flow.last_bytes_ns = now_ns;
     const std::int64_t quiet_ns = now_ns - flow.last_bytes_ns;
-    if (!flow.ghost && quiet_ns > config_.limits.ghost_grace_ns) {
+    if (!flow.ghost && !held_by_sender && quiet_ns > config_.limits.ghost_grace_ns) {
       flow.ghost = true;
       ++stats_.ghost_flows;
       scheduler_.remove_flow(id);
@@ -611,6 +630,7 @@ void ReceiveSide::add_stats(EndpointStats& stats) const {
   stats.refused_flows += stats_.refused_flows;
   stats.deadline_misses += stats_.deadline_misses;
   stats.consumer_waits += stats_.consumer_waits;
+  stats.uplink_reports_received += stats_.uplink_reports_received;
   for (std::size_t i = 0; i < stats.lateness_buckets.size(); ++i) {
     stats.lateness_buckets[i] += stats_.lateness_buckets[i];
   }

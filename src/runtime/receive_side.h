@@ -9,6 +9,8 @@
 //             beyond a grant are counted, and a sender that keeps exceeding
 //             its grants is demoted to background and its reads held to them.
 //   UPDATE:   the scheduler learns the new slack and class.
+//   REPORT:   the sender's own uplink limits the flow: the scheduler caps it
+//             there and gives the rest to other senders.
 //   end:      the last byte sends DONE and delivers the message (into its
 //             posted buffer, or whole to the message handler); the sender's
 //             ERROR, a broken data connection, no bytes for the idle
@@ -27,6 +29,7 @@
 
 #include "core/downlink_estimator.h"
 #include "core/receiver_scheduler.h"
+#include "core/uplink_report.h"
 #include "runtime/acceptor.h"
 #include "runtime/endpoint.h"
 #include "runtime/endpoint_config.h"
@@ -64,6 +67,8 @@ struct IncomingFlow {
   std::int64_t waited_since_ns = kNoDeadlineNs;  // its consumer waits for it (consumer_waits)
   std::uint64_t bytes_at_last_tick = 0;          // received_bytes then: the budget's measure
   std::int64_t first_grant_ns = 0;               // when it was first granted a rate
+  // What its sender's uplink can give it (its Report; infinity: no limit).
+  double sender_cap_bps = core::kNoUplinkLimit;
   bool unexpected = false;  // no buffer, no handler: room reserved in UnexpectedMessages
 };
 
@@ -92,6 +97,9 @@ class ReceiveSide {
   // From a sender, on its control connection.
   void on_announce(Peer& peer, const wire::Announce& announce);
   void on_update(const Peer& peer, const wire::Update& update);
+  // The sender's uplink limits the flow (or no longer does): the scheduler
+  // caps its rate there and gives the rest to others.
+  void on_report(const Peer& peer, const wire::Report& report);
   void on_aborted(const Peer& peer, const wire::Error& error);
   // A data connection whose DataOpen was read.
   void bind_data(UnboundConnection& connection);

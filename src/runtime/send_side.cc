@@ -317,11 +317,12 @@ void SendSide::pump(OutgoingFlow& flow, std::int64_t now_ns) {
 double SendSide::target_rate_bps(const OutgoingFlow& flow, double granted_bps, bool contended,
                                  std::int64_t now_ns) const {
   if (!contended || flow.progress.own.reached()) return granted_bps;
-  // A pause is the receiver's choice (its other flows are due first); the
-  // rest goes under TCP's congestion control alone, without waiting for a
-  // first grant whose round trip crosses the full queue.
+  // A pause is the receiver's choice (its other flows are due first), or
+  // this sender's (its uplink serves others first); the rest goes under
+  // TCP's congestion control alone, without waiting for a first grant whose
+  // round trip crosses the full queue, within what this uplink leaves it.
   if (flow.grant.active(to_core_ps(now_ns)) && granted_bps == 0) return 0;
-  return Pacer::kUnpaced;
+  return flow.uplink_available_bps;
 }
 
 double SendSide::downlink_bps(PeerId peer_id) const {
@@ -336,7 +337,9 @@ bool SendSide::path_contended(PeerId peer, std::int64_t now_ns) const {
 }
 
 double SendSide::granted_rate_bps(const OutgoingFlow& flow, std::int64_t now_ns) const {
-  if (flow.grant.active(to_core_ps(now_ns))) return flow.grant.grant().rate_bps;
+  if (flow.grant.active(to_core_ps(now_ns))) {
+    return std::min(flow.grant.grant().rate_bps, flow.uplink_available_bps);
+  }
   if (!flow.grant.held()) {
     if (flow.sent_bytes < config_.unscheduled_bytes) return Pacer::kUnpaced;
     if (now_ns < flow.started_ns + config_.first_grant_wait_ns) return 0;  // await the grant
@@ -386,6 +389,7 @@ void SendSide::on_grant(const Peer& peer, const wire::Grant& grant) {
   if (!flow.grant.accept(lease, to_core_ps(now))) return;  // stale or reordered
   ++stats_.grants_received;
   if (flow.fd >= 0) set_priority(flow.fd, std::min<int>(grant.priority, kMaxSocketPriority));
+  rebalance_uplink(now);
   pump(flow, now);
 }
 
@@ -446,6 +450,7 @@ void SendSide::end(OutgoingFlow& flow, FlowState state, const std::string& error
 void SendSide::tick(std::int64_t now_ns) {
   pool_.expire(now_ns);
   measure_paths(now_ns);  // off, measured only (stats().grant_delivery)
+  rebalance_uplink(now_ns);
   for (auto& [id, flow] : outgoing_) {
     if (flow.state == FlowState::kPending) fail_if_peer_silent(flow, now_ns);
     if (flow.state != FlowState::kPending || flow.fd < 0 || !flow.connected) continue;
@@ -477,7 +482,10 @@ void SendSide::measure_paths(std::int64_t now_ns) {
     // still to deliver, says whether it gets what its grant allows; and only
     // past its first window whether the path does.
     if (!backlogged || !flow.grant.active(now_ps)) continue;
-    const double allowed = flow.grant.grant().rate_bps / 8 * seconds;
+    // What the grant allowed within this sender's own uplink share: a flow
+    // its uplink holds back is not short on the path.
+    const double allowed =
+        std::min(flow.grant.grant().rate_bps, flow.uplink_available_bps) / 8 * seconds;
     p.own.add(allowed, delivered, now_ns);
     if (now_ns < p.judged_from_ns) continue;
     paths_.try_emplace(flow.peer, config_.contention_fallback)
@@ -534,6 +542,7 @@ void SendSide::add_stats(EndpointStats& stats) const {
   stats.grants_received += stats_.grants_received;
   stats.data_connections_opened += stats_.data_connections_opened;
   stats.data_connections_reused += stats_.data_connections_reused;
+  stats.uplink_reports_sent += stats_.uplink_reports_sent;
   stats.data_connections_idle += pool_.idle();
   stats.contended_paths += stats_.contended_paths;  // of peers gone
   stats.grant_delivery += stats_.grant_delivery;

@@ -9,6 +9,10 @@
 //             to its GRANT's rate while the lease lasts, waits up to
 //             `first_grant_wait_ns` for the first grant, and otherwise falls
 //             back to a fair share of the receiver's advertised downlink.
+//   uplink:   with EndpointConfig::uplink set, granted flows share this
+//             endpoint's uplink in deadline order, each held to what the
+//             flows before it leave, and a REPORT tells a receiver when
+//             that limits its flow (send_side_uplink.cc).
 //   update_hint(): UPDATE with the new slack and class.
 //   risk:     each tick projects the finish at the rate held to; a flow that
 //             will miss its deadline is reported once per episode.
@@ -31,6 +35,8 @@
 #include <vector>
 
 #include "core/grant.h"
+#include "core/sender_share.h"
+#include "core/uplink_report.h"
 #include "runtime/completion_signal.h"
 #include "runtime/data_connection_pool.h"
 #include "runtime/endpoint.h"
@@ -81,6 +87,11 @@ struct OutgoingFlow {
   std::string error;
   bool at_risk = false;
   FlowProgress progress;
+  // What this endpoint's uplink leaves it after the flows served before it
+  // (EndpointConfig::uplink; infinity: not limited), and what its receiver
+  // was last told of that.
+  double uplink_available_bps = core::kNoUplinkLimit;
+  core::UplinkReport report;
 };
 
 class SendSide {
@@ -147,6 +158,10 @@ class SendSide {
   void start_progress(OutgoingFlow& flow);
   void apply_rate(OutgoingFlow& flow, std::int64_t now_ns);
   void check_risk(OutgoingFlow& flow, std::int64_t now_ns);
+  // Shares the uplink among the granted flows and sends the reports due
+  // (send_side_uplink.cc); nothing without EndpointConfig::uplink.
+  void rebalance_uplink(std::int64_t now_ns);
+  void send_report(OutgoingFlow& flow, double rate_bps, std::int64_t now_ns);
   void fail_if_peer_silent(OutgoingFlow& flow, std::int64_t now_ns);
   wire::Announce announce_for(const OutgoingFlow& flow, std::int64_t now_ns) const;
   // Done or failed (a pending flow only): closes the data connection, or
@@ -166,6 +181,12 @@ class SendSide {
   DataConnectionPool pool_;
   std::map<PeerId, PathContention> paths_;  // a peer's entry goes with the peer
   EndpointStats stats_;                     // the fields add_stats() reports
+  // rebalance_uplink()'s working memory, kept so that it allocates nothing per call.
+  std::vector<OutgoingFlow*> uplink_flows_;
+  std::vector<core::SenderFlow> uplink_sender_flows_;
+  std::vector<std::size_t> uplink_order_;
+  std::vector<double> uplink_available_bps_;
+  std::vector<TimePs> uplink_waits_ps_;
 };
 
 }  // namespace safs::runtime

@@ -22,6 +22,7 @@ constexpr Type type_of() {
   if constexpr (std::is_same_v<T, DataOpen>) return Type::kDataOpen;
   if constexpr (std::is_same_v<T, Auth>) return Type::kAuth;
   if constexpr (std::is_same_v<T, Sealed>) return Type::kSealed;
+  if constexpr (std::is_same_v<T, Report>) return Type::kReport;
 }
 
 // Each message's fields in wire order, once for both directions; each field
@@ -55,6 +56,8 @@ template <>
 constexpr auto kFields<Auth> = std::tuple{&Auth::proof, &Auth::signature};
 template <>
 constexpr auto kFields<Sealed> = std::tuple{&Sealed::bytes};
+template <>
+constexpr auto kFields<Report> = std::tuple{&Report::flow, &Report::rate_bps};
 
 class FieldWriter {
  public:
@@ -225,6 +228,8 @@ DecodeResult decode(std::span<const std::uint8_t> bytes) {
       return decode_as<Auth>(body, frame_bytes);
     case Type::kSealed:
       return decode_as<Sealed>(body, frame_bytes);
+    case Type::kReport:
+      return decode_as<Report>(body, frame_bytes);
   }
   return invalid("unknown message type " + std::to_string(type));
 }

@@ -52,6 +52,7 @@ enum class Type : std::uint16_t {
   kDataOpen = 7,
   kAuth = 8,
   kSealed = 9,
+  kReport = 10,
 };
 
 // Capability bits a Hello advertises.
@@ -60,6 +61,8 @@ inline constexpr std::uint32_t kCapLeases = 1u << 1;        // understands grant
 // Keeps a data connection open after its flow's last byte and reads the next
 // DataOpen on it, so a sender may reuse it for its next flow to this endpoint.
 inline constexpr std::uint32_t kCapDataReuse = 1u << 2;
+// Reads Reports: a sender whose own uplink limits a flow may say so.
+inline constexpr std::uint32_t kCapUplinkReports = 1u << 3;
 
 // First message each way on a control connection.
 struct Hello {
@@ -112,6 +115,18 @@ struct Done {
   std::uint64_t flow = 0;
   std::uint64_t bytes = 0;
   bool operator==(const Done&) const = default;
+};
+
+// Sender -> receiver: its own uplink limits the flow to rate_bps (what the
+// flows it serves first leave; core::uplink_shares), or no longer limits it
+// (kNoUplinkLimit). Sent only to a receiver that advertised
+// kCapUplinkReports, with hysteresis and at most once per report horizon per
+// flow (core::decide_report), so grants and reports do not chase each other.
+inline constexpr std::uint64_t kNoUplinkLimit = std::numeric_limits<std::uint64_t>::max();
+struct Report {
+  std::uint64_t flow = 0;
+  std::uint64_t rate_bps = kNoUplinkLimit;
+  bool operator==(const Report&) const = default;
 };
 
 enum class ErrorCode : std::uint16_t {
@@ -167,7 +182,8 @@ struct Sealed {
   bool operator==(const Sealed&) const = default;
 };
 
-using Message = std::variant<Hello, Announce, Update, Grant, Done, Error, DataOpen, Auth, Sealed>;
+using Message =
+    std::variant<Hello, Announce, Update, Grant, Done, Error, DataOpen, Auth, Sealed, Report>;
 
 // Appends one frame.
 void encode(const Message& message, std::vector<std::uint8_t>& out);

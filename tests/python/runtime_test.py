@@ -161,6 +161,25 @@ class Transfers(Pair):
         with self.assertRaises(TypeError):
             endpoint(slack_adaptive="yes")
 
+    def test_uplink_bps_is_a_setting_of_the_sender(self):
+        # Its effect is tested in C++ (UplinkReports.*); here that the
+        # keyword reaches a sender that still sends, that one flow alone is
+        # never limited by its own uplink (no report), and bad values.
+        c = endpoint(uplink_bps=1e9)
+        self.addCleanup(c.close)
+        c.start()
+        landing = bytearray(1_000_000)
+        r = self.b.recv_into(landing, tag=63)
+        c.send(b"u" * len(landing), self.b.address, tag=63, slack_ns=5_000 * MS).wait(10)
+        r.wait(10)
+        self.assertEqual(bytes(landing), b"u" * len(landing))
+        self.assertEqual(c.stats()["uplink_reports_sent"], 0)
+        self.assertEqual(self.b.stats()["uplink_reports_received"], 0)
+        for bad in (-1.0, float("inf"), float("nan")):
+            with self.assertRaises(ValueError) as caught:
+                endpoint(uplink_bps=bad)
+            self.assertIn("uplink_bps", str(caught.exception))
+
     def test_waiting_on_a_receive_makes_its_flow_due_now(self):
         # 20 MB told it has 20 s: still under way when its receive is
         # waited on, which makes it due now; a poll (wait(0)) does not.

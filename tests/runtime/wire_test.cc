@@ -29,7 +29,8 @@ std::vector<Message> samples() {
   auth.proof.fill(0x17);
   auth.signature.fill(0x29);
   Sealed sealed{std::vector<std::uint8_t>(kHeaderBytes + kSealTagBytes + 30, 0xee)};
-  return {hello, announce, update, grant, done, error, open, auth, sealed};
+  Report limited{42, 2'500'000}, unlimited{43, kNoUplinkLimit};
+  return {hello, announce, update, grant, done, error, open, auth, sealed, limited, unlimited};
 }
 
 std::vector<std::uint8_t> encoded(const Message& message) {
