@@ -149,6 +149,44 @@ class TensorsScriptTest(unittest.TestCase):
             self.assertIn("no run's *.rank0.json", done.stderr)
 
 
+@unittest.skipUnless(HAVE_TORCH, "torch is not installed (scripts/setup.sh installs it)")
+class CompareScriptTest(unittest.TestCase):
+    """compare.py: per cell found in both sets, each run's bubble, the
+    means and their ratio, and the median waited-for tensor; bad input
+    ends with exit 2 and a message."""
+
+    def run_script(self, *args):
+        return subprocess.run([sys.executable, str(EXAMPLE / "compare.py"), *args],
+                              capture_output=True, text=True, timeout=60)
+
+    def write_run(self, out, run, bubble_s, received_ns):
+        ms = 1_000_000
+        for rank, sends, waits in ((0, [["F", 0, 0]], []), (1, [], [["F", 0, 5 * ms, received_ns]])):
+            with open(os.path.join(out, f"gpipe.safs.bulk.{run}.rank{rank}.json"), "w") as f:
+                json.dump({"rank": rank, "iterations": [
+                    {"bubble_s": bubble_s, "sends": sends, "waits": waits}]}, f)
+
+    def test_each_run_then_means_and_ratio(self):
+        ms = 1_000_000
+        with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+            self.write_run(a, 1, 0.2, 20 * ms)
+            self.write_run(a, 2, 0.4, 30 * ms)
+            self.write_run(b, 1, 0.15, 10 * ms)
+            done = self.run_script("old", a, "--", "new", b)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            rows = [line for line in done.stdout.splitlines() if line.startswith("| gpipe")]
+            self.assertEqual(rows, ["| gpipe | safs | bulk | 200 / 400 | 150 | 300 | 150 | 0.50 "
+                                    "| 25.0 | 10.0 |"])
+
+    def test_bad_input_exits_2(self):
+        self.assertEqual(self.run_script("a", "x").returncode, 2)  # no "--"
+        self.assertEqual(self.run_script("a", "--", "b", "x").returncode, 2)  # no A directory
+        with tempfile.TemporaryDirectory() as empty:
+            done = self.run_script("a", empty, "--", "b", empty)
+            self.assertEqual(done.returncode, 2)
+            self.assertIn("no run's *.rank0.json", done.stderr)
+
+
 class LoopbackPipelineTest(unittest.TestCase):
     def run_pipeline(self, comm, schedule, directory):
         port = unused_port()
