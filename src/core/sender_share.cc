@@ -33,6 +33,22 @@ std::vector<std::size_t> service_order(const std::vector<SenderFlow>& flows) {
 
 }  // namespace
 
+SenderFlow sender_flow(FlowId id, double granted_bps, bool urgent, TimePs no_bubble_ps,
+                       std::uint64_t remaining_bytes, double uplink_bps, TimePs now) {
+  // Capped far beyond any real transfer (weeks), so the slack cannot overflow.
+  const TimePs remaining_ps =
+      std::min(transfer_ps(static_cast<double>(remaining_bytes), uplink_bps), kTimeNever / 4);
+  const bool timed = urgent && no_bubble_ps != kTimeNever;
+  SenderFlow f;
+  f.id = id;
+  f.granted_bps = granted_bps;
+  f.urgent = urgent;
+  f.slack_ps = timed ? no_bubble_ps - now - remaining_ps : remaining_ps;
+  f.remaining_bytes = remaining_bytes;
+  f.no_bubble_ps = timed ? no_bubble_ps : kTimeNever;
+  return f;
+}
+
 std::uint64_t blind_bytes(std::uint64_t flow_bytes, double budget_bytes,
                           double whole_flow_budgets) {
   if (static_cast<double>(flow_bytes) <= whole_flow_budgets * budget_bytes) return flow_bytes;

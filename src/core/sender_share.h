@@ -35,6 +35,14 @@ struct UplinkShareOptions {
   bool urgent_by_deadline = false;
 };
 
+// One granted flow as its sender's uplink sees it. An urgent flow with a
+// no-bubble timestamp is ordered by its slack at the full uplink (and, with
+// UplinkShareOptions::urgent_by_deadline, by the timestamp); background, and
+// an urgent flow without one, by its remaining transfer time, i.e. shortest
+// remaining first. Both faces describe their flows with this.
+SenderFlow sender_flow(FlowId id, double granted_bps, bool urgent, TimePs no_bubble_ps,
+                       std::uint64_t remaining_bytes, double uplink_bps, TimePs now);
+
 // Bytes a flow sends before any grant: its blind budget (about one BDP of
 // its path), or all of it when it is at most `whole_flow_budgets` budgets
 // long. A short flow's granted rest would queue in its host's NIC behind

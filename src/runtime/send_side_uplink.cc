@@ -18,7 +18,6 @@ namespace safs::runtime {
 namespace {
 
 constexpr std::int64_t kHourNs = 3600 * kNsPerSecond;
-constexpr TimePs kHourPs = 3600 * kPsPerSec;
 
 }  // namespace
 
@@ -35,27 +34,16 @@ void SendSide::rebalance_uplink(std::int64_t now_ns) {
       flow.uplink_available_bps = core::kNoUplinkLimit;
       continue;
     }
-    const bool urgent = flow.hint.urgent;
-    const bool timed = urgent && flow.hint.deadline_ns != kNoDeadlineNs;
-    const std::uint64_t remaining = flow.data.size() - flow.sent_bytes;
-    // Slack and transfer time clamped to an hour: far beyond any horizon,
-    // and safe from overflow in picoseconds.
-    const TimePs remaining_ps =
-        std::min(core::transfer_ps(static_cast<double>(remaining), uplink), kHourPs);
+    // A deadline more than an hour away or past orders as one an hour away:
+    // far beyond any horizon, and safe from overflow in picoseconds.
     const TimePs deadline =
-        timed ? now + std::clamp(
-                          to_core_ps(std::clamp(flow.hint.deadline_ns - now_ns, -kHourNs, kHourNs)),
-                          -kHourPs, kHourPs)
-              : kTimeNever;
-    core::SenderFlow in;
-    in.id = flow.id;
-    in.granted_bps = flow.grant.grant().rate_bps;
-    in.urgent = urgent;
-    in.slack_ps = timed ? deadline - now - remaining_ps : remaining_ps;
-    in.remaining_bytes = remaining;
-    in.no_bubble_ps = deadline;
+        flow.hint.deadline_ns == kNoDeadlineNs
+            ? kTimeNever
+            : now + to_core_ps(std::clamp(flow.hint.deadline_ns - now_ns, -kHourNs, kHourNs));
     uplink_flows_.push_back(&flow);
-    uplink_sender_flows_.push_back(in);
+    uplink_sender_flows_.push_back(
+        core::sender_flow(flow.id, flow.grant.grant().rate_bps, flow.hint.urgent, deadline,
+                          flow.data.size() - flow.sent_bytes, uplink, now));
   }
   core::uplink_shares(uplink_sender_flows_, uplink, uplink_order_, uplink_available_bps_,
                       uplink_waits_ps_, config_.uplink.share);

@@ -319,5 +319,29 @@ TEST(UplinkReportTest, AGrantAboveTheReportIsALostReportOnlyWhenItCameAfterIt) {
   EXPECT_FALSE(report_was_lost(r, 21e9, 10 * delay, delay, config));  // within the threshold
 }
 
+TEST(SenderFlowTest, TimedUrgentFlowsBySlackTheRestByRemainingTime) {
+  constexpr double kGigabytePerSecondBps = 8e9;  // 1 MB takes 1 ms
+  constexpr TimePs kNow = 5 * kPsPerMs;
+  const SenderFlow timed =
+      sender_flow(1, 2e9, true, 9 * kPsPerMs, 1'000'000, kGigabytePerSecondBps, kNow);
+  EXPECT_EQ(timed.slack_ps, 3 * kPsPerMs);  // 4 ms to its timestamp, 1 ms to send
+  EXPECT_EQ(timed.no_bubble_ps, 9 * kPsPerMs);
+  EXPECT_EQ(timed.granted_bps, 2e9);
+  EXPECT_EQ(timed.remaining_bytes, 1'000'000u);
+  // Without a timestamp, or background with one: shortest remaining first.
+  const SenderFlow untimed =
+      sender_flow(2, 2e9, true, kTimeNever, 2'000'000, kGigabytePerSecondBps, kNow);
+  EXPECT_EQ(untimed.slack_ps, 2 * kPsPerMs);
+  EXPECT_EQ(untimed.no_bubble_ps, kTimeNever);
+  const SenderFlow background =
+      sender_flow(3, 2e9, false, 9 * kPsPerMs, 2'000'000, kGigabytePerSecondBps, kNow);
+  EXPECT_FALSE(background.urgent);
+  EXPECT_EQ(background.slack_ps, 2 * kPsPerMs);
+  EXPECT_EQ(background.no_bubble_ps, kTimeNever);
+  // A late flow has negative slack; no uplink at all does not overflow.
+  EXPECT_LT(sender_flow(4, 1e9, true, kNow, 1'000'000, kGigabytePerSecondBps, kNow).slack_ps, 0);
+  EXPECT_LT(sender_flow(5, 1e9, true, 0, 1'000'000, 0, kNow).slack_ps, 0);
+}
+
 }  // namespace
 }  // namespace safs::core

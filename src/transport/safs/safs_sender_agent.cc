@@ -325,16 +325,10 @@ void SafsTransport::SenderAgent::rebalance_uplink() {
     const SenderFlow& flow = *transport_.sender_flow(id);
     const FlowState& s = state(flow);
     const FlowSpec& spec = flow.spec;
-    const bool urgent = spec.flow_class == FlowClass::kUrgent;
     const double granted = s.grant.active(now) ? s.grant.grant().rate_bps : 0.0;
-    // Urgent flows by slack; background ones (served after every urgent one)
-    // by remaining transfer time, i.e. shortest remaining first.
-    const TimePs remaining_ps =
-        core::transfer_ps(static_cast<double>(spec.size_bytes - flow.snd_una), uplink);
-    const TimePs slack =
-        urgent && spec.has_deadline() ? spec.deadline_ps - now - remaining_ps : remaining_ps;
-    const TimePs no_bubble = urgent && spec.has_deadline() ? spec.deadline_ps : kTimeNever;
-    flows.push_back({id, granted, urgent, slack, spec.size_bytes - flow.snd_una, no_bubble});
+    flows.push_back(core::sender_flow(id, granted, spec.flow_class == FlowClass::kUrgent,
+                                      spec.has_deadline() ? spec.deadline_ps : kTimeNever,
+                                      spec.size_bytes - flow.snd_una, uplink, now));
   }
   std::vector<double>& available = uplink_available_bps_;
   std::vector<TimePs>& waits = uplink_waits_ps_;
