@@ -23,7 +23,8 @@ rate_mbit=${1:-100}
 bytes=${2:-8000000}
 slack_ms=${3:-800}
 rounds=${4:-3}
-python=/usr/bin/python3
+python=/usr/bin/python3  # Debian's, with its packages
+[[ -x $python ]] || python=python3
 
 expect_prefix=netns-uplink
 # shellcheck source=scripts/expect.sh
@@ -73,14 +74,17 @@ role() {  # NAMESPACE ARGS...
 }
 
 run() {  # ROUND UPLINK_MBIT
-  local name="$1.uplink-$2" pids=()
+  local name="$1.uplink-$2" pids=() i
   role r1 recv --listen "${address[r1]}:7001" --downlink-mbit "$rate_mbit" --messages 1 \
-    --bytes "$bytes" >"$out/$name.r1" &
+    --bytes "$bytes" --ready "$out/$name.r1.ready" >"$out/$name.r1" &
   pids+=($!)
   role r2 recv --listen "${address[r2]}:7002" --downlink-mbit "$rate_mbit" --messages 2 \
-    --bytes "$bytes" >"$out/$name.r2" &
+    --bytes "$bytes" --ready "$out/$name.r2.ready" >"$out/$name.r2" &
   pids+=($!)
-  sleep 0.5
+  for ((i = 0; i < 100; i++)); do  # both listen before anyone sends (10 s at most)
+    [[ -e $out/$name.r1.ready && -e $out/$name.r2.ready ]] && break
+    sleep 0.1
+  done
   role s send --listen "${address[s]}" --uplink-mbit "$2" --bytes "$bytes" \
     --flow "${address[r1]}:7001:1:$slack_ms" --flow "${address[r2]}:7002:1:0" >"$out/$name.s" &
   pids+=($!)

@@ -17,7 +17,9 @@ netns_require() {  # WHAT PREFIX
 
 # Exits 1 if another run owns the PREFIX-* namespaces.
 netns_claim() {  # PREFIX
-  if ip netns list | grep -q "^$1-"; then
+  # grep to /dev/null, not -q: an early exit would fail `ip` with SIGPIPE,
+  # and under pipefail the claim would pass.
+  if ip netns list | grep "^$1-" >/dev/null; then
     echo "another run owns the $1-* namespaces; not touching them" >&2
     exit 1
   fi
@@ -28,6 +30,14 @@ netns_claim() {  # PREFIX
 netns_star() {  # PREFIX HOST=ADDRESS...
   local prefix=$1 pair host
   shift
+  for pair in "$@"; do  # all checked before anything is made
+    # eth-HOST must fit a 15-character interface name; "sw" is the bridge's.
+    if [[ ! $pair =~ ^[a-z0-9]{1,11}=198\.1[89]\.[0-9]{1,3}\.[0-9]{1,3}$ || $pair == sw=* ]]; then
+      echo "netns_star: '$pair': expected HOST=ADDRESS, HOST 1-11 of [a-z0-9] but not sw," \
+        "ADDRESS in 198.18.0.0/15" >&2
+      exit 2
+    fi
+  done
   ip netns add "$prefix-sw"
   ip -n "$prefix-sw" link add br0 type bridge
   ip -n "$prefix-sw" link set br0 up

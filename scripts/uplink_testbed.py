@@ -1,11 +1,12 @@
 """One role of scripts/netns-uplink.sh: a SAFS receiver or a SAFS sender.
 
-  uplink_testbed.py recv --listen HOST:PORT --downlink-mbit R --messages N --bytes B
+  uplink_testbed.py recv --listen HOST:PORT --downlink-mbit R --messages N --bytes B [--ready FILE]
   uplink_testbed.py send --listen HOST --uplink-mbit U --flow HOST:PORT:TAG:SLACK_MS ...
   uplink_testbed.py table DIR
 
-A receiver posts N receives of B bytes (tags 1..N in any order) and prints,
-when all landed, its counters as one JSON line. A sender sends every --flow
+A receiver posts N receives of B bytes (tags 1..N in any order), creates
+FILE once it listens, and prints, when all landed, its counters as one JSON
+line. A sender sends every --flow
 at once from one endpoint (SLACK_MS 0: background), its uplink told to the
 endpoint when U > 0 (EndpointConfig::uplink; 0: unknown, the default), and
 prints one JSON line per flow (tag, finish time from the sends, deadline
@@ -27,19 +28,36 @@ MS = 1_000_000
 
 def host_port(text):
     host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or int(port) > 65535:
+        raise argparse.ArgumentTypeError(f"'{text}': expected HOST:PORT")
     return host, int(port)
+
+
+def flow_spec(text):
+    """HOST:PORT:TAG:SLACK_MS -> ((host, port), tag, slack_ms); SLACK_MS 0: background."""
+    try:
+        where, tag, slack_ms = text.rsplit(":", 2)
+        peer, tag, slack_ms = host_port(where), int(tag), float(slack_ms)
+    except (ValueError, argparse.ArgumentTypeError):
+        raise argparse.ArgumentTypeError(f"'{text}': expected HOST:PORT:TAG:SLACK_MS")
+    if tag < 1 or not slack_ms >= 0 or slack_ms == float("inf"):
+        raise argparse.ArgumentTypeError(f"'{text}': expected a tag of 1 or more and a slack "
+                                         "of 0 (background) or more ms")
+    return peer, tag, slack_ms
 
 
 def receive(a):
     from safs import runtime
-    ep = runtime.Endpoint(host_port(a.listen), downlink_bps=a.downlink_mbit * 1e6, quiet=True)
+    ep = runtime.Endpoint(a.listen, downlink_bps=a.downlink_mbit * 1e6, quiet=True)
     ep.start()
+    if a.ready:
+        open(a.ready, "w").close()
     buffers = [bytearray(a.bytes) for _ in range(a.messages)]
     posted = [ep.recv_into(buffers[i], tag=i + 1) for i in range(a.messages)]
     for r in posted:
         r.wait(60)
     stats = ep.stats()
-    print(json.dumps({"role": "recv", "listen": a.listen,
+    print(json.dumps({"role": "recv", "listen": "%s:%d" % a.listen,
                       "uplink_reports_received": stats["uplink_reports_received"],
                       "grants_sent": stats["grants_sent"],
                       "deadline_misses": stats["deadline_misses"]}), flush=True)
@@ -51,15 +69,12 @@ def send(a):
     from safs import runtime
     ep = runtime.Endpoint((a.listen, 0), quiet=True, uplink_bps=a.uplink_mbit * 1e6)
     ep.start()
-    payload = bytes(range(256)) * (a.bytes // 256)
+    payload = (bytes(range(256)) * (a.bytes // 256 + 1))[:a.bytes]
     flows = []
     start = runtime.monotonic_ns()
-    for spec in a.flow:
-        host, port, tag, slack_ms = spec.rsplit(":", 3)
-        slack_ms = float(slack_ms)
+    for peer, tag, slack_ms in a.flow:
         kwargs = {"slack_ns": int(slack_ms * MS)} if slack_ms > 0 else {"urgent": False}
-        handle = ep.send(payload, (host, int(port)), tag=int(tag), **kwargs)
-        flows.append((handle, int(tag), slack_ms))
+        flows.append((ep.send(payload, peer, tag=tag, **kwargs), tag, slack_ms))
     finished = [None] * len(flows)  # ms from the sends, per flow
     while None in finished:
         time.sleep(0.0005)
@@ -120,15 +135,16 @@ def main(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="role", required=True)
     r = sub.add_parser("recv")
-    r.add_argument("--listen", required=True)
+    r.add_argument("--listen", type=host_port, required=True)
     r.add_argument("--downlink-mbit", type=float, required=True)
     r.add_argument("--messages", type=int, required=True)
     r.add_argument("--bytes", type=int, required=True)
+    r.add_argument("--ready")
     s = sub.add_parser("send")
     s.add_argument("--listen", required=True)
     s.add_argument("--uplink-mbit", type=float, default=0.0)
     s.add_argument("--bytes", type=int, required=True)
-    s.add_argument("--flow", action="append", required=True)
+    s.add_argument("--flow", type=flow_spec, action="append", required=True)
     t = sub.add_parser("table")
     t.add_argument("dir")
     a = p.parse_args(argv)

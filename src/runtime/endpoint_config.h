@@ -45,6 +45,13 @@ struct PeerLimits {
   // (leaves the scheduler) until its bytes come. An obedient sender applies
   // a grant within a tick or two; this is generous for a loaded host.
   std::int64_t ghost_grace_ns = 100'000'000;
+  // A flow its sender reports its uplink holds to a trickle (too little to
+  // write within the ghost grace) waits, as one this receiver pauses, but at
+  // most this long: then it is dropped with an Error, so a Report cannot
+  // hold a receive and its buffer for ever. An honest hold lasts as long as
+  // the sender's earlier flows, seconds at most (docs/runtime.md, "Uplink
+  // reports").
+  std::int64_t sender_hold_timeout_ns = 30'000'000'000;
 };
 
 // What the whole endpoint holds at once, across peers.

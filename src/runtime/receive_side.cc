@@ -16,6 +16,8 @@ namespace safs::runtime {
 namespace {
 
 constexpr std::size_t kMaxReadPerEventBytes = 4 << 20;  // then let other sockets run
+// The least a paced sender writes at once (Pacer: kMinUserspaceWriteBytes).
+constexpr double kSenderWriteQuantumBytes = 4096;
 // Slack beyond this (about 11 days) is treated as no deadline; it also keeps
 // the clock arithmetic far from overflow whatever a peer sends.
 constexpr std::int64_t kMaxSlackNs = 1'000'000 * kNsPerSecond;
@@ -500,36 +502,49 @@ void ReceiveSide::observe_downlink(std::int64_t now_ns) {
 // held back. One that owes bytes and sends none for the ghost grace is a
 // ghost: it leaves the scheduler, so its share goes to flows that send,
 // until its bytes come. Quiet for the idle timeout, it is dropped. A flow
-// whose sender reported that its own uplink gives it nothing yet is silent
-// by its sender's account: never a ghost (nor a missed claim), but still
-// dropped at the idle timeout, so a Report cannot hold a receive forever.
+// its sender reported its own uplink holds to a trickle (too little for one
+// write quantum within the ghost grace) is silent by its sender's account:
+// no ghost and no missed claim, waiting as a paused flow does, but dropped
+// once held for the sender hold timeout.
 void ReceiveSide::police_idle_flows(std::int64_t now_ns) {
   const std::int64_t timeout = config_.limits.idle_flow_timeout_ns;
+  const double grace_s = static_cast<double>(config_.limits.ghost_grace_ns) / 1e9;
   std::vector<core::FlowId> idle;
   std::vector<PeerId> missed;  // demoting changes the flows: after the loop
   for (auto& [id, flow] : incoming_) {
     const bool started = flow.received_bytes > 0;
-    const bool held_by_sender = flow.sender_cap_bps < 1.0;
+    const bool held_by_sender = flow.sender_cap_bps / 8 * grace_s < kSenderWriteQuantumBytes;
+    if (!held_by_sender) {
+      flow.held_by_sender_since_ns = 0;
+    } else if (flow.held_by_sender_since_ns == 0) {
+      flow.held_by_sender_since_ns = now_ns;
+    }
     const bool waits_on_us =
-        !flow.reading || (started && !held_by_sender && (!flow.granted || flow.granted_bps <= 0));
+        !flow.reading || held_by_sender || (started && (!flow.granted || flow.granted_bps <= 0));
     if (waits_on_us) flow.last_bytes_ns = now_ns;
     const std::int64_t quiet_ns = now_ns - flow.last_bytes_ns;
-    if (!flow.ghost && !held_by_sender && quiet_ns > config_.limits.ghost_grace_ns) {
+    if (!flow.ghost && quiet_ns > config_.limits.ghost_grace_ns) {
       flow.ghost = true;
       ++stats_.ghost_flows;
       scheduler_.remove_flow(id);
       if (flow.announce.urgent != 0) missed.push_back(flow.peer);
     }
-    if (quiet_ns > timeout) idle.push_back(id);
+    const bool held_too_long = held_by_sender && now_ns - flow.held_by_sender_since_ns >
+                                                     config_.limits.sender_hold_timeout_ns;
+    if (quiet_ns > timeout || held_too_long) idle.push_back(id);
   }
   for (PeerId peer : missed) {
     if (Peer* found = peers_.find(peer)) missed_claim(*found, now_ns);
   }
   for (core::FlowId id : idle) {
     IncomingFlow& flow = incoming_.at(id);
-    const std::string reason = "no data for " + std::to_string(timeout / kNsPerMs) + " ms after " +
-                               std::to_string(flow.received_bytes) + " of " +
-                               std::to_string(flow.target.size()) + " bytes";
+    const std::string reason =
+        (flow.held_by_sender_since_ns != 0
+             ? "held by its sender's uplink for " +
+                   std::to_string(config_.limits.sender_hold_timeout_ns / kNsPerMs) + " ms"
+             : "no data for " + std::to_string(timeout / kNsPerMs) + " ms") +
+        " after " + std::to_string(flow.received_bytes) + " of " +
+        std::to_string(flow.target.size()) + " bytes";
     tell_sender(peers_.at(flow.peer), flow.announce.flow, wire::ErrorCode::kAborted, reason);
     drop(flow, reason);
   }

@@ -67,8 +67,10 @@ struct IncomingFlow {
   std::int64_t waited_since_ns = kNoDeadlineNs;  // its consumer waits for it (consumer_waits)
   std::uint64_t bytes_at_last_tick = 0;          // received_bytes then: the budget's measure
   std::int64_t first_grant_ns = 0;               // when it was first granted a rate
-  // What its sender's uplink can give it (its Report; infinity: no limit).
+  // What its sender's uplink can give it (its Report; infinity: no limit),
+  // and since when that has been a trickle (0: it is not).
   double sender_cap_bps = core::kNoUplinkLimit;
+  std::int64_t held_by_sender_since_ns = 0;
   bool unexpected = false;  // no buffer, no handler: room reserved in UnexpectedMessages
 };
 

@@ -34,8 +34,9 @@ void SendSide::rebalance_uplink(std::int64_t now_ns) {
       flow.uplink_available_bps = core::kNoUplinkLimit;
       continue;
     }
-    // A deadline more than an hour away or past orders as one an hour away:
-    // far beyond any horizon, and safe from overflow in picoseconds.
+    // A deadline more than an hour ahead (or behind) orders as one an hour
+    // ahead (or behind): far beyond any horizon, and safe from overflow in
+    // picoseconds.
     const TimePs deadline =
         flow.hint.deadline_ns == kNoDeadlineNs
             ? kTimeNever

@@ -149,7 +149,6 @@ class TensorsScriptTest(unittest.TestCase):
             self.assertIn("no run's *.rank0.json", done.stderr)
 
 
-@unittest.skipUnless(HAVE_TORCH, "torch is not installed (scripts/setup.sh installs it)")
 class CompareScriptTest(unittest.TestCase):
     """compare.py: per cell found in both sets, each run's bubble, the
     means and their ratio, and the median waited-for tensor; bad input

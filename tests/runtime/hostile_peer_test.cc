@@ -255,5 +255,53 @@ TEST(HostilePeer, SenderIgnoringItsGrantsIsDemotedAndHeldToThem) {
   rogue.join();
 }
 
+// A sender that sends a byte and then reports that its uplink gives the flow
+// nothing: no ghost, no missed claim (an honest sender's earlier flows may
+// hold its uplink that long), and no idle drop while it is held, but a
+// drop with an Error once held for the sender hold timeout, so a Report
+// cannot hold a posted receive and its buffer for ever.
+TEST(HostilePeer, ReportOfZeroHoldsAReceiveOnlyUntilTheSenderHoldTimeout) {
+  constexpr std::uint64_t kFlowBytes = 1 << 20;
+  EndpointConfig config = testing::config_at("127.0.0.1", 80 * kMbps, nullptr);
+  config.limits.idle_flow_timeout_ns = 300 * kMs;
+  config.limits.sender_hold_timeout_ns = 1500 * kMs;
+  Endpoint receiver(config);
+  std::vector<std::byte> landing(kFlowBytes);
+  const ReceiveHandle posted = receiver.post_receive(1, landing);
+  ScriptedPeer control(receiver.address().port);
+  std::atomic<bool> shaken = false;
+  std::thread handshake([&] { shaken = control.handshake(); });
+  for (std::int64_t t = monotonic_ns(); !shaken && monotonic_ns() - t < 2 * kSecond;) {
+    receiver.progress(kMs);
+  }
+  handshake.join();
+  ASSERT_TRUE(shaken.load());
+  receiver.progress(kMs);                                               // reads our proof
+  control.send(wire::Announce{1, kFlowBytes, 50'000'000, 1, 0, 0, 1});  // urgent, 50 ms
+  RawPeer data(receiver.address().port);
+  data.write(control.data_open(1, kFlowBytes));
+  data.write(std::vector<std::uint8_t>(1, 0x5a));
+  control.send(wire::Report{1, 0});
+  const std::int64_t start = monotonic_ns();
+  // Past the ghost grace and the idle timeout: still there, no ghost.
+  while (monotonic_ns() - start < 800 * kMs) receiver.progress(kMs);
+  EXPECT_EQ(receiver.stats().uplink_reports_received, 1u);
+  EXPECT_EQ(receiver.stats().incoming_flows, 1u);
+  EXPECT_EQ(receiver.stats().ghost_flows, 0u);
+  EXPECT_EQ(receiver.test_receive(posted).state, FlowState::kPending);
+  // Past the sender hold timeout: dropped, the receive failed, the buffer freed.
+  while (receiver.stats().incoming_flows != 0 && monotonic_ns() - start < 4 * kSecond) {
+    receiver.progress(kMs);
+  }
+  const std::int64_t dropped_after = monotonic_ns() - start;
+  const EndpointStats stats = receiver.stats();
+  EXPECT_EQ(stats.incoming_flows, 0u);
+  EXPECT_EQ(stats.incoming_failed, 1u);
+  EXPECT_EQ(stats.incoming_buffer_bytes, 0u);
+  EXPECT_EQ(stats.ghost_flows, 0u);
+  EXPECT_GE(dropped_after, 1500 * kMs);
+  EXPECT_EQ(receiver.test_receive(posted).state, FlowState::kFailed);
+}
+
 }  // namespace
 }  // namespace safs::runtime
