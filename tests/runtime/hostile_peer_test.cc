@@ -201,6 +201,19 @@ TEST(HostilePeer, PerPeerLimitsRefuseOnlyTheExcess) {
 }
 
 // A peer that speaks the protocol but sends its data unpaced.
+// The scripted peer's handshake with `receiver`, whose loop this thread
+// drives meanwhile; true once both proved the key and the receiver read ours.
+bool handshake_with(Endpoint& receiver, ScriptedPeer& control) {
+  std::atomic<bool> shaken = false;
+  std::thread handshake([&] { shaken = control.handshake(); });
+  for (std::int64_t t = monotonic_ns(); !shaken && monotonic_ns() - t < 2 * kSecond;) {
+    receiver.progress(kMs);
+  }
+  handshake.join();
+  receiver.progress(kMs);  // reads our proof
+  return shaken;
+}
+
 TEST(HostilePeer, SenderIgnoringItsGrantsIsDemotedAndHeldToThem) {
   constexpr double kDownlinkBps = 80 * kMbps;  // 10 MB/s
   constexpr std::uint64_t kFlowBytes = 256ull << 20;
@@ -210,14 +223,7 @@ TEST(HostilePeer, SenderIgnoringItsGrantsIsDemotedAndHeldToThem) {
   std::unique_ptr<std::byte[]> landing(new std::byte[kFlowBytes]);
   receiver.post_receive(1, std::span(landing.get(), kFlowBytes));
   ScriptedPeer control(receiver.address().port);
-  std::atomic<bool> shaken = false;
-  std::thread handshake([&] { shaken = control.handshake(); });
-  for (std::int64_t t = monotonic_ns(); !shaken && monotonic_ns() - t < 2 * kSecond;) {
-    receiver.progress(kMs);
-  }
-  handshake.join();
-  ASSERT_TRUE(shaken.load());
-  receiver.progress(kMs);  // reads our proof
+  ASSERT_TRUE(handshake_with(receiver, control));
   control.send(wire::Announce{1, kFlowBytes, wire::kNoDeadline, 0, 0, 0, 1});
   std::atomic<bool> stop = false;
   std::atomic<std::uint64_t> sent = 0;
@@ -269,14 +275,7 @@ TEST(HostilePeer, ReportOfZeroHoldsAReceiveOnlyUntilTheSenderHoldTimeout) {
   std::vector<std::byte> landing(kFlowBytes);
   const ReceiveHandle posted = receiver.post_receive(1, landing);
   ScriptedPeer control(receiver.address().port);
-  std::atomic<bool> shaken = false;
-  std::thread handshake([&] { shaken = control.handshake(); });
-  for (std::int64_t t = monotonic_ns(); !shaken && monotonic_ns() - t < 2 * kSecond;) {
-    receiver.progress(kMs);
-  }
-  handshake.join();
-  ASSERT_TRUE(shaken.load());
-  receiver.progress(kMs);                                               // reads our proof
+  ASSERT_TRUE(handshake_with(receiver, control));
   control.send(wire::Announce{1, kFlowBytes, 50'000'000, 1, 0, 0, 1});  // urgent, 50 ms
   RawPeer data(receiver.address().port);
   data.write(control.data_open(1, kFlowBytes));
