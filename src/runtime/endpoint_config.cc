@@ -25,13 +25,4 @@ core::ReceiverConfig EndpointConfig::default_scheduler_config() {
   return config;
 }
 
-// A report pays off once the receiver has it (one control delay, 2 ms),
-// reallocated (every 5 ms) and its grant is back (2 ms): the horizon covers
-// that twice, as the core's 50 us does for its microsecond timescales.
-core::UplinkReportConfig UplinkSharing::default_report_config() {
-  core::UplinkReportConfig config;
-  config.horizon_ps = 20 * kPsPerMs;
-  return config;
-}
-
 }  // namespace safs::runtime

@@ -193,9 +193,11 @@ struct UplinkSharing {
   // drain and wait, and each swap of two flows would be a report each
   // (tests/core/uplink_convergence_test.cc).
   core::UplinkShareOptions share{.urgent_by_deadline = true};
-  core::UplinkReportConfig report = default_report_config();
-
-  static core::UplinkReportConfig default_report_config();
+  // A report pays off once the receiver has it (one control delay, 2 ms),
+  // reallocated (every 5 ms) and its grant is back (2 ms): the horizon
+  // covers that twice, as the core's 50 us does for its microsecond
+  // timescales.
+  core::UplinkReportConfig report{.horizon_ps = 20 * kPsPerMs};
 };
 
 // Data connections kept open after a flow for the next flow to the same peer:

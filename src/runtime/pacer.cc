@@ -12,7 +12,6 @@ constexpr double kLowatSeconds = 2e-3;  // about one grant interval of bytes
 constexpr double kMinLowatBytes = 16 * 1024;
 constexpr double kMaxLowatBytes = 4 * 1024 * 1024;
 constexpr std::uint64_t kKernelUnlimited = ~0ull;  // SO_MAX_PACING_RATE "no limit"
-constexpr std::uint64_t kMinUserspaceWriteBytes = 4096;
 // Kernel pacing is earliest-departure-time: each TSO packet (at least two
 // segments, 2 x 64 KB on loopback) delays the next by its size over the rate
 // in force when it left. A new, higher rate therefore waits out the old slow
@@ -57,7 +56,7 @@ std::uint64_t Pacer::allowance(std::int64_t now_ns) {
 std::int64_t Pacer::next_write_ns(std::int64_t now_ns) {
   if (rate_bps_ <= 0) return TokenBucket::kNeverNs;
   if (!bucket_paced_) return now_ns;
-  return bucket_.ready_at_ns(kMinUserspaceWriteBytes, now_ns);
+  return bucket_.ready_at_ns(kMinWriteBytes, now_ns);
 }
 
 }  // namespace safs::runtime

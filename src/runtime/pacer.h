@@ -25,6 +25,9 @@ enum class PacingMode : std::uint8_t { kAuto, kKernel, kUserspace };
 class Pacer {
  public:
   static constexpr double kUnpaced = std::numeric_limits<double>::infinity();
+  // The least it lets a paced flow write at once: a receiver hears from a
+  // flow paced at r no more often than every kMinWriteBytes / r.
+  static constexpr std::uint64_t kMinWriteBytes = 4096;
 
   // kAuto tries the kernel and falls back to user space if refused.
   // `kernel_rate_set`: an earlier Pacer on fd already set a kernel rate.

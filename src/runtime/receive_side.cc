@@ -10,14 +10,13 @@
 #include <cstring>
 
 #include "runtime/clock.h"
+#include "runtime/pacer.h"
 #include "runtime/urgent_quota.h"
 
 namespace safs::runtime {
 namespace {
 
 constexpr std::size_t kMaxReadPerEventBytes = 4 << 20;  // then let other sockets run
-// The least a paced sender writes at once (Pacer: kMinUserspaceWriteBytes).
-constexpr double kSenderWriteQuantumBytes = 4096;
 // Slack beyond this (about 11 days) is treated as no deadline; it also keeps
 // the clock arithmetic far from overflow whatever a peer sends.
 constexpr std::int64_t kMaxSlackNs = 1'000'000 * kNsPerSecond;
@@ -513,7 +512,8 @@ void ReceiveSide::police_idle_flows(std::int64_t now_ns) {
   std::vector<PeerId> missed;  // demoting changes the flows: after the loop
   for (auto& [id, flow] : incoming_) {
     const bool started = flow.received_bytes > 0;
-    const bool held_by_sender = flow.sender_cap_bps / 8 * grace_s < kSenderWriteQuantumBytes;
+    const bool held_by_sender =
+        flow.sender_cap_bps / 8 * grace_s < static_cast<double>(Pacer::kMinWriteBytes);
     if (!held_by_sender) {
       flow.held_by_sender_since_ns = 0;
     } else if (flow.held_by_sender_since_ns == 0) {

@@ -12,14 +12,8 @@
 #include "runtime/endpoint.h"
 #include "runtime/test_support.h"
 
-namespace safs::runtime {
+namespace safs::runtime::testing {
 namespace {
-
-using testing::kMbps;
-using testing::kMs;
-using testing::kSecond;
-using testing::LoopThread;
-using testing::random_bytes;
 
 constexpr double kLinkBps = 40 * kMbps;               // every uplink and downlink: 5 MB/s
 constexpr std::size_t kUrgentBytes = 4 << 20;         // about 0.84 s at S's whole uplink
@@ -118,4 +112,4 @@ TEST(UplinkReports, SenderKeepsToItsUplinkAndTheReceiverGivesTheRestToAnother) {
 }
 
 }  // namespace
-}  // namespace safs::runtime
+}  // namespace safs::runtime::testing
