@@ -9,33 +9,23 @@ time of a tensor a stage waited for (report.waited_transfers) in each set.
 For two builds of the runtime measured in alternate runs of one command.
 """
 
-import glob
-import json
-import os
 import statistics
 import sys
 from collections import defaultdict
 
-from report import waited_transfers
+from report import run_bubble_s, runs, waited_transfers
 
 
 def read(dirs):
     """(schedule, comm, competitor) -> {"bubble_ms": [per run], "waited_s": [...]}"""
     cells = defaultdict(lambda: {"bubble_ms": [], "waited_s": []})
     for out in dirs:
-        paths = sorted(glob.glob(os.path.join(out, "*.rank0.json")))
-        if not paths:
+        found = list(runs(out))
+        if not found:
             raise ValueError(f"{out}: no run's *.rank0.json here (a run.sh output directory?)")
-        for path in paths:
-            name = os.path.basename(path)[: -len(".rank0.json")]
-            schedule, comm, competition, _run = name.split(".")
-            ranks = [json.load(open(p))
-                     for p in sorted(glob.glob(os.path.join(out, name + ".rank*.json")))]
-            iterations = range(len(ranks[0]["iterations"]))
-            cell = cells[(schedule, comm, competition)]
-            cell["bubble_ms"].append(1000 * statistics.mean(
-                statistics.mean(r["iterations"][i]["bubble_s"] for r in ranks) for i in iterations))
-            cell["waited_s"] += waited_transfers(ranks)
+        for key, _run, _name, ranks in found:
+            cells[key]["bubble_ms"].append(1000 * run_bubble_s(ranks))
+            cells[key]["waited_s"] += waited_transfers(ranks)
     return cells
 
 

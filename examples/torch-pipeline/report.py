@@ -24,6 +24,24 @@ import sys
 from collections import defaultdict
 
 
+def runs(out):
+    """Each run in a run.sh output directory, in name order:
+    ((schedule, communication, competitor), run number, file name stem,
+    every rank's JSON)."""
+    for path in sorted(glob.glob(os.path.join(out, "*.rank0.json"))):
+        name = os.path.basename(path)[: -len(".rank0.json")]
+        schedule, comm, competition, run = name.split(".")
+        ranks = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(out, name + ".rank*.json")))]
+        yield (schedule, comm, competition), int(run), name, ranks
+
+
+def run_bubble_s(ranks):
+    """A run's bubble per stage: the mean over its measured iterations of
+    the mean over stages."""
+    return statistics.mean(statistics.mean(r["iterations"][i]["bubble_s"] for r in ranks)
+                           for i in range(len(ranks[0]["iterations"])))
+
+
 def main(argv):
     if len(argv) != 2:
         print(__doc__, file=sys.stderr)
@@ -33,17 +51,11 @@ def main(argv):
                                  "control": [], "sim": [], "waited_transfer": [], "background": [],
                                  "run_bubble": {}, "delivery": None})
     order = []
-    for path in sorted(glob.glob(os.path.join(out, "*.rank0.json"))):
-        name = os.path.basename(path)[: -len(".rank0.json")]
-        schedule, comm, competition, _run = name.split(".")
-        key = (schedule, comm, competition)
+    for key, run, name, ranks in runs(out):
         if key not in cells:
             order.append(key)
-        ranks = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(out, name + ".rank*.json")))]
         cell = cells[key]
-        cell["run_bubble"][int(_run)] = statistics.mean(
-            statistics.mean(r["iterations"][i]["bubble_s"] for r in ranks)
-            for i in range(len(ranks[0]["iterations"])))
+        cell["run_bubble"][run] = run_bubble_s(ranks)
         if "grant_delivery_windows" in ranks[0]:
             d = cell["delivery"] or {"windows": [0] * 11, "lossy": 0, "queued": 0, "max_queue_ns": 0,
                                      "contended": 0, "episodes": 0}
@@ -67,7 +79,7 @@ def main(argv):
         if "deadline_misses" in ranks[0]:
             cell["misses"] += sum(r["deadline_misses"] for r in ranks)
             cell["control"].append(sum(r["control_bytes"] for r in ranks) / len(ranks[0]["iterations"]))
-        if "background_bytes" in ranks[0] and competition == "background":
+        if "background_bytes" in ranks[0] and key[2] == "background":
             cell["background"].append(statistics.mean(
                 r["background_bytes"] * 8 / r["measured_s"] / 1e6 for r in ranks))
         sinks = sorted(glob.glob(os.path.join(out, name + ".sink*")))

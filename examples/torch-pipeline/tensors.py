@@ -9,14 +9,11 @@ the end of that wait, in ms (report.waited_transfers). The report's table
 gives the median alone; a tail shows here.
 """
 
-import glob
-import json
-import os
 import statistics
 import sys
 from collections import defaultdict
 
-from report import waited_transfers
+from report import runs, waited_transfers
 
 
 def main(argv):
@@ -25,17 +22,13 @@ def main(argv):
         return 2
     cells = defaultdict(list)
     for out in argv:
-        paths = sorted(glob.glob(os.path.join(out, "*.rank0.json")))
-        if not paths:
+        found = list(runs(out))
+        if not found:
             print(f"tensors.py: {out}: no run's *.rank0.json here (a run.sh output directory?)",
                   file=sys.stderr)
             return 2
-        for path in paths:
-            name = os.path.basename(path)[: -len(".rank0.json")]
-            schedule, comm, competition, _run = name.split(".")
-            ranks = [json.load(open(p))
-                     for p in sorted(glob.glob(os.path.join(out, name + ".rank*.json")))]
-            cells[(schedule, comm, competition)] += waited_transfers(ranks)
+        for key, _run, _name, ranks in found:
+            cells[key] += waited_transfers(ranks)
     print("| schedule | communication | competitor | tensors | mean (ms) | median (ms) "
           "| 90th percentile (ms) | largest (ms) |")
     print("|---|---|---|---:|---:|---:|---:|---:|")
