@@ -32,8 +32,17 @@ EndpointConfig checked(EndpointConfig config) {
     throw std::invalid_argument("uplink_bps must be 0 (unknown) or above, at most 1e15, got " +
                                 std::to_string(uplink.uplink_bps));
   }
-  if (uplink.report.horizon_ps < 0 || !(uplink.report.threshold >= 0)) {
-    throw std::invalid_argument("uplink report horizon and threshold must be 0 or more");
+  if (uplink.report.horizon_ps < 0) {
+    throw std::invalid_argument("uplink report horizon_ps must be 0 or more, got " +
+                                std::to_string(uplink.report.horizon_ps));
+  }
+  if (!(uplink.report.threshold >= 0) || std::isinf(uplink.report.threshold)) {
+    throw std::invalid_argument("uplink report threshold must be a finite 0 or more, got " +
+                                std::to_string(uplink.report.threshold));
+  }
+  if (config.limits.sender_hold_timeout_ns <= 0) {
+    throw std::invalid_argument("sender_hold_timeout_ns must be above 0, got " +
+                                std::to_string(config.limits.sender_hold_timeout_ns));
   }
   for (const auto* weights : {&config.enforcement.peer_weights, &config.enforcement.job_weights}) {
     for (const auto& [name, weight] : *weights) {

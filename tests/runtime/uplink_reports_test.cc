@@ -8,6 +8,10 @@
 // R2's downlink idles.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
 #include "runtime/clock.h"
 #include "runtime/endpoint.h"
 #include "runtime/test_support.h"
@@ -109,6 +113,35 @@ TEST(UplinkReports, SenderKeepsToItsUplinkAndTheReceiverGivesTheRestToAnother) {
     ASSERT_GT(run.measured_at_ns, 0);
     EXPECT_LE(run.sender_bytes_at_measure, uplink_bound_bytes(run.measured_at_ns));
   }
+}
+
+// Bad uplink settings stop the endpoint at its start, naming the setting.
+TEST(UplinkReports, BadSettingsAreRefusedByName) {
+  struct Case {
+    const char* name;
+    void (*set)(EndpointConfig&);
+  };
+  const Case cases[] = {
+      {"uplink_bps", [](EndpointConfig& c) { c.uplink.uplink_bps = -1; }},
+      {"uplink_bps", [](EndpointConfig& c) { c.uplink.uplink_bps = std::nan(""); }},
+      {"uplink_bps", [](EndpointConfig& c) { c.uplink.uplink_bps = 1e16; }},
+      {"horizon_ps", [](EndpointConfig& c) { c.uplink.report.horizon_ps = -1; }},
+      {"threshold", [](EndpointConfig& c) { c.uplink.report.threshold = -0.5; }},
+      {"sender_hold_timeout_ns", [](EndpointConfig& c) { c.limits.sender_hold_timeout_ns = 0; }},
+  };
+  for (const Case& bad : cases) {
+    EndpointConfig config = config_at("127.0.0.1", kLinkBps, nullptr);
+    bad.set(config);
+    try {
+      Endpoint endpoint{config};
+      ADD_FAILURE() << "a bad " << bad.name << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(bad.name), std::string::npos) << e.what();
+    }
+  }
+  EndpointConfig fine = config_at("127.0.0.1", kLinkBps, nullptr);
+  fine.uplink.uplink_bps = kLinkBps;
+  EXPECT_NO_THROW(Endpoint{fine});
 }
 
 }  // namespace

@@ -9,4 +9,12 @@ expect_exit2 "rate not a number" "RATE_MBIT = 'x'" bash "$script" x
 expect_exit2 "too few bytes" "BYTES = '10'" bash "$script" 100 10
 expect_exit2 "slack not a number" "SLACK_MS = '1.5'" bash "$script" 100 8000000 1.5
 expect_exit2 "no rounds" "ROUNDS = '0'" bash "$script" 100 8000000 800 0
+# Its roles' arguments (scripts/uplink_testbed.py), before any endpoint starts.
+roles=$1/scripts/uplink_testbed.py
+expect_exit2 "a flow without its slack" "'1.2.3.4:7:1': expected HOST:PORT:TAG:SLACK_MS" \
+  python3 "$roles" send --listen 127.0.0.1 --bytes 10 --flow 1.2.3.4:7:1
+expect_exit2 "a negative slack" "a slack of 0 (background) or more ms" \
+  python3 "$roles" send --listen 127.0.0.1 --bytes 10 --flow 1.2.3.4:7:1:-5
+expect_exit2 "a listen address without a port" "'127.0.0.1': expected HOST:PORT" \
+  python3 "$roles" recv --listen 127.0.0.1 --downlink-mbit 100 --messages 1 --bytes 10
 exit $((failures > 0))
