@@ -218,6 +218,28 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     return op;
   }
 
+  // Endpoint::announce_ahead; a refusal raises ValueError with its reason.
+  bool announce(std::uint64_t nbytes, const py::object& peer, std::optional<std::int64_t> start_ns,
+                std::optional<std::int64_t> starts_in_ns, std::optional<std::int64_t> deadline_ns,
+                std::optional<std::int64_t> slack_ns, std::uint64_t group,
+                std::uint32_t criticality) {
+    if (start_ns.has_value() == starts_in_ns.has_value()) {
+      throw py::value_error("announce: give start_ns or starts_in_ns (one of them)");
+    }
+    const PeerAddress to = peer_from(peer);
+    const std::int64_t start = start_ns ? *start_ns : runtime::monotonic_ns() + *starts_in_ns;
+    FlowHint hint;
+    hint.deadline_ns = deadline_from(deadline_ns, slack_ns);
+    hint.urgent = true;
+    hint.criticality = criticality;
+    hint.group = group;
+    std::string why_not;
+    const bool announced =
+        on_loop([&] { return endpoint_->announce_ahead(to, nbytes, start, hint, &why_not); });
+    if (!announced) throw py::value_error("announce: " + why_not);
+    return true;
+  }
+
   bool update(const std::shared_ptr<Op>& op, std::optional<std::int64_t> deadline_ns,
               std::optional<std::int64_t> slack_ns, std::optional<bool> urgent) {
     if (!op->is_send) throw py::type_error("update() takes a SendHandle");
@@ -331,6 +353,12 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     d["consumer_waits"] = s.consumer_waits;
     d["uplink_reports_sent"] = s.uplink_reports_sent;
     d["uplink_reports_received"] = s.uplink_reports_received;
+    d["plans_sent"] = s.plans_sent;
+    d["flows_on_plans"] = s.flows_on_plans;
+    d["plans_received"] = s.plans_received;
+    d["plans_infeasible"] = s.plans_infeasible;
+    d["plans_unused"] = s.plans_unused;
+    d["plans_refused"] = s.plans_refused;
     d["unexpected_messages"] = s.unexpected_messages;
     d["unexpected_bytes"] = s.unexpected_bytes;
     d["data_connections_opened"] = s.data_connections_opened;
@@ -636,6 +664,18 @@ PYBIND11_MODULE(_runtime, m) {
           py::arg("buffer"), py::arg("peer"), py::kw_only(), py::arg("deadline_ns") = py::none(),
           py::arg("slack_ns") = py::none(), py::arg("tag") = 0, py::arg("group") = 0,
           py::arg("urgent") = true, py::arg("criticality") = 0)
+      .def(
+          "announce",
+          [](const std::shared_ptr<PyEndpoint>& self, std::uint64_t nbytes, const py::object& peer,
+             std::optional<std::int64_t> start_ns, std::optional<std::int64_t> starts_in_ns,
+             std::optional<std::int64_t> deadline_ns, std::optional<std::int64_t> slack_ns,
+             std::uint64_t group, std::uint32_t criticality) {
+            return self->announce(nbytes, peer, start_ns, starts_in_ns, deadline_ns, slack_ns,
+                                  group, criticality);
+          },
+          py::arg("nbytes"), py::arg("peer"), py::kw_only(), py::arg("start_ns") = py::none(),
+          py::arg("starts_in_ns") = py::none(), py::arg("deadline_ns") = py::none(),
+          py::arg("slack_ns") = py::none(), py::arg("group"), py::arg("criticality") = 0)
       .def(
           "update",
           [](const std::shared_ptr<PyEndpoint>& self, SendHandle& handle,

@@ -33,6 +33,10 @@ FlowHandle Endpoint::send(const PeerAddress& peer, std::span<const std::byte> da
 bool Endpoint::update_hint(FlowHandle flow, const FlowHint& hint) {
   return core_->send_side().update_hint(flow, hint);
 }
+bool Endpoint::announce_ahead(const PeerAddress& peer, std::uint64_t size_bytes,
+                              std::int64_t start_ns, const FlowHint& hint, std::string* why_not) {
+  return core_->send_side().announce_ahead(peer, size_bytes, start_ns, hint, why_not);
+}
 FlowStatus Endpoint::test(FlowHandle flow) const { return core_->send_side().test(flow); }
 
 FlowStatus Endpoint::wait(FlowHandle flow, std::int64_t timeout_ns) {

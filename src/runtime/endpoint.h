@@ -111,6 +111,17 @@ struct EndpointStats {
   // sent as a sender, received as a receiver.
   std::uint64_t uplink_reports_sent = 0;
   std::uint64_t uplink_reports_received = 0;
+  // Transfers announced ahead (Endpoint::announce_ahead). Sending: plans
+  // sent, and flows that started under their planned grant. Receiving:
+  // plans taken in; of those, ones that joined an urgent set that cannot
+  // all be on time (the warning), and ones whose flow never came; and plans
+  // refused (a peer over its limits, demoted, or the scheduler full).
+  std::uint64_t plans_sent = 0;
+  std::uint64_t flows_on_plans = 0;
+  std::uint64_t plans_received = 0;
+  std::uint64_t plans_infeasible = 0;
+  std::uint64_t plans_unused = 0;
+  std::uint64_t plans_refused = 0;
   // The downlink the receiver allocates from (EndpointConfig::shortfall_response):
   // now and its lowest so far, and how often it changed; and how often
   // urgent flows went EDF at line rate because they fell short of grants.
@@ -153,6 +164,19 @@ class Endpoint {
   FlowHandle send(const PeerAddress& peer, std::span<const std::byte> data, const FlowHint& hint);
   // The hint moved (a new deadline, class or group). False for an unknown flow.
   bool update_hint(FlowHandle flow, const FlowHint& hint);
+  // Announces an urgent transfer before it exists: `size_bytes` to `peer`,
+  // starting at about `start_ns` (monotonic_ns(), at most
+  // PeerLimits::max_plan_lead_ns ahead), for the consumer op `hint.group`
+  // (non-zero) by `hint.deadline_ns`: what the compute schedule knows. The
+  // receiver reserves its rate from a short lead before the start and grants
+  // it ahead; the send() to `peer` with the same group, started by half a
+  // grant lease (100 ms) after `start_ns`, goes at that grant from its first
+  // byte. False, and why in `why_not`, when nothing was announced (not
+  // urgent, no group, a start passed or too far ahead, a peer that does not
+  // read plans). A plan nobody sends counts against the sender's standing
+  // at its receiver, as an urgent flow that never sends does.
+  bool announce_ahead(const PeerAddress& peer, std::uint64_t size_bytes, std::int64_t start_ns,
+                      const FlowHint& hint, std::string* why_not = nullptr);
   FlowStatus test(FlowHandle flow) const;
   // Drives the endpoint until the flow is done or failed, or `timeout_ns` passed.
   FlowStatus wait(FlowHandle flow, std::int64_t timeout_ns);

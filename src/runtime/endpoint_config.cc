@@ -22,6 +22,10 @@ core::ReceiverConfig EndpointConfig::default_scheduler_config() {
   config.reallocate_every_ps = 5 * kMs;
   config.unscheduled_window_ps = 10 * kMs;
   config.starvation_window_ps = 1000 * kMs;
+  // A plan is granted this long before its start: the grant is sent, read
+  // and applied within a tick each side (control_delay_ps), and a producer
+  // may finish a few ms early.
+  config.announce_lead_ps = 5 * kMs;
   return config;
 }
 

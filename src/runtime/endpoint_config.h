@@ -52,6 +52,12 @@ struct PeerLimits {
   // the sender's earlier flows, seconds at most (docs/runtime.md, "Uplink
   // reports").
   std::int64_t sender_hold_timeout_ns = 30'000'000'000;
+  // Transfers announced ahead (wire::Plan) the peer may have pending at
+  // once, and how far ahead one may start: each reserves part of the
+  // downlink from a lead before its start until its flow comes (or a lease
+  // after the start). A pipeline stage announces its next few transfers.
+  std::uint32_t max_plans = 8;
+  std::int64_t max_plan_lead_ns = 10'000'000'000;
 };
 
 // What the whole endpoint holds at once, across peers.

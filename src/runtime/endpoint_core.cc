@@ -44,6 +44,12 @@ EndpointConfig checked(EndpointConfig config) {
     throw std::invalid_argument("sender_hold_timeout_ns must be above 0, got " +
                                 std::to_string(config.limits.sender_hold_timeout_ns));
   }
+  // A day: far beyond any schedule, and safe from overflow in picoseconds.
+  constexpr std::int64_t kMaxPlanLeadNs = 86'400 * kNsPerSecond;
+  if (config.limits.max_plan_lead_ns < 0 || config.limits.max_plan_lead_ns > kMaxPlanLeadNs) {
+    throw std::invalid_argument("max_plan_lead_ns must be 0 to 86400e9 (a day), got " +
+                                std::to_string(config.limits.max_plan_lead_ns));
+  }
   for (const auto* weights : {&config.enforcement.peer_weights, &config.enforcement.job_weights}) {
     for (const auto& [name, weight] : *weights) {
       if (!std::isfinite(weight) || weight <= 0) {
@@ -109,7 +115,7 @@ wire::Hello local_hello(const EndpointConfig& config, const PeerAddress& address
   hello.capabilities = wire::kCapLeases;
   if (config.pacing != PacingMode::kUserspace) hello.capabilities |= wire::kCapKernelPacing;
   if (config.data_reuse.enabled) hello.capabilities |= wire::kCapDataReuse;
-  hello.capabilities |= wire::kCapUplinkReports;
+  hello.capabilities |= wire::kCapUplinkReports | wire::kCapPlans;
   if (config.security.member) hello.member = config.security.member->name;
   hello.downlink_bps = static_cast<std::uint64_t>(config.downlink_bps);
   hello.listen_port = address.port;
@@ -159,6 +165,8 @@ void EndpointCore::on_flow_message(Peer& peer, const wire::Message& message) {
           receive_.on_update(peer, m);
         } else if constexpr (std::is_same_v<T, wire::Report>) {
           receive_.on_report(peer, m);
+        } else if constexpr (std::is_same_v<T, wire::Plan>) {
+          receive_.on_plan(peer, m);
         } else if constexpr (std::is_same_v<T, wire::Grant>) {
           send_.on_grant(peer, m);
         } else if constexpr (std::is_same_v<T, wire::Done>) {

@@ -116,7 +116,8 @@ void ReceiveSide::on_announce(Peer& peer, const wire::Announce& announce) {
   }
   incoming_by_remote_[{peer.id, announce.flow}] = id;
   flow.deadline_ns = deadline_for(announce.slack_ns, peer, now);
-  scheduler_.add_flow(semantic_flow(flow, peer));
+  flow.planned = announce.group != 0 && take_plan(peer, announce.group);
+  scheduler_.add_flow(semantic_flow(flow, peer));  // replaces its plan, if any
   bind_parked(peer);
 }
 
@@ -175,6 +176,7 @@ void ReceiveSide::drop_flows_from(PeerId peer, const std::string& reason) {
     if (flow.peer == peer) dropped.push_back(id);
   }
   for (core::FlowId id : dropped) drop(incoming_.at(id), reason);
+  forget_plans_from(peer);
 }
 
 // ---- data connections ----
@@ -273,7 +275,7 @@ void ReceiveSide::read_data(IncomingFlow& flow, std::int64_t now_ns) {
       flow.overrun.on_bytes(got);
       downlink_meter(peers_.at(flow.peer), now_ns).on_bytes(got);
       if (flow.throttled) flow.read_bucket.consume(got);
-      if (!flow.granted) scheduler_.note_unscheduled(got, to_core_ps(now_ns));
+      if (!flow.granted && !flow.planned) scheduler_.note_unscheduled(got, to_core_ps(now_ns));
       continue;
     }
     if (n == 0) {
@@ -361,21 +363,29 @@ core::SemanticFlow ReceiveSide::semantic_flow(const IncomingFlow& flow, const Pe
   return semantic;
 }
 
+wire::Grant ReceiveSide::wire_grant(const core::Grant& grant, std::uint64_t flow) {
+  wire::Grant message;
+  message.flow = flow;
+  message.rate_bps = static_cast<std::uint64_t>(std::llround(grant.rate_bps));
+  message.epoch = grant.epoch;
+  message.lease_ns = static_cast<std::uint64_t>(from_core_ps(grant.valid_for_ps));
+  message.byte_cap = grant.byte_cap;
+  message.priority = grant.priority;
+  return message;
+}
+
 void ReceiveSide::send_grants(const std::vector<core::Grant>& grants, std::int64_t now_ns) {
   for (const core::Grant& grant : grants) {
+    if (core::is_planned(grant.flow)) {
+      send_planned_grant(grant);
+      continue;
+    }
     const auto it = incoming_.find(grant.flow);
     if (it == incoming_.end()) continue;
     IncomingFlow& flow = it->second;
     Peer* peer = peers_.find(flow.peer);
     if (peer == nullptr) continue;
-    wire::Grant message;
-    message.flow = flow.announce.flow;
-    message.rate_bps = static_cast<std::uint64_t>(std::llround(grant.rate_bps));
-    message.epoch = grant.epoch;
-    message.lease_ns = static_cast<std::uint64_t>(from_core_ps(grant.valid_for_ps));
-    message.byte_cap = grant.byte_cap;
-    message.priority = grant.priority;
-    peers_.send(*peer, message);
+    peers_.send(*peer, wire_grant(grant, flow.announce.flow));
     ++stats_.grants_sent;
     // Bytes are expected from the moment a rate is granted, not before.
     if (!flow.granted || flow.granted_bps <= 0) flow.last_bytes_ns = now_ns;
@@ -404,6 +414,7 @@ void ReceiveSide::demote(Peer& peer, std::int64_t now_ns, const std::string& why
 
 void ReceiveSide::tick(std::int64_t now_ns) {
   police_idle_flows(now_ns);
+  expire_plans(now_ns);
   respond_to_shortfall(now_ns);
   send_grants(scheduler_.poll(to_core_ps(now_ns)), now_ns);
   hold_urgent_quotas();
@@ -646,6 +657,10 @@ void ReceiveSide::add_stats(EndpointStats& stats) const {
   stats.deadline_misses += stats_.deadline_misses;
   stats.consumer_waits += stats_.consumer_waits;
   stats.uplink_reports_received += stats_.uplink_reports_received;
+  stats.plans_received += stats_.plans_received;
+  stats.plans_infeasible += stats_.plans_infeasible;
+  stats.plans_unused += stats_.plans_unused;
+  stats.plans_refused += stats_.plans_refused;
   for (std::size_t i = 0; i < stats.lateness_buckets.size(); ++i) {
     stats.lateness_buckets[i] += stats_.lateness_buckets[i];
   }

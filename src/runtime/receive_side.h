@@ -8,6 +8,9 @@
 //   grants:   each tick polls the scheduler and sends its GRANTs; bytes
 //             beyond a grant are counted, and a sender that keeps exceeding
 //             its grants is demoted to background and its reads held to them.
+//   PLAN:     a transfer announced ahead is planned into the allocation and
+//             granted before it starts; its flow's ANNOUNCE takes its place
+//             (receive_side_plans.cc).
 //   UPDATE:   the scheduler learns the new slack and class.
 //   REPORT:   the sender's own uplink limits the flow: the scheduler caps it
 //             there and gives the rest to other senders.
@@ -72,6 +75,16 @@ struct IncomingFlow {
   double sender_cap_bps = core::kNoUplinkLimit;
   std::int64_t held_by_sender_since_ns = 0;
   bool unexpected = false;  // no buffer, no handler: room reserved in UnexpectedMessages
+  bool planned = false;     // announced ahead: its first bytes may come at the planned grant
+};
+
+// A peer's transfer announced ahead, until its flow comes or it expires (a
+// lease after its start).
+struct PlanRecord {
+  PeerId peer = 0;
+  std::uint32_t number = 0;
+  std::uint64_t group = 0;
+  std::int64_t expires_ns = 0;
 };
 
 class ReceiveSide {
@@ -102,6 +115,8 @@ class ReceiveSide {
   // The sender's uplink limits the flow (or no longer does): the scheduler
   // caps its rate there and gives the rest to others.
   void on_report(const Peer& peer, const wire::Report& report);
+  // A transfer announced ahead: planned in, within the peer's limits.
+  void on_plan(Peer& peer, const wire::Plan& plan);
   void on_aborted(const Peer& peer, const wire::Error& error);
   // A data connection whose DataOpen was read.
   void bind_data(UnboundConnection& connection);
@@ -112,7 +127,7 @@ class ReceiveSide {
 
   // Grants, enforcement and resumed reads.
   void tick(std::int64_t now_ns);
-  bool active() const { return !incoming_.empty(); }
+  bool active() const { return !incoming_.empty() || !plans_.empty(); }
   void add_stats(EndpointStats& stats) const;
 
  private:
@@ -143,6 +158,14 @@ class ReceiveSide {
   void hold_urgent_quotas();
   void count_lateness(std::int64_t lateness_ns);
   void send_grants(const std::vector<core::Grant>& grants, std::int64_t now_ns);
+  // The grant on the wire, naming `flow` (the sender's id, or a plan's).
+  static wire::Grant wire_grant(const core::Grant& grant, std::uint64_t flow);
+  // Plans (receive_side_plans.cc). take_plan: the peer's flow for `group`
+  // came; true if it was planned.
+  bool take_plan(const Peer& peer, std::uint64_t group);
+  void expire_plans(std::int64_t now_ns);
+  void forget_plans_from(PeerId peer);
+  void send_planned_grant(const core::Grant& grant);
   // EndpointConfig::shortfall_response: feeds the tick's bytes and grants to
   // the estimator, and its budget or its verdict to the scheduler.
   void respond_to_shortfall(std::int64_t now_ns);
@@ -168,7 +191,8 @@ class ReceiveSide {
   std::map<std::pair<PeerId, std::uint64_t>, core::FlowId> incoming_by_remote_;
   PostedReceives posted_;
   UnexpectedMessages unexpected_;
-  EndpointStats stats_;  // the fields add_stats() reports
+  EndpointStats stats_;            // the fields add_stats() reports
+  std::vector<PlanRecord> plans_;  // arrival order
 };
 
 }  // namespace safs::runtime

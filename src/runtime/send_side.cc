@@ -74,6 +74,7 @@ FlowHandle SendSide::send(const PeerAddress& address, std::span<const std::byte>
   }
   flow.peer = peer->id;
   peers_.send(*peer, announce_for(flow, now));
+  take_plan(flow, now);
   start_data_connection(flow);
   return id;
 }
@@ -160,7 +161,9 @@ void SendSide::attach_data_connection(OutgoingFlow& flow,
                                       bool connected) {
   flow.fd = connection.fd;
   flow.connected = connected;
-  set_priority(flow.fd, kUnscheduledPriority);
+  set_priority(flow.fd, flow.on_plan
+                            ? std::min<int>(flow.grant.grant().priority, kMaxSocketPriority)
+                            : kUnscheduledPriority);
   // A new Pacer resets a reused connection's rate.
   flow.pacer = std::make_unique<Pacer>(
       flow.fd, flow.keeps_connection_unpaced ? PacingMode::kUserspace : config_.pacing,
@@ -210,8 +213,9 @@ void SendSide::write_preamble(OutgoingFlow& flow, const Peer& peer) {
   wire::encode(open, flow.preamble);
 }
 
-void SendSide::on_peer_authenticated(const Peer& peer) {
+void SendSide::on_peer_authenticated(Peer& peer) {
   const std::int64_t now = monotonic_ns();
+  send_waiting_plans(peer, now);
   for (auto& [id, flow] : outgoing_) {
     if (flow.peer != peer.id || flow.fd < 0 || !flow.preamble.empty()) continue;
     write_preamble(flow, peer);
@@ -373,20 +377,18 @@ void SendSide::apply_rate(OutgoingFlow& flow, std::int64_t now_ns) {
 // ---- from the receiver ----
 
 void SendSide::on_grant(const Peer& peer, const wire::Grant& grant) {
+  if ((grant.flow & wire::kPlanGrantBit) != 0) return on_planned_grant(peer, grant);
   const auto it = outgoing_.find(grant.flow);
   if (it == outgoing_.end() || it->second.peer != peer.id) return;  // finished or not ours
   OutgoingFlow& flow = it->second;
   if (flow.state != FlowState::kPending) return;
   const std::int64_t now = monotonic_ns();
-  core::Grant lease;
-  lease.flow = grant.flow;
-  lease.rate_bps = static_cast<double>(grant.rate_bps);
-  lease.priority = grant.priority;
-  lease.epoch = grant.epoch;
-  lease.valid_for_ps = to_core_ps(
-      static_cast<std::int64_t>(std::min<std::uint64_t>(grant.lease_ns, kNsPerSecond * 3600)));
-  lease.byte_cap = grant.byte_cap;
-  if (!flow.grant.accept(lease, to_core_ps(now))) return;  // stale or reordered
+  // The flow's own first grant replaces its plan's (whose epochs are the plan's).
+  if (flow.on_plan) {
+    flow.grant = core::GrantHolder{};
+    flow.on_plan = false;
+  }
+  if (!flow.grant.accept(lease_of(grant), to_core_ps(now))) return;  // stale or reordered
   ++stats_.grants_received;
   if (flow.fd >= 0) set_priority(flow.fd, std::min<int>(grant.priority, kMaxSocketPriority));
   rebalance_uplink(now);
@@ -449,6 +451,7 @@ void SendSide::end(OutgoingFlow& flow, FlowState state, const std::string& error
 
 void SendSide::tick(std::int64_t now_ns) {
   pool_.expire(now_ns);
+  expire_plans(now_ns);
   measure_paths(now_ns);  // off, measured only (stats().grant_delivery)
   rebalance_uplink(now_ns);
   for (auto& [id, flow] : outgoing_) {
@@ -543,6 +546,8 @@ void SendSide::add_stats(EndpointStats& stats) const {
   stats.data_connections_opened += stats_.data_connections_opened;
   stats.data_connections_reused += stats_.data_connections_reused;
   stats.uplink_reports_sent += stats_.uplink_reports_sent;
+  stats.plans_sent += stats_.plans_sent;
+  stats.flows_on_plans += stats_.flows_on_plans;
   stats.data_connections_idle += pool_.idle();
   stats.contended_paths += stats_.contended_paths;  // of peers gone
   stats.grant_delivery += stats_.grant_delivery;

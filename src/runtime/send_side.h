@@ -13,6 +13,9 @@
 //             endpoint's uplink in deadline order, each held to what the
 //             flows before it leave, and a REPORT tells a receiver when
 //             that limits its flow (send_side_uplink.cc).
+//   plans:    announce_ahead() sends a PLAN before the flow exists; a flow
+//             that starts in time under its planned grant skips the
+//             unscheduled bytes and the wait (send_side_plans.cc).
 //   update_hint(): UPDATE with the new slack and class.
 //   risk:     each tick projects the finish at the rate held to; a flow that
 //             will miss its deadline is reported once per episode.
@@ -80,6 +83,7 @@ struct OutgoingFlow {
   std::uint64_t sent_bytes = 0;
   std::unique_ptr<Pacer> pacer;
   core::GrantHolder grant;
+  bool on_plan = false;  // `grant` is its plan's, until the receiver grants the flow itself
   std::int64_t started_ns = 0;
   std::int64_t last_written_ns = 0;  // bytes the socket took (a silent receiver takes none)
   bool writable = false;             // EPOLLOUT is wanted
@@ -94,6 +98,21 @@ struct OutgoingFlow {
   core::UplinkReport report;
 };
 
+// A transfer announced ahead (announce_ahead), and its planned grant once
+// the receiver sent it.
+struct PlannedTransfer {
+  std::uint32_t number = 0;
+  PeerId peer = 0;
+  std::uint64_t size_bytes = 0;
+  std::int64_t start_ns = 0;
+  FlowHint hint;
+  bool sent = false;  // the peer was not authenticated yet: sent once it is
+  core::GrantHolder grant;
+};
+
+// A grant as the core holds it (the lease at most an hour).
+core::Grant lease_of(const wire::Grant& grant);
+
 class SendSide {
  public:
   // Each flow that completes or fails is signalled on `completions`.
@@ -107,6 +126,9 @@ class SendSide {
   FlowHandle send(const PeerAddress& address, std::span<const std::byte> data,
                   const FlowHint& hint);
   bool update_hint(FlowHandle id, const FlowHint& hint);
+  // Endpoint::announce_ahead; false (and why) when nothing was announced.
+  bool announce_ahead(const PeerAddress& address, std::uint64_t size_bytes, std::int64_t start_ns,
+                      const FlowHint& hint, std::string* why_not);
   FlowStatus test(FlowHandle id) const;
   void release(FlowHandle id);
   void on_risk(std::function<void(const FlowRisk&)> handler) { risk_handler_ = std::move(handler); }
@@ -117,7 +139,7 @@ class SendSide {
   void on_refused(const Peer& peer, const wire::Error& error);
   // The peer proved it holds the job key: its flows' data connections may
   // name their flows (each DataOpen carries a token of this session).
-  void on_peer_authenticated(const Peer& peer);
+  void on_peer_authenticated(Peer& peer);
   // The peer is gone: its flows fail with `reason`.
   void fail_flows_to(PeerId peer, const std::string& reason);
 
@@ -163,6 +185,15 @@ class SendSide {
   void rebalance_uplink(std::int64_t now_ns);
   void send_report(OutgoingFlow& flow, double rate_bps, std::int64_t now_ns);
   void fail_if_peer_silent(OutgoingFlow& flow, std::int64_t now_ns);
+  // Plans (send_side_plans.cc).
+  static bool peer_reads_plans(const Peer& peer);
+  std::int64_t lease_ns() const;
+  void send_plan(PlannedTransfer& plan, Peer& peer, std::int64_t now_ns);
+  void send_waiting_plans(Peer& peer, std::int64_t now_ns);
+  void on_planned_grant(const Peer& peer, const wire::Grant& grant);
+  void expire_plans(std::int64_t now_ns);
+  // A new flow takes the grant planned for it, if it came and is in time.
+  void take_plan(OutgoingFlow& flow, std::int64_t now_ns);
   wire::Announce announce_for(const OutgoingFlow& flow, std::int64_t now_ns) const;
   // Done or failed (a pending flow only): closes the data connection, or
   // gives it to the pool when the flow is done and the peer reuses them.
@@ -181,6 +212,10 @@ class SendSide {
   DataConnectionPool pool_;
   std::map<PeerId, PathContention> paths_;  // a peer's entry goes with the peer
   EndpointStats stats_;                     // the fields add_stats() reports
+  // Plans not yet taken by a flow, oldest first; at most kMaxPlans.
+  static constexpr std::size_t kMaxPlans = 64;
+  std::vector<PlannedTransfer> plans_;
+  std::uint32_t next_plan_number_ = 1;
   // rebalance_uplink()'s working memory, kept so that it allocates nothing per call.
   std::vector<OutgoingFlow*> uplink_flows_;
   std::vector<core::SenderFlow> uplink_sender_flows_;

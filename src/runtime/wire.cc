@@ -23,6 +23,7 @@ constexpr Type type_of() {
   if constexpr (std::is_same_v<T, Auth>) return Type::kAuth;
   if constexpr (std::is_same_v<T, Sealed>) return Type::kSealed;
   if constexpr (std::is_same_v<T, Report>) return Type::kReport;
+  if constexpr (std::is_same_v<T, Plan>) return Type::kPlan;
 }
 
 // Each message's fields in wire order, once for both directions; each field
@@ -58,6 +59,9 @@ template <>
 constexpr auto kFields<Sealed> = std::tuple{&Sealed::bytes};
 template <>
 constexpr auto kFields<Report> = std::tuple{&Report::flow, &Report::rate_bps};
+template <>
+constexpr auto kFields<Plan> = std::tuple{&Plan::number,   &Plan::size_bytes,  &Plan::starts_in_ns,
+                                          &Plan::slack_ns, &Plan::criticality, &Plan::group};
 
 class FieldWriter {
  public:
@@ -147,6 +151,10 @@ std::string check(const Announce& m) {
 std::string check(const Update& m) {
   return m.urgent > 1 ? "update with an invalid class" : std::string();
 }
+std::string check(const Plan& m) {
+  if (m.group == 0) return "plan without a group";
+  return m.starts_in_ns < 0 ? "plan that starts in the past" : std::string();
+}
 std::string check(const Sealed& m) {
   return m.bytes.size() < kHeaderBytes + kSealTagBytes ? "sealed frame shorter than a frame"
                                                        : std::string();
@@ -230,6 +238,8 @@ DecodeResult decode(std::span<const std::uint8_t> bytes) {
       return decode_as<Sealed>(body, frame_bytes);
     case Type::kReport:
       return decode_as<Report>(body, frame_bytes);
+    case Type::kPlan:
+      return decode_as<Plan>(body, frame_bytes);
   }
   return invalid("unknown message type " + std::to_string(type));
 }

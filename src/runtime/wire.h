@@ -53,6 +53,7 @@ enum class Type : std::uint16_t {
   kAuth = 8,
   kSealed = 9,
   kReport = 10,
+  kPlan = 11,
 };
 
 // Capability bits a Hello advertises.
@@ -63,6 +64,8 @@ inline constexpr std::uint32_t kCapLeases = 1u << 1;        // understands grant
 inline constexpr std::uint32_t kCapDataReuse = 1u << 2;
 // Reads Reports: a sender whose own uplink limits a flow may say so.
 inline constexpr std::uint32_t kCapUplinkReports = 1u << 3;
+// Reads Plans: a sender may announce a transfer before it starts.
+inline constexpr std::uint32_t kCapPlans = 1u << 4;
 
 // First message each way on a control connection.
 struct Hello {
@@ -129,6 +132,24 @@ struct Report {
   bool operator==(const Report&) const = default;
 };
 
+// Sender -> receiver: an urgent transfer its compute schedule will start in
+// starts_in_ns (core::ReceiverScheduler::announce). The receiver plans its
+// rate in from a short lead before that and grants it ahead: a Grant whose
+// flow is kPlanGrantBit | number. The sender's flow to this receiver with
+// the same group, started in time, goes at that grant from its first byte
+// (no unscheduled burst, no grant round trip). Sent only to a receiver that
+// advertised kCapPlans.
+inline constexpr std::uint64_t kPlanGrantBit = std::uint64_t{1} << 63;
+struct Plan {
+  std::uint32_t number = 0;  // the sender's, per receiver; its grant names it
+  std::uint64_t size_bytes = 0;
+  std::int64_t starts_in_ns = 0;        // from when it is sent, >= 0
+  std::int64_t slack_ns = kNoDeadline;  // to its no-bubble deadline, from when it is sent
+  std::uint32_t criticality = 0;
+  std::uint64_t group = 0;  // the consumer op, != 0: what its flow is matched by
+  bool operator==(const Plan&) const = default;
+};
+
 enum class ErrorCode : std::uint16_t {
   kMalformed = 1,
   kUnsupportedVersion = 2,
@@ -183,7 +204,7 @@ struct Sealed {
 };
 
 using Message =
-    std::variant<Hello, Announce, Update, Grant, Done, Error, DataOpen, Auth, Sealed, Report>;
+    std::variant<Hello, Announce, Update, Grant, Done, Error, DataOpen, Auth, Sealed, Report, Plan>;
 
 // Appends one frame.
 void encode(const Message& message, std::vector<std::uint8_t>& out);

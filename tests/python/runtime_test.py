@@ -180,6 +180,32 @@ class Transfers(Pair):
                 endpoint(uplink_bps=bad)
             self.assertIn("uplink_bps", str(caught.exception))
 
+    def test_a_transfer_announced_ahead_starts_under_its_planned_grant(self):
+        # Its effect on rates is tested in C++ (AnnounceAhead.*); here that
+        # the plan reaches the receiver, the send with its group takes the
+        # planned grant, and what cannot be planned raises with its reason.
+        payload = b"p" * 3_000_000
+        landing = bytearray(len(payload))
+        r = self.b.recv_into(landing, tag=64)
+        self.assertTrue(self.a.announce(len(payload), self.b.address, starts_in_ns=50 * MS,
+                                        slack_ns=2_000 * MS, group=9))
+        time.sleep(0.1)
+        self.a.send(payload, self.b.address, tag=64, group=9, slack_ns=1_950 * MS).wait(10)
+        r.wait(10)
+        self.assertEqual(bytes(landing), payload)
+        self.assertEqual(self.a.stats()["plans_sent"], 1)
+        self.assertEqual(self.a.stats()["flows_on_plans"], 1)
+        self.assertEqual(self.b.stats()["plans_received"], 1)
+        with self.assertRaises(ValueError) as caught:
+            self.a.announce(1000, self.b.address, starts_in_ns=MS, group=0)
+        self.assertIn("group", str(caught.exception))
+        with self.assertRaises(ValueError) as caught:
+            self.a.announce(1000, self.b.address, group=1)
+        self.assertIn("start_ns or starts_in_ns", str(caught.exception))
+        with self.assertRaises(ValueError) as caught:
+            self.a.announce(1000, self.b.address, starts_in_ns=-MS, group=1)
+        self.assertIn("passed", str(caught.exception))
+
     def test_waiting_on_a_receive_makes_its_flow_due_now(self):
         # 20 MB told it has 20 s: still under way when its receive is
         # waited on, which makes it due now; a poll (wait(0)) does not.

@@ -30,7 +30,9 @@ std::vector<Message> samples() {
   auth.signature.fill(0x29);
   Sealed sealed{std::vector<std::uint8_t>(kHeaderBytes + kSealTagBytes + 30, 0xee)};
   Report limited{42, 2'500'000}, unlimited{43, kNoUplinkLimit};
-  return {hello, announce, update, grant, done, error, open, auth, sealed, limited, unlimited};
+  Plan plan{7, 1 << 19, 40'000'000, 90'000'000, 2, 11};
+  return {hello, announce, update, grant,   done,      error,
+          open,  auth,     sealed, limited, unlimited, plan};
 }
 
 std::vector<std::uint8_t> encoded(const Message& message) {
@@ -120,6 +122,15 @@ TEST(Wire, InvalidFieldValuesAreRejected) {
   auto bytes = encoded(announce);
   bytes[kHeaderBytes + 24] = 2;  // the class byte
   EXPECT_EQ(decode(bytes).status, DecodeStatus::kInvalid);
+}
+
+TEST(Wire, PlansWithoutAGroupOrStartingInThePastAreRejected) {
+  const DecodeResult no_group = decode(encoded(Plan{1, 2, 3, 4, 0, 0}));
+  EXPECT_EQ(no_group.status, DecodeStatus::kInvalid);
+  EXPECT_NE(no_group.error.find("without a group"), std::string::npos);
+  const DecodeResult past = decode(encoded(Plan{1, 2, -1, 4, 0, 5}));
+  EXPECT_EQ(past.status, DecodeStatus::kInvalid);
+  EXPECT_NE(past.error.find("in the past"), std::string::npos);
 }
 
 TEST(Wire, ErrorReasonIsBoundedOnBothSides) {

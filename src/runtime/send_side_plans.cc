@@ -1,0 +1,130 @@
+// Transfers announced ahead (docs/runtime.md, "Transfers announced ahead").
+// The application knows its compute schedule: which urgent transfer it will
+// send to whom, how large, and when. A Plan tells the receiver that much
+// before the bytes exist; the receiver reserves the transfer's rate from a
+// short lead before its start and grants it ahead (core::ReceiverScheduler::
+// announce). The flow that send() then starts to that receiver with the same
+// group takes the planned grant: it is paced at its rate and priority from
+// its first byte, with no unscheduled burst and no wait for a first grant.
+// The receiver grants the real flow as usual once its Announce arrives. The
+// simulator's SAFS sender does the same (safs_sender_agent.cc, announce).
+#include <algorithm>
+
+#include "runtime/clock.h"
+#include "runtime/send_side.h"
+
+namespace safs::runtime {
+
+core::Grant lease_of(const wire::Grant& grant) {
+  constexpr std::uint64_t kHourNs = 3600 * kNsPerSecond;
+  core::Grant lease;
+  lease.flow = grant.flow;
+  lease.rate_bps = static_cast<double>(grant.rate_bps);
+  lease.priority = grant.priority;
+  lease.epoch = grant.epoch;
+  lease.valid_for_ps = to_core_ps(static_cast<std::int64_t>(std::min(grant.lease_ns, kHourNs)));
+  lease.byte_cap = grant.byte_cap;
+  return lease;
+}
+
+std::int64_t SendSide::lease_ns() const {
+  return from_core_ps(config_.scheduler.grants.validity_ps);
+}
+
+bool SendSide::announce_ahead(const PeerAddress& address, std::uint64_t size_bytes,
+                              std::int64_t start_ns, const FlowHint& hint, std::string* why_not) {
+  auto refuse = [&](const std::string& why) {
+    if (why_not != nullptr) *why_not = why;
+    return false;
+  };
+  const std::int64_t now = monotonic_ns();
+  if (!hint.urgent) return refuse("only urgent transfers are planned");
+  if (hint.group == 0) return refuse("a plan needs a group: its flow is matched by it");
+  if (size_bytes == 0) return refuse("a plan needs a size");
+  if (start_ns < now) return refuse("the transfer's start has passed");
+  if (start_ns - now > config_.limits.max_plan_lead_ns) {
+    return refuse("the transfer starts more than " +
+                  std::to_string(config_.limits.max_plan_lead_ns / kNsPerMs) + " ms ahead");
+  }
+  std::string error;
+  Peer* peer = peers_.connect(address, error);
+  if (peer == nullptr) return refuse(error);
+  if (peer->authenticated && !peer_reads_plans(*peer)) {
+    return refuse("peer " + peer->name + " does not read plans");
+  }
+  expire_plans(now);
+  if (plans_.size() >= kMaxPlans) plans_.erase(plans_.begin());  // the oldest goes first
+  plans_.push_back({.number = next_plan_number_++,
+                    .peer = peer->id,
+                    .size_bytes = size_bytes,
+                    .start_ns = start_ns,
+                    .hint = hint});
+  if (peer->authenticated) send_plan(plans_.back(), *peer, now);
+  return true;
+}
+
+bool SendSide::peer_reads_plans(const Peer& peer) {
+  return peer.hello && (peer.hello->capabilities & wire::kCapPlans) != 0;
+}
+
+void SendSide::send_plan(PlannedTransfer& plan, Peer& peer, std::int64_t now_ns) {
+  wire::Plan message;
+  message.number = plan.number;
+  message.size_bytes = plan.size_bytes;
+  message.starts_in_ns = std::max<std::int64_t>(0, plan.start_ns - now_ns);
+  message.slack_ns =
+      plan.hint.deadline_ns == kNoDeadlineNs ? wire::kNoDeadline : plan.hint.deadline_ns - now_ns;
+  message.criticality = plan.hint.criticality;
+  message.group = plan.hint.group;
+  peers_.send(peer, message);
+  plan.sent = true;
+  ++stats_.plans_sent;
+}
+
+// Plans made before the peer's Hello came go now, if it reads them.
+void SendSide::send_waiting_plans(Peer& peer, std::int64_t now_ns) {
+  std::erase_if(plans_, [&](const PlannedTransfer& plan) {
+    return plan.peer == peer.id && !plan.sent && !peer_reads_plans(peer);
+  });
+  for (PlannedTransfer& plan : plans_) {
+    if (plan.peer == peer.id && !plan.sent) send_plan(plan, peer, now_ns);
+  }
+}
+
+void SendSide::on_planned_grant(const Peer& peer, const wire::Grant& grant) {
+  const auto number = static_cast<std::uint32_t>(grant.flow & ~wire::kPlanGrantBit);
+  for (PlannedTransfer& plan : plans_) {
+    if (plan.peer == peer.id && plan.number == number) {
+      if (plan.grant.accept(lease_of(grant), to_core_ps(monotonic_ns()))) ++stats_.grants_received;
+      return;
+    }
+  }
+}
+
+// A plan whose transfer never started is dropped by its receiver a lease
+// after its projected start; so is ours.
+void SendSide::expire_plans(std::int64_t now_ns) {
+  std::erase_if(plans_,
+                [&](const PlannedTransfer& plan) { return now_ns > plan.start_ns + lease_ns(); });
+}
+
+// The plan's entry goes whether or not the flow can use its grant. A flow
+// that starts more than half a lease after its projected start goes as an
+// unplanned one: its receiver drops the plan a lease after that start (by
+// its own clock), and the flow's Announce must reach it before then.
+void SendSide::take_plan(OutgoingFlow& flow, std::int64_t now_ns) {
+  if (plans_.empty() || !flow.hint.urgent || flow.hint.group == 0) return;
+  const auto it = std::find_if(plans_.begin(), plans_.end(), [&](const PlannedTransfer& plan) {
+    return plan.peer == flow.peer && plan.hint.group == flow.hint.group;
+  });
+  if (it == plans_.end()) return;
+  const core::GrantHolder grant = it->grant;
+  const bool in_time = now_ns < it->start_ns + lease_ns() / 2;
+  plans_.erase(it);
+  if (!in_time || !grant.active(to_core_ps(now_ns))) return;
+  flow.grant = grant;
+  flow.on_plan = true;
+  ++stats_.flows_on_plans;
+}
+
+}  // namespace safs::runtime
