@@ -226,6 +226,11 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     if (start_ns.has_value() == starts_in_ns.has_value()) {
       throw py::value_error("announce: give start_ns or starts_in_ns (one of them)");
     }
+    // A day either way: far beyond any schedule, and no overflow below.
+    constexpr std::int64_t kDayNs = 86'400 * runtime::kNsPerSecond;
+    if (starts_in_ns && (*starts_in_ns < -kDayNs || *starts_in_ns > kDayNs)) {
+      throw py::value_error("announce: starts_in_ns is more than a day from now");
+    }
     const PeerAddress to = peer_from(peer);
     const std::int64_t start = start_ns ? *start_ns : runtime::monotonic_ns() + *starts_in_ns;
     FlowHint hint;
@@ -355,6 +360,7 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     d["uplink_reports_received"] = s.uplink_reports_received;
     d["plans_sent"] = s.plans_sent;
     d["flows_on_plans"] = s.flows_on_plans;
+    d["plans_dropped"] = s.plans_dropped;
     d["plans_received"] = s.plans_received;
     d["plans_infeasible"] = s.plans_infeasible;
     d["plans_unused"] = s.plans_unused;

@@ -15,6 +15,11 @@ go forward and input gradients back through torch.distributed, over one of
   safs-paced      the same as safs with the contention fallback off: every
                   send paced at its grant even when someone else fills the
                   bottleneck (docs/runtime.md, "Contention fallback")
+  safs-ahead      the same as safs, each send announced to its receiver
+                  when the op producing it starts (safs.torch.announce:
+                  its size, the op's planned end, the consumer's deadline),
+                  so it starts under a grant planned for it (docs/runtime.md,
+                  "Transfers announced ahead")
   gloo-preposted  gloo with every receive of an iteration posted at its
                   start (the strongest plain baseline)
   gloo            gloo with each receive posted when its op needs it
@@ -42,7 +47,7 @@ import torch.distributed as dist
 
 import schedules
 
-COMMS = ("safs", "safs-fresh", "safs-paced", "gloo-preposted", "gloo")
+COMMS = ("safs", "safs-fresh", "safs-paced", "safs-ahead", "gloo-preposted", "gloo")
 
 
 def parse_args(argv):
@@ -130,6 +135,8 @@ class Stage:
                 else:
                     grads_in[mb] = buf
             start = time.monotonic_ns()
+            if a.comm == "safs-ahead":
+                self.announce(kind, mb, plan, t0, late_s, start)
             send = self.compute(kind, mb, inputs, outputs, grads_in)
             end = time.monotonic_ns()
             busy_s += (end - start) / 1e9
@@ -189,13 +196,30 @@ class Stage:
         torch.autograd.grad(y, self.params, grad)  # W
         return None
 
+    def consumer_start(self, kind, mb, plan):
+        """When the op consuming this op's tensor starts in the plan (None:
+        no consumer, or no durations measured yet)."""
+        consumer = schedules.consumer_of(kind, self.a.stages, self.a.rank, self.a.schedule)
+        if consumer is None or not any(self.durations.values()):
+            return None
+        return plan[(consumer[0], consumer[1], mb)]
+
+    def announce(self, kind, mb, plan, t0, late_s, now_ns):
+        """Tells the receiver of the tensor this op will send, as it starts."""
+        a = self.a
+        sends = (kind == "F" and not self.last) or (kind in ("B", "BW") and a.rank > 0)
+        when = self.consumer_start(kind, mb, plan)
+        if not sends or when is None:
+            return
+        import safs.torch as st
+        st.announce(self.nbytes, a.rank + 1 if kind == "F" else a.rank - 1, self.tag(kind, mb),
+                    start_ns=now_ns + int(self.durations[kind] * 1e9),
+                    deadline_ns=max(now_ns, t0 + int((when + late_s) * 1e9)))
+
     def send(self, kind, mb, tensor, plan, t0, late_s):
         a = self.a
         dst = a.rank + 1 if kind == "F" else a.rank - 1
-        consumer = schedules.consumer_of(kind, a.stages, a.rank, a.schedule)
-        when = None
-        if consumer is not None and any(self.durations.values()):
-            when = plan[(consumer[0], consumer[1], mb)]
+        when = self.consumer_start(kind, mb, plan)
         if a.safs and when is not None:
             import safs.torch as st
             st.hint(self.tag(kind, mb), deadline_ns=t0 + int((when + late_s) * 1e9))
@@ -237,6 +261,9 @@ def main(argv):
                                    + after["control_bytes_received"] - before["control_bytes_received"])
         report["data_connections_opened"] = (after["data_connections_opened"]
                                              - before["data_connections_opened"])
+        # Sends announced ahead, and those that started under their plan.
+        report["plans_sent"] = after["plans_sent"] - before["plans_sent"]
+        report["flows_on_plans"] = after["flows_on_plans"] - before["flows_on_plans"]
         # Times its paths were found contended (docs/runtime.md, "Contention fallback").
         report["contended_paths"] = after["contended_paths"] - before["contended_paths"]
         # Times its receiver turned to EDF at line rate while its flows fell

@@ -13,7 +13,8 @@ prediction for each run's last iteration against its measurement. Then,
 with several runs, the bubble of each run (run.sh runs them in rounds, so
 the n-th values of a row were measured one after another), and for SAFS
 what its granted sends delivered against their grants per 20 ms window
-(docs/runtime.md, "Contention fallback").
+(docs/runtime.md, "Contention fallback"), and for sends announced ahead
+(safs-ahead) how many started under their planned grant.
 """
 
 import glob
@@ -49,7 +50,7 @@ def main(argv):
     out, rate = argv
     cells = defaultdict(lambda: {"iters": [], "bubble": [], "exposed": [], "misses": 0,
                                  "control": [], "sim": [], "waited_transfer": [], "background": [],
-                                 "run_bubble": {}, "delivery": None})
+                                 "run_bubble": {}, "delivery": None, "plans": [0, 0]})
     order = []
     for key, run, name, ranks in runs(out):
         if key not in cells:
@@ -71,6 +72,9 @@ def main(argv):
                 else:
                     d["episodes"] = None
             cell["delivery"] = d
+        for r in ranks:
+            cell["plans"][0] += r.get("plans_sent", 0)
+            cell["plans"][1] += r.get("flows_on_plans", 0)
         cell["waited_transfer"] += waited_transfers(ranks)
         for i in range(len(ranks[0]["iterations"])):
             cell["iters"].append(max(r["iterations"][i]["iteration_s"] for r in ranks))
@@ -100,7 +104,8 @@ def main(argv):
           f"| background into a stage (Mbit/s) | SAFS misses | control B/iteration | safs-sim prediction vs measured |")
     print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---|")
     rank = {"gpipe": 0, "1f1b": 1, "zb-h1": 2, "none": 0, "background": 1, "bulk": 2, "bulk-qos": 3,
-            "safs": 0, "safs-fresh": 1, "safs-paced": 2, "gloo-preposted": 3, "gloo": 4}
+            "safs": 0, "safs-fresh": 1, "safs-paced": 2, "safs-ahead": 3, "gloo-preposted": 4,
+            "gloo": 5}
     for key in sorted(order, key=lambda k: (rank.get(k[2], 9), rank.get(k[0], 9), rank.get(k[1], 9))):
         c = cells[key]
         it = [x * 1000 for x in c["iters"]]
@@ -116,6 +121,7 @@ def main(argv):
     ordered = sorted(order, key=lambda k: (rank.get(k[2], 9), rank.get(k[0], 9), rank.get(k[1], 9)))
     print_runs(cells, ordered, rank)
     print_delivery(cells, ordered)
+    print_plans(cells, ordered)
     return 0
 
 
@@ -181,6 +187,20 @@ def print_delivery(cells, ordered):
               f"| {share(w[9])} | {share(w[10])} | {share(d['lossy'])} | {share(d['queued'])} "
               f"| {d['max_queue_ns'] / 1e6:.1f} | {d['contended']} "
               f"| {'-' if d['episodes'] is None else d['episodes']} |")
+
+
+def print_plans(cells, ordered):
+    """Sends announced ahead, and those that started under their planned grant."""
+    rows = [k for k in ordered if cells[k]["plans"][0]]
+    if not rows:
+        return
+    print("\nSends announced ahead (every rank and run), and those that started under "
+          "their planned grant:\n")
+    print("| schedule | communication | competitor | announced | on their plan |")
+    print("|---|---|---|---:|---:|")
+    for k in rows:
+        sent, on_plan = cells[k]["plans"]
+        print(f"| {k[0]} | {k[1]} | {k[2]} | {sent} | {on_plan} ({on_plan / sent:.0%}) |")
 
 
 if __name__ == "__main__":

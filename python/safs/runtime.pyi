@@ -77,6 +77,18 @@ class Endpoint:
         urgent: bool = True,
         criticality: int = 0,
     ) -> SendHandle: ...
+    def announce(
+        self,
+        nbytes: int,
+        peer: Peer,
+        *,
+        start_ns: Optional[int] = None,
+        starts_in_ns: Optional[int] = None,
+        deadline_ns: Optional[int] = None,
+        slack_ns: Optional[int] = None,
+        group: int,
+        criticality: int = 0,
+    ) -> bool: ...
     def update(
         self,
         handle: SendHandle,

@@ -141,6 +141,22 @@ def update(work, *, deadline_ns=None, slack_ns=None, urgent=None):
     work.endpoint.update(work.handle, **kwargs)
 
 
+def announce(nbytes, dst, tag, *, start_ns=None, starts_in_ns=None, deadline_ns=None,
+             slack_ns=None, criticality=0, group=None):
+    """Announces the next send from this process to rank `dst` with torch tag
+    `tag` before it exists (docs/runtime.md, "Transfers announced ahead"):
+    `nbytes`, starting at `start_ns` (``runtime.monotonic_ns()``) or in
+    `starts_in_ns`, due at `deadline_ns` or in `slack_ns`. Its receiver
+    plans the rate in and grants it ahead; that send, if it starts within
+    100 ms of its start and its hint names no group, goes at the planned
+    grant from its first byte. Raises ValueError for what cannot be planned."""
+    pg = group if group is not None else dist.distributed_c10d._get_default_group()
+    if not isinstance(pg, ProcessGroupSafs):
+        raise TypeError("safs.torch.announce: not a safs process group")
+    pg.announce(nbytes, dst, tag, start_ns=start_ns, starts_in_ns=starts_in_ns,
+                deadline_ns=deadline_ns, slack_ns=slack_ns, criticality=criticality)
+
+
 def stats(group=None):
     """The counters of a safs process group's endpoint (default: the default
     group): data and control bytes each way, grants, misses."""
@@ -259,6 +275,7 @@ class ProcessGroupSafs(_ProcessGroup):
         self._peers = {}
         self._sent = {}  # (dst, tag) -> sends so far
         self._posted = {}  # (src, tag) -> receives so far
+        self._planned = {}  # (dst, tag, send number) -> the group its plan is matched by
         self._barriers = 0
         self.background_bytes = 0
         self._closing = threading.Event()
@@ -297,8 +314,21 @@ class ProcessGroupSafs(_ProcessGroup):
             kwargs["urgent"] = given["urgent"]
             kwargs["group"] = given["group"]
             kwargs["criticality"] = given["criticality"]
+        planned = self._planned.pop((dst, tag, seq), None)
+        if planned is not None and kwargs.get("group", 0) == 0:
+            kwargs["group"] = planned
         handle = self.endpoint.send(buffer, peer, **kwargs)
         return SafsWork(self.endpoint, handle, "send", tensor, dst, self._timeout_s)
+
+    def announce(self, nbytes, dst, tag, *, start_ns=None, starts_in_ns=None, deadline_ns=None,
+                 slack_ns=None, criticality=0):
+        """safs.torch.announce on this group. The plan is matched by a group
+        of its own: the SAFS tag of the send it announces, plus one (never 0)."""
+        safs_tag = _safs_tag(tag, self._sent.get((dst, tag), 0))
+        self.endpoint.announce(int(nbytes), self._peer(dst), start_ns=start_ns,
+                               starts_in_ns=starts_in_ns, deadline_ns=deadline_ns,
+                               slack_ns=slack_ns, group=safs_tag + 1, criticality=criticality)
+        self._planned[(dst, tag, self._sent.get((dst, tag), 0))] = safs_tag + 1
 
     def recv(self, tensors, src, tag=0):
         tensor = self._one_tensor(tensors, "recv")
@@ -407,4 +437,5 @@ if BACKEND_NAME.upper() not in dist.Backend._plugins:
     dist.Backend.register_backend(BACKEND_NAME, _create)
 atexit.register(_close_all)
 
-__all__ = ["BACKEND_NAME", "BACKGROUND_TAG", "ProcessGroupSafs", "SafsWork", "hint", "options", "stats", "update"]
+__all__ = ["BACKEND_NAME", "BACKGROUND_TAG", "ProcessGroupSafs", "SafsWork", "announce", "hint",
+           "options", "stats", "update"]

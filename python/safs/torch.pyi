@@ -42,6 +42,18 @@ def update(
     slack_ns: Optional[int] = None,
     urgent: Optional[bool] = None,
 ) -> None: ...
+def announce(
+    nbytes: int,
+    dst: int,
+    tag: int,
+    *,
+    start_ns: Optional[int] = None,
+    starts_in_ns: Optional[int] = None,
+    deadline_ns: Optional[int] = None,
+    slack_ns: Optional[int] = None,
+    criticality: int = 0,
+    group: Optional[ProcessGroup] = None,
+) -> None: ...
 def stats(group: Optional[ProcessGroup] = None) -> Dict[str, int]: ...
 
 class SafsWork(Work):

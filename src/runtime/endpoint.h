@@ -118,6 +118,7 @@ struct EndpointStats {
   // refused (a peer over its limits, demoted, or the scheduler full).
   std::uint64_t plans_sent = 0;
   std::uint64_t flows_on_plans = 0;
+  std::uint64_t plans_dropped = 0;  // made before the peer's Hello, which did not read plans
   std::uint64_t plans_received = 0;
   std::uint64_t plans_infeasible = 0;
   std::uint64_t plans_unused = 0;
@@ -172,9 +173,11 @@ class Endpoint {
   // it ahead; the send() to `peer` with the same group, started by half a
   // grant lease (100 ms) after `start_ns`, goes at that grant from its first
   // byte. False, and why in `why_not`, when nothing was announced (not
-  // urgent, no group, a start passed or too far ahead, a peer that does not
-  // read plans). A plan nobody sends counts against the sender's standing
-  // at its receiver, as an urgent flow that never sends does.
+  // urgent, no group, a start passed or too far ahead, 64 plans pending, a
+  // peer known not to read plans; one made before the peer's Hello came is
+  // sent once it has, or dropped if the peer does not read plans). A plan
+  // nobody sends as planned counts against the sender's standing at its
+  // receiver, as an urgent flow that never sends does.
   bool announce_ahead(const PeerAddress& peer, std::uint64_t size_bytes, std::int64_t start_ns,
                       const FlowHint& hint, std::string* why_not = nullptr);
   FlowStatus test(FlowHandle flow) const;

@@ -44,7 +44,8 @@ EndpointConfig checked(EndpointConfig config) {
     throw std::invalid_argument("sender_hold_timeout_ns must be above 0, got " +
                                 std::to_string(config.limits.sender_hold_timeout_ns));
   }
-  // A day: far beyond any schedule, and safe from overflow in picoseconds.
+  // A day: far beyond any schedule (a plan's start is then well inside the
+  // picosecond clock the core keeps).
   constexpr std::int64_t kMaxPlanLeadNs = 86'400 * kNsPerSecond;
   if (config.limits.max_plan_lead_ns < 0 || config.limits.max_plan_lead_ns > kMaxPlanLeadNs) {
     throw std::invalid_argument("max_plan_lead_ns must be 0 to 86400e9 (a day), got " +

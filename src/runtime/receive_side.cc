@@ -91,6 +91,7 @@ void ReceiveSide::on_announce(Peer& peer, const wire::Announce& announce) {
   flow.id = id;
   flow.peer = peer.id;
   flow.announce = announce;
+  flow.announce.urgent = announce.urgent != 0 ? 1 : 0;  // whether on its plan: match_plan
   flow.last_bytes_ns = now;
   flow.unexpected = unexpected;
   if (posted != 0) {
@@ -116,8 +117,9 @@ void ReceiveSide::on_announce(Peer& peer, const wire::Announce& announce) {
   }
   incoming_by_remote_[{peer.id, announce.flow}] = id;
   flow.deadline_ns = deadline_for(announce.slack_ns, peer, now);
-  flow.planned = announce.group != 0 && take_plan(peer, announce.group);
-  scheduler_.add_flow(semantic_flow(flow, peer));  // replaces its plan, if any
+  const core::SemanticFlow semantic = semantic_flow(flow, peer);
+  match_plan(peer, flow, semantic.urgent(), announce.urgent == wire::kUrgentOnPlan, now);
+  scheduler_.add_flow(semantic);  // an urgent one takes its plan's place, if any
   bind_parked(peer);
 }
 
@@ -275,7 +277,7 @@ void ReceiveSide::read_data(IncomingFlow& flow, std::int64_t now_ns) {
       flow.overrun.on_bytes(got);
       downlink_meter(peers_.at(flow.peer), now_ns).on_bytes(got);
       if (flow.throttled) flow.read_bucket.consume(got);
-      if (!flow.granted && !flow.planned) scheduler_.note_unscheduled(got, to_core_ps(now_ns));
+      if (!flow.granted && !flow.on_plan) scheduler_.note_unscheduled(got, to_core_ps(now_ns));
       continue;
     }
     if (n == 0) {
@@ -410,6 +412,7 @@ void ReceiveSide::demote(Peer& peer, std::int64_t now_ns, const std::string& why
     flow.read_bucket.set_rate(flow.granted_bps / 8, now_ns);
     reschedule(flow, peer);
   }
+  forget_plans_from(peer.id);
 }
 
 void ReceiveSide::tick(std::int64_t now_ns) {

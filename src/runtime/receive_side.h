@@ -75,15 +75,17 @@ struct IncomingFlow {
   double sender_cap_bps = core::kNoUplinkLimit;
   std::int64_t held_by_sender_since_ns = 0;
   bool unexpected = false;  // no buffer, no handler: room reserved in UnexpectedMessages
-  bool planned = false;     // announced ahead: its first bytes may come at the planned grant
+  bool on_plan = false;     // started under its Plan's grant: its first bytes are not blind
 };
 
 // A peer's transfer announced ahead, until its flow comes or it expires (a
-// lease after its start).
+// lease after its start, when the scheduler drops its plan too).
 struct PlanRecord {
   PeerId peer = 0;
+  std::string identity;  // whose standing it counts against, and whose bound
   std::uint32_t number = 0;
   std::uint64_t group = 0;
+  std::uint64_t size_bytes = 0;
   std::int64_t expires_ns = 0;
 };
 
@@ -160,9 +162,11 @@ class ReceiveSide {
   void send_grants(const std::vector<core::Grant>& grants, std::int64_t now_ns);
   // The grant on the wire, naming `flow` (the sender's id, or a plan's).
   static wire::Grant wire_grant(const core::Grant& grant, std::uint64_t flow);
-  // Plans (receive_side_plans.cc). take_plan: the peer's flow for `group`
-  // came; true if it was planned.
-  bool take_plan(const Peer& peer, std::uint64_t group);
+  // Plans (receive_side_plans.cc). match_plan: the peer's flow came;
+  // `urgent` as scheduled, `sent_on_plan` as its sender said.
+  void match_plan(Peer& peer, IncomingFlow& flow, bool urgent, bool sent_on_plan,
+                  std::int64_t now_ns);
+  void plan_missed(Peer& peer, std::int64_t now_ns);
   void expire_plans(std::int64_t now_ns);
   void forget_plans_from(PeerId peer);
   void send_planned_grant(const core::Grant& grant);
@@ -191,8 +195,9 @@ class ReceiveSide {
   std::map<std::pair<PeerId, std::uint64_t>, core::FlowId> incoming_by_remote_;
   PostedReceives posted_;
   UnexpectedMessages unexpected_;
-  EndpointStats stats_;            // the fields add_stats() reports
-  std::vector<PlanRecord> plans_;  // arrival order
+  EndpointStats stats_;                // the fields add_stats() reports
+  std::vector<PlanRecord> plans_;      // arrival order
+  std::int64_t next_plan_log_ns_ = 0;  // refused plans are logged at most once a second
 };
 
 }  // namespace safs::runtime

@@ -19,11 +19,11 @@ constexpr std::size_t kMaxWriteBytes = 1 << 20;  // per send(): keeps the loop r
 constexpr int kMaxSocketPriority = 6;            // higher needs CAP_NET_ADMIN
 constexpr std::uint32_t kDataEvents = EPOLLIN | EPOLLRDHUP;
 
+}  // namespace
+
 std::int64_t slack_for(std::int64_t deadline_ns, std::int64_t now_ns) {
   return deadline_ns == kNoDeadlineNs ? wire::kNoDeadline : deadline_ns - now_ns;
 }
-
-}  // namespace
 
 SendSide::SendSide(EventLoop& loop, const EndpointConfig& config, PeerTable& peers,
                    CompletionSignal& completions)
@@ -46,7 +46,7 @@ wire::Announce SendSide::announce_for(const OutgoingFlow& flow, std::int64_t now
   announce.flow = flow.id;
   announce.size_bytes = flow.data.size();
   announce.slack_ns = slack_for(flow.hint.deadline_ns, now_ns);
-  announce.urgent = flow.hint.urgent ? 1 : 0;
+  announce.urgent = flow.on_plan ? wire::kUrgentOnPlan : flow.hint.urgent ? 1 : 0;
   announce.criticality = flow.hint.criticality;
   announce.group = flow.hint.group;
   announce.tag = flow.hint.tag;
@@ -73,8 +73,8 @@ FlowHandle SendSide::send(const PeerAddress& address, std::span<const std::byte>
     return id;
   }
   flow.peer = peer->id;
-  peers_.send(*peer, announce_for(flow, now));
   take_plan(flow, now);
+  peers_.send(*peer, announce_for(flow, now));
   start_data_connection(flow);
   return id;
 }
@@ -548,6 +548,7 @@ void SendSide::add_stats(EndpointStats& stats) const {
   stats.uplink_reports_sent += stats_.uplink_reports_sent;
   stats.plans_sent += stats_.plans_sent;
   stats.flows_on_plans += stats_.flows_on_plans;
+  stats.plans_dropped += stats_.plans_dropped;
   stats.data_connections_idle += pool_.idle();
   stats.contended_paths += stats_.contended_paths;  // of peers gone
   stats.grant_delivery += stats_.grant_delivery;

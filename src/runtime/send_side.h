@@ -112,6 +112,8 @@ struct PlannedTransfer {
 
 // A grant as the core holds it (the lease at most an hour).
 core::Grant lease_of(const wire::Grant& grant);
+// A deadline as the wire's relative slack (wire::kNoDeadline for none).
+std::int64_t slack_for(std::int64_t deadline_ns, std::int64_t now_ns);
 
 class SendSide {
  public:
@@ -187,7 +189,9 @@ class SendSide {
   void fail_if_peer_silent(OutgoingFlow& flow, std::int64_t now_ns);
   // Plans (send_side_plans.cc).
   static bool peer_reads_plans(const Peer& peer);
-  std::int64_t lease_ns() const;
+  // How long after its start the plan's receiver keeps it: its planned
+  // grant's lease, or this endpoint's own before that came.
+  std::int64_t lease_ns(const PlannedTransfer& plan) const;
   void send_plan(PlannedTransfer& plan, Peer& peer, std::int64_t now_ns);
   void send_waiting_plans(Peer& peer, std::int64_t now_ns);
   void on_planned_grant(const Peer& peer, const wire::Grant& grant);
@@ -212,7 +216,8 @@ class SendSide {
   DataConnectionPool pool_;
   std::map<PeerId, PathContention> paths_;  // a peer's entry goes with the peer
   EndpointStats stats_;                     // the fields add_stats() reports
-  // Plans not yet taken by a flow, oldest first; at most kMaxPlans.
+  // Plans not yet taken by a flow, oldest first; at most kMaxPlans (more
+  // are refused: one of them may be live).
   static constexpr std::size_t kMaxPlans = 64;
   std::vector<PlannedTransfer> plans_;
   std::uint32_t next_plan_number_ = 1;

@@ -27,8 +27,9 @@ core::Grant lease_of(const wire::Grant& grant) {
   return lease;
 }
 
-std::int64_t SendSide::lease_ns() const {
-  return from_core_ps(config_.scheduler.grants.validity_ps);
+std::int64_t SendSide::lease_ns(const PlannedTransfer& plan) const {
+  return from_core_ps(plan.grant.held() ? plan.grant.grant().valid_for_ps
+                                        : config_.scheduler.grants.validity_ps);
 }
 
 bool SendSide::announce_ahead(const PeerAddress& address, std::uint64_t size_bytes,
@@ -53,7 +54,9 @@ bool SendSide::announce_ahead(const PeerAddress& address, std::uint64_t size_byt
     return refuse("peer " + peer->name + " does not read plans");
   }
   expire_plans(now);
-  if (plans_.size() >= kMaxPlans) plans_.erase(plans_.begin());  // the oldest goes first
+  if (plans_.size() >= kMaxPlans) {
+    return refuse("more than " + std::to_string(kMaxPlans) + " plans pending");
+  }
   plans_.push_back({.number = next_plan_number_++,
                     .peer = peer->id,
                     .size_bytes = size_bytes,
@@ -72,8 +75,7 @@ void SendSide::send_plan(PlannedTransfer& plan, Peer& peer, std::int64_t now_ns)
   message.number = plan.number;
   message.size_bytes = plan.size_bytes;
   message.starts_in_ns = std::max<std::int64_t>(0, plan.start_ns - now_ns);
-  message.slack_ns =
-      plan.hint.deadline_ns == kNoDeadlineNs ? wire::kNoDeadline : plan.hint.deadline_ns - now_ns;
+  message.slack_ns = slack_for(plan.hint.deadline_ns, now_ns);
   message.criticality = plan.hint.criticality;
   message.group = plan.hint.group;
   peers_.send(peer, message);
@@ -81,10 +83,13 @@ void SendSide::send_plan(PlannedTransfer& plan, Peer& peer, std::int64_t now_ns)
   ++stats_.plans_sent;
 }
 
-// Plans made before the peer's Hello came go now, if it reads them.
+// Plans made before the peer's Hello came go now, if it reads them; to a
+// peer that does not, they are dropped (and counted).
 void SendSide::send_waiting_plans(Peer& peer, std::int64_t now_ns) {
   std::erase_if(plans_, [&](const PlannedTransfer& plan) {
-    return plan.peer == peer.id && !plan.sent && !peer_reads_plans(peer);
+    const bool dropped = plan.peer == peer.id && !plan.sent && !peer_reads_plans(peer);
+    if (dropped) ++stats_.plans_dropped;
+    return dropped;
   });
   for (PlannedTransfer& plan : plans_) {
     if (plan.peer == peer.id && !plan.sent) send_plan(plan, peer, now_ns);
@@ -104,14 +109,16 @@ void SendSide::on_planned_grant(const Peer& peer, const wire::Grant& grant) {
 // A plan whose transfer never started is dropped by its receiver a lease
 // after its projected start; so is ours.
 void SendSide::expire_plans(std::int64_t now_ns) {
-  std::erase_if(plans_,
-                [&](const PlannedTransfer& plan) { return now_ns > plan.start_ns + lease_ns(); });
+  std::erase_if(
+      plans_, [&](const PlannedTransfer& plan) { return now_ns > plan.start_ns + lease_ns(plan); });
 }
 
 // The plan's entry goes whether or not the flow can use its grant. A flow
 // that starts more than half a lease after its projected start goes as an
 // unplanned one: its receiver drops the plan a lease after that start (by
-// its own clock), and the flow's Announce must reach it before then.
+// its own clock), and the flow's Announce must reach it before then. So
+// does one that starts before its planned grant came (its op ended early):
+// it is not held back for the grant.
 void SendSide::take_plan(OutgoingFlow& flow, std::int64_t now_ns) {
   if (plans_.empty() || !flow.hint.urgent || flow.hint.group == 0) return;
   const auto it = std::find_if(plans_.begin(), plans_.end(), [&](const PlannedTransfer& plan) {
@@ -119,7 +126,7 @@ void SendSide::take_plan(OutgoingFlow& flow, std::int64_t now_ns) {
   });
   if (it == plans_.end()) return;
   const core::GrantHolder grant = it->grant;
-  const bool in_time = now_ns < it->start_ns + lease_ns() / 2;
+  const bool in_time = now_ns < it->start_ns + lease_ns(*it) / 2;
   plans_.erase(it);
   if (!in_time || !grant.active(to_core_ps(now_ns))) return;
   flow.grant = grant;

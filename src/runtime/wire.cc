@@ -146,7 +146,9 @@ std::string check(const Hello& m) {
   return {};
 }
 std::string check(const Announce& m) {
-  return m.urgent > 1 ? "announce with an invalid class" : std::string();
+  if (m.flow >= kPlanGrantBit) return "announce of a flow id with the top bit set";
+  return m.urgent > 1 && m.urgent != kUrgentOnPlan ? "announce with an invalid class"
+                                                   : std::string();
 }
 std::string check(const Update& m) {
   return m.urgent > 1 ? "update with an invalid class" : std::string();

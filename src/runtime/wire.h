@@ -85,12 +85,15 @@ struct Announce {
   std::uint64_t flow = 0;  // the sender's id, unique per sender endpoint
   std::uint64_t size_bytes = 0;
   std::int64_t slack_ns = kNoDeadline;  // time left to the no-bubble deadline
-  std::uint8_t urgent = 0;              // 1: a computation waits for it
+  // 1: a computation waits for it; kUrgentOnPlan: and it started under its
+  // Plan's grant (only to a receiver that advertised kCapPlans).
+  std::uint8_t urgent = 0;
   std::uint32_t criticality = 0;
   std::uint64_t group = 0;  // the consumer op (flows it waits for together)
   std::uint64_t tag = 0;    // lets the receiver match a posted buffer
   bool operator==(const Announce&) const = default;
 };
+inline constexpr std::uint8_t kUrgentOnPlan = 3;
 
 // Sender -> receiver: the hint moved as execution moved.
 struct Update {
@@ -137,8 +140,8 @@ struct Report {
 // rate in from a short lead before that and grants it ahead: a Grant whose
 // flow is kPlanGrantBit | number. The sender's flow to this receiver with
 // the same group, started in time, goes at that grant from its first byte
-// (no unscheduled burst, no grant round trip). Sent only to a receiver that
-// advertised kCapPlans.
+// (no unscheduled burst, no grant round trip) and says so in its Announce
+// (kUrgentOnPlan). Sent only to a receiver that advertised kCapPlans.
 inline constexpr std::uint64_t kPlanGrantBit = std::uint64_t{1} << 63;
 struct Plan {
   std::uint32_t number = 0;  // the sender's, per receiver; its grant names it

@@ -189,7 +189,7 @@ class Transfers(Pair):
         r = self.b.recv_into(landing, tag=64)
         self.assertTrue(self.a.announce(len(payload), self.b.address, starts_in_ns=50 * MS,
                                         slack_ns=2_000 * MS, group=9))
-        time.sleep(0.1)
+        time.sleep(0.08)  # past the start (50 ms), well within half a lease after it (150 ms)
         self.a.send(payload, self.b.address, tag=64, group=9, slack_ns=1_950 * MS).wait(10)
         r.wait(10)
         self.assertEqual(bytes(landing), payload)

@@ -80,6 +80,9 @@ def worker(rank, port, backend):
             for i in range(5):  # one tag, in order
                 safs_torch.hint(3, slack_ns=(20 + i) * MS)
                 works.append(dist.isend(torch.full((1000,), float(i)), dst=peer, tag=3))
+            # Announced ahead: the send with that tag starts under its plan.
+            safs_torch.announce(big.numel() * 2, peer, 4, starts_in_ns=50 * MS, slack_ns=550 * MS)
+            time.sleep(0.08)  # past the start, well within half a lease (100 ms) after it
             safs_torch.hint(4, slack_ns=500 * MS)
             late = dist.isend(big, dst=peer, tag=4)
             safs_torch.update(late, slack_ns=30 * MS)
@@ -166,6 +169,13 @@ class TorchBackendTest(unittest.TestCase):
         self.assertGreaterEqual(receiver["data_bytes_received"], 5 * 4000 + 2 * (1 << 18))
         self.assertEqual(sender["protocol_errors"] + receiver["protocol_errors"], 0)
 
+    def test_an_announced_send_starts_under_its_plan(self):
+        sender, receiver = self.safs[0]["stats"], self.safs[1]["stats"]
+        self.assertEqual(sender["plans_sent"], 1)
+        self.assertEqual(sender["flows_on_plans"], 1)
+        self.assertEqual(receiver["plans_received"], 1)
+        self.assertEqual(receiver["plans_unused"], 0)
+
     def test_pipeline_gradients_match_gloo(self):
         for rank in range(2):
             self.assertEqual(self.safs[rank]["grads"], self.gloo[rank]["grads"])
@@ -210,6 +220,10 @@ class TorchBackendBadUseTest(unittest.TestCase):
                 safs_torch._safs_tag(-1, 0)
             with self.assertRaisesRegex(ValueError, "not both"):
                 safs_torch.hint(1, deadline_ns=1, slack_ns=1)
+            with self.assertRaisesRegex(ValueError, "peer rank 5"):
+                pg.announce(1000, 5, 0, starts_in_ns=MS)
+            with self.assertRaisesRegex(ValueError, "tag"):
+                pg.announce(1000, 1, -1, starts_in_ns=MS)
         finally:
             pg.close()
 

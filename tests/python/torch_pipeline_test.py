@@ -206,7 +206,8 @@ class LoopbackPipelineTest(unittest.TestCase):
 
     def test_safs_and_gloo_run_and_the_simulator_predicts_them(self):
         with tempfile.TemporaryDirectory() as d:
-            for comm, schedule in (("safs", "zb-h1"), ("gloo-preposted", "1f1b"), ("gloo", "gpipe")):
+            for comm, schedule in (("safs", "zb-h1"), ("safs-ahead", "1f1b"), ("gloo-preposted", "1f1b"),
+                                   ("gloo", "gpipe")):
                 outs = self.run_pipeline(comm, schedule, d)
                 reports = [read_json(o) for o in outs]
                 ops = reports[1]["iterations"][-1]["ops"]
@@ -221,8 +222,13 @@ class LoopbackPipelineTest(unittest.TestCase):
                 self.assertEqual(sorted(m for k, m, _, _ in last["waits"]), [0, 1, 2])
                 self.assertTrue(all(w0 <= w1 for _, _, w0, w1 in first["waits"] + last["waits"]))
                 self.assertTrue(all(s > 0 for s in report.waited_transfers(reports)))
-                if comm == "safs":
+                if comm.startswith("safs"):
                     self.assertGreater(reports[1]["control_bytes"], 0)
+                    # Announced ahead: each of the measured iteration's three
+                    # sends per stage (the warm-up has no plan to announce from).
+                    for r in reports:
+                        self.assertEqual(r["plans_sent"], 3 if comm == "safs-ahead" else 0)
+                        self.assertLessEqual(r["flows_on_plans"], r["plans_sent"])
                     # Loopback is never a full downlink: the receiver never
                     # turns to EDF when short, and no path is contended.
                     for r in reports:

@@ -31,8 +31,9 @@ std::vector<Message> samples() {
   Sealed sealed{std::vector<std::uint8_t>(kHeaderBytes + kSealTagBytes + 30, 0xee)};
   Report limited{42, 2'500'000}, unlimited{43, kNoUplinkLimit};
   Plan plan{7, 1 << 19, 40'000'000, 90'000'000, 2, 11};
-  return {hello, announce, update, grant,   done,      error,
-          open,  auth,     sealed, limited, unlimited, plan};
+  Announce on_plan{43, 1 << 19, 5'000, kUrgentOnPlan, 0, 11, 78};
+  return {hello, announce, update,  grant,     done, error,  open,
+          auth,  sealed,   limited, unlimited, plan, on_plan};
 }
 
 std::vector<std::uint8_t> encoded(const Message& message) {
@@ -122,6 +123,12 @@ TEST(Wire, InvalidFieldValuesAreRejected) {
   auto bytes = encoded(announce);
   bytes[kHeaderBytes + 24] = 2;  // the class byte
   EXPECT_EQ(decode(bytes).status, DecodeStatus::kInvalid);
+}
+
+TEST(Wire, AnnouncesOfTopBitIdsOrOfClassTwoAreRejected) {
+  EXPECT_EQ(decode(encoded(Announce{kPlanGrantBit | 1, 2, 3, 1, 0, 0, 0})).status,
+            DecodeStatus::kInvalid);
+  EXPECT_EQ(decode(encoded(Announce{1, 2, 3, 2, 0, 0, 0})).status, DecodeStatus::kInvalid);
 }
 
 TEST(Wire, PlansWithoutAGroupOrStartingInThePastAreRejected) {
