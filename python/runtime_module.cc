@@ -232,15 +232,17 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
       throw py::value_error("announce: starts_in_ns is more than a day from now");
     }
     const PeerAddress to = peer_from(peer);
-    const std::int64_t start = start_ns ? *start_ns : runtime::monotonic_ns() + *starts_in_ns;
     FlowHint hint;
     hint.deadline_ns = deadline_from(deadline_ns, slack_ns);
     hint.urgent = true;
     hint.criticality = criticality;
     hint.group = group;
     std::string why_not;
-    const bool announced =
-        on_loop([&] { return endpoint_->announce_ahead(to, nbytes, start, hint, &why_not); });
+    // A relative start is taken on the loop's thread: never in the past there.
+    const bool announced = on_loop([&] {
+      const std::int64_t start = start_ns ? *start_ns : runtime::monotonic_ns() + *starts_in_ns;
+      return endpoint_->announce_ahead(to, nbytes, start, hint, &why_not);
+    });
     if (!announced) throw py::value_error("announce: " + why_not);
     return true;
   }

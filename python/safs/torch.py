@@ -148,8 +148,8 @@ def announce(nbytes, dst, tag, *, start_ns=None, starts_in_ns=None, deadline_ns=
     `nbytes`, starting at `start_ns` (``runtime.monotonic_ns()``) or in
     `starts_in_ns`, due at `deadline_ns` or in `slack_ns`. Its receiver
     plans the rate in and grants it ahead; that send, if it starts within
-    100 ms of its start and its hint names no group, goes at the planned
-    grant from its first byte. Raises ValueError for what cannot be planned."""
+    100 ms (less the control RTT) of its start and its hint names no group,
+    goes at the planned grant from its first byte. Raises ValueError for what cannot be planned."""
     pg = group if group is not None else dist.distributed_c10d._get_default_group()
     if not isinstance(pg, ProcessGroupSafs):
         raise TypeError("safs.torch.announce: not a safs process group")

@@ -114,8 +114,10 @@ struct EndpointStats {
   // Transfers announced ahead (Endpoint::announce_ahead). Sending: plans
   // sent, and flows that started under their planned grant. Receiving:
   // plans taken in; of those, ones that joined an urgent set that cannot
-  // all be on time (the warning), and ones whose flow never came; and plans
-  // refused (a peer over its limits, demoted, or the scheduler full).
+  // all be on time (the warning), and ones that did not serve what they
+  // reserved (no flow came, or a background one, or one under half the
+  // size); and plans refused (a peer over its limits, demoted, or the
+  // scheduler full).
   std::uint64_t plans_sent = 0;
   std::uint64_t flows_on_plans = 0;
   std::uint64_t plans_dropped = 0;  // made before the peer's Hello, which did not read plans
@@ -171,8 +173,8 @@ class Endpoint {
   // (non-zero) by `hint.deadline_ns`: what the compute schedule knows. The
   // receiver reserves its rate from a short lead before the start and grants
   // it ahead; the send() to `peer` with the same group, started by half a
-  // grant lease (100 ms) after `start_ns`, goes at that grant from its first
-  // byte. False, and why in `why_not`, when nothing was announced (not
+  // grant lease (100 ms) less the control RTT after `start_ns`, goes at that
+  // grant from its first byte. False, and why in `why_not`, when nothing was announced (not
   // urgent, no group, a start passed or too far ahead, 64 plans pending, a
   // peer known not to read plans; one made before the peer's Hello came is
   // sent once it has, or dropped if the peer does not read plans). A plan

@@ -66,7 +66,12 @@ constexpr std::array kCounters = {
     Counter{"safs_plans_infeasible_total",
             "Plans that joined an urgent set that cannot all be on time.",
             &EndpointStats::plans_infeasible},
-    Counter{"safs_plans_unused_total", "Plans whose flow never came.",
+    Counter{"safs_plans_dropped_total",
+            "Plans made before the peer's Hello, which did not read plans.",
+            &EndpointStats::plans_dropped},
+    Counter{"safs_plans_unused_total",
+            "Plans that did not serve what they reserved: no flow, a background one, or "
+            "under half the size.",
             &EndpointStats::plans_unused},
     Counter{"safs_plans_refused_total", "Plans ignored: over a peer's limits, or demoted.",
             &EndpointStats::plans_refused},

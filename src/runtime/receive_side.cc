@@ -117,9 +117,11 @@ void ReceiveSide::on_announce(Peer& peer, const wire::Announce& announce) {
   }
   incoming_by_remote_[{peer.id, announce.flow}] = id;
   flow.deadline_ns = deadline_for(announce.slack_ns, peer, now);
-  const core::SemanticFlow semantic = semantic_flow(flow, peer);
-  match_plan(peer, flow, semantic.urgent(), announce.urgent == wire::kUrgentOnPlan, now);
-  scheduler_.add_flow(semantic);  // an urgent one takes its plan's place, if any
+  const bool missed_plan = match_plan(peer, flow, semantic_flow(flow, peer).urgent(),
+                                      announce.urgent == wire::kUrgentOnPlan, now);
+  scheduler_.add_flow(semantic_flow(flow, peer));  // an urgent one takes its plan's place, if any
+  // Counted after the flow is in: a demotion it causes holds the flow too.
+  if (missed_plan) plan_missed(peer, /*count_claim=*/announce.urgent == 0, now);
   bind_parked(peer);
 }
 
@@ -362,6 +364,8 @@ core::SemanticFlow ReceiveSide::semantic_flow(const IncomingFlow& flow, const Pe
   semantic.criticality = held ? 0 : flow.announce.criticality;
   if (flow.deadline_ns != kNoDeadlineNs) semantic.no_bubble_ps = to_core_ps(flow.deadline_ns);
   semantic.sender_cap_bps = flow.sender_cap_bps;
+  // Started under its plan's grant: the plan's lease is handed to it.
+  semantic.on_stream_lease = flow.on_plan;
   return semantic;
 }
 

@@ -87,6 +87,7 @@ struct PlanRecord {
   std::uint64_t group = 0;
   std::uint64_t size_bytes = 0;
   std::int64_t expires_ns = 0;
+  double granted_bps = 0;  // its last planned grant (what its flow starts at)
 };
 
 class ReceiveSide {
@@ -162,11 +163,13 @@ class ReceiveSide {
   void send_grants(const std::vector<core::Grant>& grants, std::int64_t now_ns);
   // The grant on the wire, naming `flow` (the sender's id, or a plan's).
   static wire::Grant wire_grant(const core::Grant& grant, std::uint64_t flow);
-  // Plans (receive_side_plans.cc). match_plan: the peer's flow came;
-  // `urgent` as scheduled, `sent_on_plan` as its sender said.
-  void match_plan(Peer& peer, IncomingFlow& flow, bool urgent, bool sent_on_plan,
+  // Plans (receive_side_plans.cc). match_plan: the peer's flow came
+  // (`urgent` as it will be scheduled, `sent_on_plan` as its sender said);
+  // true when it is not what its plan reserved for. plan_missed counts that
+  // against the peer (and as a claim of its own unless the flow was one).
+  bool match_plan(Peer& peer, IncomingFlow& flow, bool urgent, bool sent_on_plan,
                   std::int64_t now_ns);
-  void plan_missed(Peer& peer, std::int64_t now_ns);
+  void plan_missed(Peer& peer, bool count_claim, std::int64_t now_ns);
   void expire_plans(std::int64_t now_ns);
   void forget_plans_from(PeerId peer);
   void send_planned_grant(const core::Grant& grant);

@@ -82,28 +82,34 @@ void ReceiveSide::on_plan(Peer& peer, const wire::Plan& plan) {
 }
 
 // The scheduler replaces the plan by an urgent flow itself
-// (core::ReceiverScheduler::replace_plan); a background or held one it does
+// (core::ReceiverScheduler::replace_plan: handing the plan's lease to a flow
+// started under it, IncomingFlow::on_plan); a background or held one it does
 // not, so the plan is dropped here.
-void ReceiveSide::match_plan(Peer& peer, IncomingFlow& flow, bool urgent, bool sent_on_plan,
+bool ReceiveSide::match_plan(Peer& peer, IncomingFlow& flow, bool urgent, bool sent_on_plan,
                              std::int64_t now_ns) {
   const std::uint64_t group = flow.announce.group;
-  if (group == 0) return;
+  if (group == 0) return false;
   const auto it = std::find_if(plans_.begin(), plans_.end(), [&](const PlanRecord& r) {
     return r.peer == peer.id && r.group == group;
   });
-  if (it == plans_.end()) return;
-  const std::uint64_t planned_bytes = it->size_bytes;
+  if (it == plans_.end()) return false;
+  const PlanRecord plan = *it;
   plans_.erase(it);
-  flow.on_plan = urgent && sent_on_plan;
   if (!urgent) scheduler_.forget_announcement(static_cast<std::uint32_t>(peer.id), group);
-  if (flow.announce.urgent == 0 || flow.announce.size_bytes < planned_bytes / 2) {
-    plan_missed(peer, now_ns);
+  // It sends at its planned grant from its first byte, as if granted now.
+  flow.on_plan = urgent && sent_on_plan && plan.granted_bps > 0;
+  if (flow.on_plan) {
+    flow.granted = true;
+    flow.granted_bps = plan.granted_bps;
+    flow.first_grant_ns = now_ns;
+    flow.overrun.on_grant(plan.granted_bps, now_ns);
   }
+  return flow.announce.urgent == 0 || flow.announce.size_bytes < plan.size_bytes / 2;
 }
 
-void ReceiveSide::plan_missed(Peer& peer, std::int64_t now_ns) {
+void ReceiveSide::plan_missed(Peer& peer, bool count_claim, std::int64_t now_ns) {
   ++stats_.plans_unused;
-  ++peers_.standing(peer).urgent_claims;
+  if (count_claim) ++peers_.standing(peer).urgent_claims;
   missed_claim(peer, now_ns);
 }
 
@@ -116,7 +122,7 @@ void ReceiveSide::expire_plans(std::int64_t now_ns) {
     }
     const PeerId id = plans_[i].peer;
     plans_.erase(plans_.begin() + static_cast<std::ptrdiff_t>(i));
-    if (Peer* peer = peers_.find(id); peer != nullptr) plan_missed(*peer, now_ns);
+    if (Peer* peer = peers_.find(id); peer != nullptr) plan_missed(*peer, true, now_ns);
   }
 }
 
@@ -131,6 +137,11 @@ void ReceiveSide::forget_plans_from(PeerId peer) {
 void ReceiveSide::send_planned_grant(const core::Grant& grant) {
   Peer* peer = peers_.find(core::planned_sender(grant.flow));
   if (peer == nullptr) return;
+  for (PlanRecord& r : plans_) {
+    if (r.peer == peer->id && r.number == core::planned_number(grant.flow)) {
+      r.granted_bps = grant.rate_bps;
+    }
+  }
   peers_.send(*peer, wire_grant(grant, wire::kPlanGrantBit | core::planned_number(grant.flow)));
   ++stats_.grants_sent;
 }

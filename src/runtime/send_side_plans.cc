@@ -114,9 +114,10 @@ void SendSide::expire_plans(std::int64_t now_ns) {
 }
 
 // The plan's entry goes whether or not the flow can use its grant. A flow
-// that starts more than half a lease after its projected start goes as an
-// unplanned one: its receiver drops the plan a lease after that start (by
-// its own clock), and the flow's Announce must reach it before then. So
+// that starts more than half a lease less a control RTT after its projected
+// start goes as an unplanned one: its receiver drops the plan a lease after
+// that start, less one and a half RTTs (it plans an RTT early, by its own
+// clock), and the flow's Announce must reach it before then. So
 // does one that starts before its planned grant came (its op ended early):
 // it is not held back for the grant.
 void SendSide::take_plan(OutgoingFlow& flow, std::int64_t now_ns) {
@@ -126,7 +127,9 @@ void SendSide::take_plan(OutgoingFlow& flow, std::int64_t now_ns) {
   });
   if (it == plans_.end()) return;
   const core::GrantHolder grant = it->grant;
-  const bool in_time = now_ns < it->start_ns + lease_ns(*it) / 2;
+  const Peer* peer = peers_.find(flow.peer);
+  const std::int64_t rtt_ns = peer != nullptr ? peer->rtt_ns : 0;
+  const bool in_time = now_ns < it->start_ns + lease_ns(*it) / 2 - rtt_ns;
   plans_.erase(it);
   if (!in_time || !grant.active(to_core_ps(now_ns))) return;
   flow.grant = grant;

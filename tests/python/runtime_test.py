@@ -187,10 +187,15 @@ class Transfers(Pair):
         payload = b"p" * 3_000_000
         landing = bytearray(len(payload))
         r = self.b.recv_into(landing, tag=64)
-        self.assertTrue(self.a.announce(len(payload), self.b.address, starts_in_ns=50 * MS,
+        granted = self.a.stats()["grants_received"]
+        self.assertTrue(self.a.announce(len(payload), self.b.address, starts_in_ns=300 * MS,
                                         slack_ns=2_000 * MS, group=9))
-        time.sleep(0.08)  # past the start (50 ms), well within half a lease after it (150 ms)
-        self.a.send(payload, self.b.address, tag=64, group=9, slack_ns=1_950 * MS).wait(10)
+        # The planned grant comes a little before the start; the send may
+        # then start up to half a lease (100 ms) after it.
+        give_up = time.monotonic() + 5
+        while self.a.stats()["grants_received"] == granted and time.monotonic() < give_up:
+            time.sleep(0.002)
+        self.a.send(payload, self.b.address, tag=64, group=9, slack_ns=1_700 * MS).wait(10)
         r.wait(10)
         self.assertEqual(bytes(landing), payload)
         self.assertEqual(self.a.stats()["plans_sent"], 1)

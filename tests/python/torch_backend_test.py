@@ -81,8 +81,15 @@ def worker(rank, port, backend):
                 safs_torch.hint(3, slack_ns=(20 + i) * MS)
                 works.append(dist.isend(torch.full((1000,), float(i)), dst=peer, tag=3))
             # Announced ahead: the send with that tag starts under its plan.
-            safs_torch.announce(big.numel() * 2, peer, 4, starts_in_ns=50 * MS, slack_ns=550 * MS)
-            time.sleep(0.08)  # past the start, well within half a lease (100 ms) after it
+            for w in works:  # done: no grant but the plan's comes now
+                w.wait()
+            granted = safs_torch.stats()["grants_received"]
+            safs_torch.announce(big.numel() * 2, peer, 4, starts_in_ns=300 * MS, slack_ns=800 * MS)
+            # Its planned grant comes a little before the start; the send
+            # may start up to half a lease (100 ms) after it.
+            give_up = time.monotonic() + 5
+            while safs_torch.stats()["grants_received"] == granted and time.monotonic() < give_up:
+                time.sleep(0.002)
             safs_torch.hint(4, slack_ns=500 * MS)
             late = dist.isend(big, dst=peer, tag=4)
             safs_torch.update(late, slack_ns=30 * MS)

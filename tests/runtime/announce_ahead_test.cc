@@ -103,10 +103,11 @@ TEST(AnnounceAhead, APlannedFlowStartsAtItsGrantAndTheBackgroundYieldsAhead) {
   EXPECT_EQ(blind.a.flows_on_plans, 0u);
   // Both arrive about when due: served just in time, each finishes a few ms
   // before its deadline (measured 575-579 ms after its send, due 580 ms
-  // after); the bound leaves a loaded machine some room.
+  // after); the bound leaves a loaded machine room (720 ms seen under
+  // three CPU hogs).
   for (const Start& run : {planned, blind}) {
     EXPECT_EQ(run.urgent_end, FlowState::kDone);
-    EXPECT_LT(run.urgent_fct_ns, kSlackNs - kLateStartNs + 100 * kMs)
+    EXPECT_LT(run.urgent_fct_ns, kSlackNs - kLateStartNs + 300 * kMs)
         << run.urgent_fct_ns / kMs << " ms";
   }
 }
@@ -238,6 +239,34 @@ TEST(AnnounceAhead, AFlowThatStartsBeforeItsPlannedGrantGoesUnplanned) {
   stats = r_loop.stats();
   EXPECT_EQ(stats.plans_unused, 0u);
   EXPECT_EQ(stats.incoming_completed, 1u);
+}
+
+// A sender that plans 1 MiB transfers and sends a few bytes on each plan
+// misses every claim it made (each flow is one claim, its plan's miss not
+// another), and is demoted once it has made enough; its later plans are
+// ignored.
+TEST(AnnounceAhead, PlansServedByTinyFlowsDemoteTheirSender) {
+  CapturedLog log;
+  Endpoint r(config_at("127.0.0.1", kLinkBps, &log));
+  LoopThread r_loop(r);
+  Endpoint a(config_at("127.0.0.1", kLinkBps, nullptr));
+  const std::uint32_t claims = EndpointConfig{}.enforcement.min_claims + 2;
+  const auto tiny = random_bytes(1000, 6);
+  for (std::uint32_t i = 1; i <= claims; ++i) {
+    FlowHint urgent = FlowHint::urgent_within(kSecond, 10 + i);
+    urgent.group = 100 + i;
+    ASSERT_TRUE(a.announce_ahead(r.address(), 1 << 20, monotonic_ns() + 2 * kSecond, urgent));
+    drive_until(a, r_loop,
+                [&](const EndpointStats& s) { return s.plans_received + s.plans_refused == i; });
+    EXPECT_EQ(a.wait(a.send(r.address(), tiny, urgent), 5 * kSecond).state, FlowState::kDone);
+  }
+  const EndpointStats stats = drive_until(a, r_loop, [](const EndpointStats& s) {
+    return s.demoted_peers == 1 && s.plans_refused > 0;
+  });
+  EXPECT_EQ(stats.demoted_peers, 1u) << log.all();
+  EXPECT_GE(stats.plans_unused, EndpointConfig{}.enforcement.min_claims);
+  EXPECT_GE(stats.plans_refused, 1u);  // planned after the demotion: ignored
+  EXPECT_TRUE(log.contains("urgent claims")) << log.all();
 }
 
 }  // namespace
