@@ -15,6 +15,9 @@ go forward and input gradients back through torch.distributed, over one of
   safs-paced      the same as safs with the contention fallback off: every
                   send paced at its grant even when someone else fills the
                   bottleneck (docs/runtime.md, "Contention fallback")
+  safs-asap       the same as safs, each send due at once (slack 0): served
+                  earliest first at line rate instead of just in time for
+                  the plan, which the stages may run ahead of
   safs-ahead      the same as safs, each send announced to its receiver
                   when the op producing it starts (safs.torch.announce:
                   its size, the op's planned end, the consumer's deadline),
@@ -47,7 +50,7 @@ import torch.distributed as dist
 
 import schedules
 
-COMMS = ("safs", "safs-fresh", "safs-paced", "safs-ahead", "gloo-preposted", "gloo")
+COMMS = ("safs", "safs-fresh", "safs-paced", "safs-asap", "safs-ahead", "gloo-preposted", "gloo")
 
 
 def parse_args(argv):
@@ -113,6 +116,7 @@ class Stage:
         plan = schedules.plan(a.schedule, a.stages, a.microbatches, self.durations, self.transfer_s)
         dist.barrier()
         t0 = time.monotonic_ns()
+        cpu0, main_cpu0 = time.process_time(), time.thread_time()
         if a.comm != "gloo":
             for k, mb in needs:
                 post(k, mb)
@@ -153,15 +157,26 @@ class Stage:
                 for work, consumer in pending_sends:
                     if not work.is_completed() and consumer is not None:
                         st.update(work, deadline_ns=t0 + int((consumer + late_s) * 1e9))
+        drain0 = time.monotonic_ns()
         for work, _ in pending_sends:
             work.wait()
+        drain1 = time.monotonic_ns()
         dist.barrier()
         iteration_s = (time.monotonic_ns() - t0) / 1e9
         for k, values in measured.items():
             if values:
                 self.durations[k] = sum(values) / len(values)
+        # Where the bubble goes besides waiting for tensors: waiting at the
+        # end for this stage's own sends to complete (SAFS: the receiver's
+        # Done; gloo: the bytes written) and the closing barrier; and the CPU
+        # time of this thread (the ops, Python, the calls into the transport)
+        # and of the process's other threads (the transport's).
         result = {"iteration_s": iteration_s, "bubble_s": iteration_s - busy_s,
-                  "exposed_comm_s": waited_s, "sends": sends, "waits": waits}
+                  "exposed_comm_s": waited_s, "sends": sends, "waits": waits,
+                  "send_drain_s": (drain1 - drain0) / 1e9,
+                  "barrier_s": iteration_s - (drain1 - t0) / 1e9,
+                  "cpu_s": time.process_time() - cpu0, "main_cpu_s": time.thread_time() - main_cpu0,
+                  "busy_s": busy_s}
         if record_ops:
             result["ops"] = log
         return result
@@ -213,13 +228,17 @@ class Stage:
             return
         import safs.torch as st
         st.announce(self.nbytes, a.rank + 1 if kind == "F" else a.rank - 1, self.tag(kind, mb),
-                    start_ns=now_ns + int(self.durations[kind] * 1e9),
+                    starts_in_ns=int(self.durations[kind] * 1e9),
                     deadline_ns=max(now_ns, t0 + int((when + late_s) * 1e9)))
 
     def send(self, kind, mb, tensor, plan, t0, late_s):
         a = self.a
         dst = a.rank + 1 if kind == "F" else a.rank - 1
         when = self.consumer_start(kind, mb, plan)
+        if a.comm == "safs-asap":
+            import safs.torch as st
+            st.hint(self.tag(kind, mb), slack_ns=0)
+            return dist.isend(tensor, dst=dst, tag=self.tag(kind, mb)), None  # never moved
         if a.safs and when is not None:
             import safs.torch as st
             st.hint(self.tag(kind, mb), deadline_ns=t0 + int((when + late_s) * 1e9))

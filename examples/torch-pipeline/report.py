@@ -13,8 +13,12 @@ prediction for each run's last iteration against its measurement. Then,
 with several runs, the bubble of each run (run.sh runs them in rounds, so
 the n-th values of a row were measured one after another), and for SAFS
 what its granted sends delivered against their grants per 20 ms window
-(docs/runtime.md, "Contention fallback"), and for sends announced ahead
-(safs-ahead) how many started under their planned grant.
+(docs/runtime.md, "Contention fallback"), for sends announced ahead
+(safs-ahead) how many started under their planned grant, and where the
+bubble goes (waiting for tensors, for the stage's own sends to complete,
+at the closing barrier, the rest) beside the ops' wall time and the CPU
+time of the stage's main thread and of its other (the transport's)
+threads.
 """
 
 import glob
@@ -50,7 +54,8 @@ def main(argv):
     out, rate = argv
     cells = defaultdict(lambda: {"iters": [], "bubble": [], "exposed": [], "misses": 0,
                                  "control": [], "sim": [], "waited_transfer": [], "background": [],
-                                 "run_bubble": {}, "delivery": None, "plans": [0, 0]})
+                                 "run_bubble": {}, "delivery": None, "plans": [0, 0],
+                                 "parts": defaultdict(list)})
     order = []
     for key, run, name, ranks in runs(out):
         if key not in cells:
@@ -73,6 +78,13 @@ def main(argv):
                     d["episodes"] = None
             cell["delivery"] = d
         for r in ranks:
+            for it in r["iterations"]:
+                if "send_drain_s" in it:
+                    for part in ("bubble_s", "exposed_comm_s", "send_drain_s", "barrier_s", "busy_s"):
+                        cell["parts"][part].append(it[part])
+                    if "main_cpu_s" in it:
+                        cell["parts"]["main_cpu_s"].append(it["main_cpu_s"])
+                        cell["parts"]["other_cpu_s"].append(it["cpu_s"] - it["main_cpu_s"])
             cell["plans"][0] += r.get("plans_sent", 0)
             cell["plans"][1] += r.get("flows_on_plans", 0)
         cell["waited_transfer"] += waited_transfers(ranks)
@@ -104,8 +116,8 @@ def main(argv):
           f"| background into a stage (Mbit/s) | SAFS misses | control B/iteration | safs-sim prediction vs measured |")
     print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---|")
     rank = {"gpipe": 0, "1f1b": 1, "zb-h1": 2, "none": 0, "background": 1, "bulk": 2, "bulk-qos": 3,
-            "safs": 0, "safs-fresh": 1, "safs-paced": 2, "safs-ahead": 3, "gloo-preposted": 4,
-            "gloo": 5}
+            "safs": 0, "safs-fresh": 1, "safs-paced": 2, "safs-asap": 3, "safs-ahead": 4,
+            "gloo-preposted": 5, "gloo": 6}
     for key in sorted(order, key=lambda k: (rank.get(k[2], 9), rank.get(k[0], 9), rank.get(k[1], 9))):
         c = cells[key]
         it = [x * 1000 for x in c["iters"]]
@@ -122,6 +134,7 @@ def main(argv):
     print_runs(cells, ordered, rank)
     print_delivery(cells, ordered)
     print_plans(cells, ordered)
+    print_parts(cells, ordered)
     return 0
 
 
@@ -187,6 +200,30 @@ def print_delivery(cells, ordered):
               f"| {share(w[9])} | {share(w[10])} | {share(d['lossy'])} | {share(d['queued'])} "
               f"| {d['max_queue_ns'] / 1e6:.1f} | {d['contended']} "
               f"| {'-' if d['episodes'] is None else d['episodes']} |")
+
+
+def cpu(parts, name):
+    return f"{parts[name]:.0f}" if name in parts else "-"
+
+
+def print_parts(cells, ordered):
+    """Where the bubble goes, per stage and iteration (means), for runs that
+    record it."""
+    rows = [k for k in ordered if cells[k]["parts"]]
+    if not rows:
+        return
+    print("\nWhere the bubble goes (ms per stage and iteration, means over stages, iterations "
+          "and runs):\n")
+    print("| schedule | communication | competitor | bubble | waiting for tensors "
+          "| own sends completing | closing barrier | the rest | ops (wall) | main thread's CPU "
+          "| other threads' CPU |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for k in rows:
+        p = {name: statistics.mean(v) * 1000 for name, v in cells[k]["parts"].items()}
+        rest = p["bubble_s"] - p["exposed_comm_s"] - p["send_drain_s"] - p["barrier_s"]
+        print(f"| {k[0]} | {k[1]} | {k[2]} | {p['bubble_s']:.0f} | {p['exposed_comm_s']:.0f} "
+              f"| {p['send_drain_s']:.0f} | {p['barrier_s']:.0f} | {rest:.0f} | {p['busy_s']:.0f} "
+              f"| {cpu(p, 'main_cpu_s')} | {cpu(p, 'other_cpu_s')} |")
 
 
 def print_plans(cells, ordered):

@@ -16,8 +16,9 @@
 # (2), MICROBATCHES (8), ITERATIONS (measured per run, 3), RUNS (runs per
 # cell, in rounds, 1), SCHEDULES ("gpipe 1f1b zb-h1"), COMMS ("safs gloo-preposted
 # gloo"; also safs-fresh, SAFS with a new data connection per tensor,
-# safs-paced, SAFS with its contention fallback off, and safs-ahead, SAFS
-# with each send announced ahead),
+# safs-paced, SAFS with its contention fallback off, safs-asap, SAFS with
+# every send due at once, and safs-ahead, SAFS with each send announced
+# ahead),
 # COMPETITION ("none background bulk bulk-qos": no competitor;
 # background into each stage on the job's transport (SAFS background flows
 # into the stage's own endpoint for safs, TCP for gloo); one unmanaged bulk
@@ -53,8 +54,8 @@ expect MICROBATCHES "$microbatches" '^[1-9][0-9]*$' "a positive whole number"
 expect ITERATIONS "$iterations" '^[1-9][0-9]*$' "a positive whole number"
 expect RUNS "$runs" '^[1-9][0-9]*$' "a positive whole number"
 for c in "${comm_list[@]}"; do
-  expect COMMS "$c" '^(safs|safs-fresh|safs-paced|safs-ahead|gloo-preposted|gloo)$' \
-    "safs, safs-fresh, safs-paced, safs-ahead, gloo-preposted, gloo"
+  expect COMMS "$c" '^(safs|safs-fresh|safs-paced|safs-asap|safs-ahead|gloo-preposted|gloo)$' \
+    "safs, safs-fresh, safs-paced, safs-asap, safs-ahead, gloo-preposted, gloo"
 done
 for c in "${schedule_list[@]}"; do
   expect SCHEDULES "$c" '^(gpipe|1f1b|zb-h1)$' "gpipe, 1f1b, zb-h1"
