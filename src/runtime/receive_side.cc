@@ -364,8 +364,10 @@ core::SemanticFlow ReceiveSide::semantic_flow(const IncomingFlow& flow, const Pe
   semantic.criticality = held ? 0 : flow.announce.criticality;
   if (flow.deadline_ns != kNoDeadlineNs) semantic.no_bubble_ps = to_core_ps(flow.deadline_ns);
   semantic.sender_cap_bps = flow.sender_cap_bps;
-  // Started under its plan's grant: the plan's lease is handed to it.
-  semantic.on_stream_lease = flow.on_plan;
+  // A flow started under its plan's grant is granted afresh, not handed the
+  // plan's lease as the simulator does (on_stream_lease): in the real
+  // pipeline next to a bulk flow that measured worse (docs/runtime.md,
+  // "Transfers announced ahead").
   return semantic;
 }
 
