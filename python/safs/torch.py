@@ -324,11 +324,12 @@ class ProcessGroupSafs(_ProcessGroup):
                  slack_ns=None, criticality=0):
         """safs.torch.announce on this group. The plan is matched by a group
         of its own: the SAFS tag of the send it announces, plus one (never 0)."""
-        safs_tag = _safs_tag(tag, self._sent.get((dst, tag), 0))
+        seq = self._sent.get((dst, tag), 0)  # the number send() will give it
+        safs_tag = _safs_tag(tag, seq)
         self.endpoint.announce(int(nbytes), self._peer(dst), start_ns=start_ns,
                                starts_in_ns=starts_in_ns, deadline_ns=deadline_ns,
                                slack_ns=slack_ns, group=safs_tag + 1, criticality=criticality)
-        self._planned[(dst, tag, self._sent.get((dst, tag), 0))] = safs_tag + 1
+        self._planned[(dst, tag, seq)] = safs_tag + 1
 
     def recv(self, tensors, src, tag=0):
         tensor = self._one_tensor(tensors, "recv")

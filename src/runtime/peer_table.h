@@ -58,6 +58,11 @@ struct Peer {
   bool demoted = false;            // it ignored its grants
 };
 
+// Whether the peer's Hello advertised `capability` (a wire::kCap* bit).
+inline bool advertises(const Peer& peer, std::uint32_t capability) {
+  return peer.hello && (peer.hello->capabilities & capability) != 0;
+}
+
 // What an identity (a member, or host:listen port) has earned, across its
 // connections.
 struct Standing {

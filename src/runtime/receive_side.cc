@@ -117,9 +117,10 @@ void ReceiveSide::on_announce(Peer& peer, const wire::Announce& announce) {
   }
   incoming_by_remote_[{peer.id, announce.flow}] = id;
   flow.deadline_ns = deadline_for(announce.slack_ns, peer, now);
-  const bool missed_plan = match_plan(peer, flow, semantic_flow(flow, peer).urgent(),
-                                      announce.urgent == wire::kUrgentOnPlan, now);
-  scheduler_.add_flow(semantic_flow(flow, peer));  // an urgent one takes its plan's place, if any
+  const core::SemanticFlow semantic = semantic_flow(flow, peer);
+  const bool missed_plan =
+      match_plan(peer, flow, semantic.urgent(), announce.urgent == wire::kUrgentOnPlan, now);
+  scheduler_.add_flow(semantic);  // an urgent one takes its plan's place, if any
   // Counted after the flow is in: a demotion it causes holds the flow too.
   if (missed_plan) plan_missed(peer, /*count_claim=*/announce.urgent == 0, now);
   bind_parked(peer);
@@ -364,10 +365,6 @@ core::SemanticFlow ReceiveSide::semantic_flow(const IncomingFlow& flow, const Pe
   semantic.criticality = held ? 0 : flow.announce.criticality;
   if (flow.deadline_ns != kNoDeadlineNs) semantic.no_bubble_ps = to_core_ps(flow.deadline_ns);
   semantic.sender_cap_bps = flow.sender_cap_bps;
-  // A flow started under its plan's grant is granted afresh, not handed the
-  // plan's lease as the simulator does (on_stream_lease): in the real
-  // pipeline next to a bulk flow that measured worse (docs/runtime.md,
-  // "Transfers announced ahead").
   return semantic;
 }
 

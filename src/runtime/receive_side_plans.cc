@@ -82,9 +82,12 @@ void ReceiveSide::on_plan(Peer& peer, const wire::Plan& plan) {
 }
 
 // The scheduler replaces the plan by an urgent flow itself
-// (core::ReceiverScheduler::replace_plan: handing the plan's lease to a flow
-// started under it, IncomingFlow::on_plan); a background or held one it does
-// not, so the plan is dropped here.
+// (core::ReceiverScheduler::replace_plan); a background or held one it does
+// not, so the plan is dropped here. A flow started under its plan's grant
+// (IncomingFlow::on_plan) is granted afresh, not handed the plan's lease as
+// the simulator does (SemanticFlow::on_stream_lease): in the real pipeline
+// next to a bulk flow that measured worse (docs/runtime.md, "Transfers
+// announced ahead").
 bool ReceiveSide::match_plan(Peer& peer, IncomingFlow& flow, bool urgent, bool sent_on_plan,
                              std::int64_t now_ns) {
   const std::uint64_t group = flow.announce.group;

@@ -125,8 +125,8 @@ void SendSide::release(FlowHandle id) {
 
 bool SendSide::peer_reuses_connections(PeerId id) const {
   const Peer* peer = peers_.find(id);
-  return config_.data_reuse.enabled && peer != nullptr && peer->authenticated && peer->hello &&
-         (peer->hello->capabilities & wire::kCapDataReuse) != 0;
+  return config_.data_reuse.enabled && peer != nullptr && peer->authenticated &&
+         advertises(*peer, wire::kCapDataReuse);
 }
 
 void SendSide::start_data_connection(OutgoingFlow& flow) {

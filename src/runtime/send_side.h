@@ -188,7 +188,6 @@ class SendSide {
   void send_report(OutgoingFlow& flow, double rate_bps, std::int64_t now_ns);
   void fail_if_peer_silent(OutgoingFlow& flow, std::int64_t now_ns);
   // Plans (send_side_plans.cc).
-  static bool peer_reads_plans(const Peer& peer);
   // How long after its start the plan's receiver keeps it: its planned
   // grant's lease, or this endpoint's own before that came.
   std::int64_t lease_ns(const PlannedTransfer& plan) const;

@@ -50,7 +50,7 @@ bool SendSide::announce_ahead(const PeerAddress& address, std::uint64_t size_byt
   std::string error;
   Peer* peer = peers_.connect(address, error);
   if (peer == nullptr) return refuse(error);
-  if (peer->authenticated && !peer_reads_plans(*peer)) {
+  if (peer->authenticated && !advertises(*peer, wire::kCapPlans)) {
     return refuse("peer " + peer->name + " does not read plans");
   }
   expire_plans(now);
@@ -64,10 +64,6 @@ bool SendSide::announce_ahead(const PeerAddress& address, std::uint64_t size_byt
                     .hint = hint});
   if (peer->authenticated) send_plan(plans_.back(), *peer, now);
   return true;
-}
-
-bool SendSide::peer_reads_plans(const Peer& peer) {
-  return peer.hello && (peer.hello->capabilities & wire::kCapPlans) != 0;
 }
 
 void SendSide::send_plan(PlannedTransfer& plan, Peer& peer, std::int64_t now_ns) {
@@ -87,7 +83,7 @@ void SendSide::send_plan(PlannedTransfer& plan, Peer& peer, std::int64_t now_ns)
 // peer that does not, they are dropped (and counted).
 void SendSide::send_waiting_plans(Peer& peer, std::int64_t now_ns) {
   std::erase_if(plans_, [&](const PlannedTransfer& plan) {
-    const bool dropped = plan.peer == peer.id && !plan.sent && !peer_reads_plans(peer);
+    const bool dropped = plan.peer == peer.id && !plan.sent && !advertises(peer, wire::kCapPlans);
     if (dropped) ++stats_.plans_dropped;
     return dropped;
   });

@@ -65,8 +65,7 @@ void SendSide::rebalance_uplink(std::int64_t now_ns) {
 void SendSide::send_report(OutgoingFlow& flow, double rate_bps, std::int64_t now_ns) {
   Peer* peer = peers_.find(flow.peer);
   // A receiver that does not read reports would close the connection on one.
-  if (peer == nullptr || !peer->hello ||
-      (peer->hello->capabilities & wire::kCapUplinkReports) == 0) {
+  if (peer == nullptr || !advertises(*peer, wire::kCapUplinkReports)) {
     return;
   }
   wire::Report report;
