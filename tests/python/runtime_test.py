@@ -210,6 +210,9 @@ class Transfers(Pair):
         with self.assertRaises(ValueError) as caught:
             self.a.announce(1000, self.b.address, starts_in_ns=-MS, group=1)
         self.assertIn("passed", str(caught.exception))
+        with self.assertRaises(ValueError) as caught:
+            self.a.announce(1000, self.b.address, starts_in_ns=2**62, group=1)
+        self.assertIn("starts_in_ns", str(caught.exception))
 
     def test_waiting_on_a_receive_makes_its_flow_due_now(self):
         # 20 MB told it has 20 s: still under way when its receive is

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <stdexcept>
 #include <string>
 
 #include "runtime/clock.h"
@@ -138,6 +139,21 @@ TEST(AnnounceAhead, WhatCannotBePlannedIsRefusedWithItsReason) {
     EXPECT_NE(why_not.find(c.reason), std::string::npos) << why_not;
   }
   EXPECT_EQ(a.stats().plans_sent, 0u);
+}
+
+// A plan lead below 0 or beyond a day stops the endpoint at its start,
+// naming the setting.
+TEST(AnnounceAhead, BadPlanLeadsAreRefusedByName) {
+  for (const std::int64_t lead_ns : {std::int64_t{-1}, 86'401 * kSecond}) {
+    EndpointConfig config = config_at("127.0.0.1", kLinkBps, nullptr);
+    config.limits.max_plan_lead_ns = lead_ns;
+    try {
+      Endpoint endpoint{config};
+      ADD_FAILURE() << "max_plan_lead_ns " << lead_ns << " was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("max_plan_lead_ns"), std::string::npos) << e.what();
+    }
+  }
 }
 
 // A sender that announces without end gets PeerLimits::max_plans planned at
