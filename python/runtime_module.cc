@@ -93,6 +93,10 @@ struct Op {
   FlowState state = FlowState::kPending;
   std::string error;
   std::uint64_t bytes = 0;  // received: landed in the buffer; sent: sent
+  // The completion generation at which the loop last said it was pending
+  // (kNever: not asked yet). Until the next completion it still is.
+  static constexpr std::uint64_t kNever = UINT64_MAX;
+  std::uint64_t pending_at_generation = kNever;
 };
 
 // What the loop says about an operation.
@@ -247,6 +251,10 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     return true;
   }
 
+  // False when the send had ended. Started, the loop takes the new hint in
+  // its next turn and the caller does not wait for it (a send that ends
+  // meanwhile keeps its old one): a pipeline moves every pending send's
+  // hint after each op, and waiting for each would cost it a loop hop.
   bool update(const std::shared_ptr<Op>& op, std::optional<std::int64_t> deadline_ns,
               std::optional<std::int64_t> slack_ns, std::optional<bool> urgent) {
     if (!op->is_send) throw py::type_error("update() takes a SendHandle");
@@ -256,6 +264,7 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     if (urgent) op->hint.urgent = *urgent;
     const FlowHint hint = op->hint;
     const std::uint64_t id = op->id;
+    if (post_to_loop([this, id, hint] { endpoint_->update_hint(id, hint); })) return true;
     return on_loop([&] { return endpoint_->update_hint(id, hint); });
   }
 
@@ -276,13 +285,22 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
   }
 
   // Asks the loop what became of `op`; once it ended, the endpoint forgets it
-  // and its buffer is let go.
+  // and its buffer is let go. Every end of a send or receive is a completion
+  // (Endpoint::completion_fd), counted once the loop's turn is over: while
+  // none came since the loop last said `op` was pending, it still is, and
+  // the hop to the loop's thread (two thread switches, about 0.1 ms on a
+  // busy host, paid per call by a caller polling its sends after each op)
+  // is skipped. An end is seen at most one loop turn late; wait() never
+  // misses one, because it sleeps until the count moves.
   void refresh(Op& op) {
     if (op.state != FlowState::kPending) return;
+    const std::uint64_t generation = completions_seen();
+    if (running_ && op.pending_at_generation == generation) return;
     const bool is_send = op.is_send;
     const std::uint64_t id = op.id;
     const Outcome outcome = on_loop([&] { return outcome_of(is_send, id); });
     apply(op, outcome);
+    op.pending_at_generation = generation;
   }
 
   bool done(const std::shared_ptr<Op>& op) {
@@ -301,13 +319,20 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     }
     // Waiting on a receive is the consumer blocking on it: its flow is due
     // now (Endpoint::consumer_waits). Said again at each look, for a flow
-    // announced after the wait began; a zero timeout is a poll, not a wait.
+    // announced after the wait began, and queued, not waited for (the loop
+    // takes it before the flow's next bytes); a zero timeout is a poll, not
+    // a wait.
     const bool consumer_blocks = !op->is_send && !(timeout_s && *timeout_s == 0);
     for (;;) {
       const std::uint64_t generation = completions_seen();
       refresh(*op);
       if (op->state != FlowState::kPending) break;
-      if (consumer_blocks) on_loop([&] { endpoint_->consumer_waits(op->id); });
+      if (consumer_blocks) {
+        const std::uint64_t id = op->id;
+        if (!post_to_loop([this, id] { endpoint_->consumer_waits(id); })) {
+          on_loop([&] { endpoint_->consumer_waits(id); });
+        }
+      }
       const auto now = std::chrono::steady_clock::now();
       if (limit && now >= *limit) return false;
       // At most 50 ms between looks, whatever wakes us (or does not).
@@ -388,11 +413,28 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
 
   bool running() const { return running_; }
   std::size_t pending() const { return pending_.size(); }
+  // Calls into the endpoint so far (waited for or queued): what this
+  // wrapper costs its caller besides the transfers.
+  std::uint64_t loop_calls() const { return loop_calls_; }
 
  private:
   Endpoint& open_endpoint() const {
     if (!endpoint_) throw std::logic_error("the endpoint is closed");
     return *endpoint_;
+  }
+
+  // Queues `f` for the loop's thread without waiting for it (false, and
+  // nothing queued, when the endpoint is not started). A close() after it
+  // stops the loop first: `f` runs before that or never.
+  template <typename F>
+  bool post_to_loop(F f) {
+    py::gil_scoped_release release;
+    std::lock_guard lock(drive_);
+    open_endpoint();
+    if (!running_) return false;
+    ++loop_calls_;
+    endpoint_->post(std::move(f));
+    return true;
   }
 
   // Runs `f` where the endpoint may be driven: on its loop's thread when
@@ -403,6 +445,7 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     py::gil_scoped_release release;
     std::lock_guard lock(drive_);  // start/stop/close wait for us
     open_endpoint();
+    ++loop_calls_;
     if (!running_) return f();
     std::promise<decltype(f())> promise;
     auto future = promise.get_future();
@@ -508,6 +551,7 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
   std::condition_variable completions_cv_;
   std::uint64_t completions_generation_ = 0;
   std::map<Op*, std::shared_ptr<Op>> pending_;  // with the GIL
+  std::atomic<std::uint64_t> loop_calls_ = 0;
 };
 
 // A handle: the operation and the endpoint it runs on.
@@ -659,6 +703,7 @@ PYBIND11_MODULE(_runtime, m) {
       .def("progress", &PyEndpoint::progress, py::arg("max_wait_s") = 0.0)
       .def_property_readonly("running", &PyEndpoint::running)
       .def_property_readonly("pending", &PyEndpoint::pending)
+      .def_property_readonly("loop_calls", &PyEndpoint::loop_calls)
       .def("stats", &PyEndpoint::stats)
       .def(
           "send",

@@ -265,6 +265,7 @@ def main(argv):
         import safs.torch as st
         before = st.stats()
         background_before = group.background_bytes
+        calls_before = group.endpoint.loop_calls
     t_measured = time.monotonic()
     iterations = [stage.iteration(record_ops=(i == a.iterations - 1)) for i in range(a.iterations)]
     measured_s = time.monotonic() - t_measured
@@ -296,6 +297,8 @@ def main(argv):
         report["lossy_windows"] = after["lossy_windows"] - before["lossy_windows"]
         report["queued_windows"] = after["queued_windows"] - before["queued_windows"]
         report["max_queue_delay_ns"] = after["max_queue_delay_ns"]
+        # Calls from Python into the endpoint's thread (Endpoint.loop_calls).
+        report["loop_calls"] = group.endpoint.loop_calls - calls_before
         # Background taken by this rank's endpoint while measuring.
         report["background_bytes"] = group.background_bytes - background_before
     dist.destroy_process_group()

@@ -18,7 +18,7 @@ what its granted sends delivered against their grants per 20 ms window
 bubble goes (waiting for tensors, for the stage's own sends to complete,
 at the closing barrier, the rest) beside the ops' wall time and the CPU
 time of the stage's main thread and of its other (the transport's)
-threads.
+threads, and for SAFS the calls from Python into the endpoint's thread.
 """
 
 import glob
@@ -54,7 +54,7 @@ def main(argv):
     out, rate = argv
     cells = defaultdict(lambda: {"iters": [], "bubble": [], "exposed": [], "misses": 0,
                                  "control": [], "sim": [], "waited_transfer": [], "background": [],
-                                 "run_bubble": {}, "delivery": None, "plans": [0, 0],
+                                 "run_bubble": {}, "delivery": None, "plans": [0, 0], "calls": [],
                                  "parts": defaultdict(list)})
     order = []
     for key, run, name, ranks in runs(out):
@@ -85,6 +85,8 @@ def main(argv):
                     if "main_cpu_s" in it:
                         cell["parts"]["main_cpu_s"].append(it["main_cpu_s"])
                         cell["parts"]["other_cpu_s"].append(it["cpu_s"] - it["main_cpu_s"])
+            if "loop_calls" in r:
+                cell["calls"].append(r["loop_calls"] / len(r["iterations"]))
             cell["plans"][0] += r.get("plans_sent", 0)
             cell["plans"][1] += r.get("flows_on_plans", 0)
         cell["waited_transfer"] += waited_transfers(ranks)
@@ -202,6 +204,11 @@ def print_delivery(cells, ordered):
               f"| {'-' if d['episodes'] is None else d['episodes']} |")
 
 
+def calls(per_iteration):
+    """Calls into the endpoint per stage and iteration ('-': not recorded)."""
+    return f"{statistics.mean(per_iteration):.0f}" if per_iteration else "-"
+
+
 def cpu(parts, name):
     return f"{parts[name]:.0f}" if name in parts else "-"
 
@@ -216,14 +223,15 @@ def print_parts(cells, ordered):
           "and runs):\n")
     print("| schedule | communication | competitor | bubble | waiting for tensors "
           "| own sends completing | closing barrier | the rest | ops (wall) | main thread's CPU "
-          "| other threads' CPU |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| other threads' CPU | calls into the endpoint |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for k in rows:
         p = {name: statistics.mean(v) * 1000 for name, v in cells[k]["parts"].items()}
         rest = p["bubble_s"] - p["exposed_comm_s"] - p["send_drain_s"] - p["barrier_s"]
         print(f"| {k[0]} | {k[1]} | {k[2]} | {p['bubble_s']:.0f} | {p['exposed_comm_s']:.0f} "
               f"| {p['send_drain_s']:.0f} | {p['barrier_s']:.0f} | {rest:.0f} | {p['busy_s']:.0f} "
-              f"| {cpu(p, 'main_cpu_s')} | {cpu(p, 'other_cpu_s')} |")
+              f"| {cpu(p, 'main_cpu_s')} | {cpu(p, 'other_cpu_s')} "
+              f"| {calls(cells[k]['calls'])} |")
 
 
 def print_plans(cells, ordered):

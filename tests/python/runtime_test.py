@@ -276,6 +276,31 @@ class Transfers(Pair):
         # The 128th post swept: the 70 that ended are gone, the 58 wait.
         self.assertEqual(self.b.pending, len(waiting))
 
+    def test_polling_a_pending_handle_stays_off_the_loop_until_something_ends(self):
+        r = self.b.recv_into(bytearray(1000), tag=78)
+        self.assertFalse(r.done())
+        calls = self.b.loop_calls
+        for _ in range(100):
+            self.assertFalse(r.done())
+        self.assertEqual(self.b.loop_calls, calls)  # nothing ended: nothing to ask
+        self.a.send(bytes(1000), self.b.address, tag=78).wait(10)
+        r.wait(10)  # the end is seen
+        self.assertTrue(r.done())
+
+    def test_an_update_is_queued_and_takes_effect(self):
+        # 20 MB due in 20 s, moved to due at once: its receiver then counts
+        # it late (the bytes take longer than 1 ns), which it would not have.
+        payload = bytes(20_000_000)
+        r = self.b.recv_into(bytearray(len(payload)), tag=79)
+        s = self.a.send(payload, self.b.address, tag=79, slack_ns=20_000 * MS)
+        self.assertFalse(s.done())
+        calls = self.a.loop_calls
+        self.assertTrue(self.a.update(s, slack_ns=1))
+        self.assertEqual(self.a.loop_calls, calls + 1)  # queued, not waited for
+        s.wait(10)
+        r.wait(10)
+        self.assertEqual(self.b.stats()["deadline_misses"], 1)
+
     def test_update_moves_the_deadline(self):
         r = self.b.recv_into(bytearray(4 << 20), tag=4)
         s = self.a.send(bytes(4 << 20), self.b.address, slack_ns=10_000 * MS, tag=4)
