@@ -311,6 +311,13 @@ void ReceiveSide::complete(IncomingFlow& flow) {
   }
   peers_.send(peer, wire::Done{flow.announce.flow, flow.announce.size_bytes});
   ++stats_.incoming_completed;
+  // Quiet past the ghost grace and then whole: the claim was kept, late (a
+  // retransmission timeout behind a full queue looks the same at first).
+  // Only claims that never deliver count against the sender's standing.
+  if (flow.claim_missed) {
+    std::uint32_t& missed = peers_.standing(peer).missed_claims;
+    missed -= std::min<std::uint32_t>(missed, 1);
+  }
   if (flow.deadline_ns != kNoDeadlineNs) count_lateness(monotonic_ns() - flow.deadline_ns);
   if (flow.posted != 0) {
     posted_.complete(flow.posted, flow.announce.size_bytes);
@@ -517,7 +524,8 @@ void ReceiveSide::observe_downlink(std::int64_t now_ns) {
 // receiver once it has started and holds no rate, or while its reads are
 // held back. One that owes bytes and sends none for the ghost grace is a
 // ghost: it leaves the scheduler, so its share goes to flows that send,
-// until its bytes come. Quiet for the idle timeout, it is dropped. A flow
+// until its bytes come. An urgent ghost's claim counts as missed, once per
+// flow, until its last byte comes (complete()). Quiet for the idle timeout, it is dropped. A flow
 // its sender reported its own uplink holds to a trickle (too little for one
 // write quantum within the ghost grace) is silent by its sender's account:
 // no ghost and no missed claim, waiting as a paused flow does, but dropped
@@ -544,7 +552,10 @@ void ReceiveSide::police_idle_flows(std::int64_t now_ns) {
       flow.ghost = true;
       ++stats_.ghost_flows;
       scheduler_.remove_flow(id);
-      if (flow.announce.urgent != 0) missed.push_back(flow.peer);
+      if (flow.announce.urgent != 0 && !flow.claim_missed) {
+        flow.claim_missed = true;
+        missed.push_back(flow.peer);
+      }
     }
     const bool held_too_long = held_by_sender && now_ns - flow.held_by_sender_since_ns >
                                                      config_.limits.sender_hold_timeout_ns;

@@ -76,6 +76,9 @@ struct IncomingFlow {
   std::int64_t held_by_sender_since_ns = 0;
   bool unexpected = false;  // no buffer, no handler: room reserved in UnexpectedMessages
   bool on_plan = false;     // started under its Plan's grant: its first bytes are not blind
+  // Its urgent claim is counted missed (it turned ghost): once per flow,
+  // and taken back if its bytes all come after all.
+  bool claim_missed = false;
 };
 
 // A peer's transfer announced ahead, until its flow comes or it expires (a

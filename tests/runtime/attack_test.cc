@@ -351,6 +351,39 @@ TEST_F(Attack, GhostFlowsLoseTheirGrants) {
   EXPECT_LT(rss.growth(), kRssBudgetBytes);
 }
 
+// An honest sender behind a full queue: each urgent flow sends half, goes
+// quiet past the ghost grace (as a retransmission timeout behind an
+// unmanaged flow's queue leaves it), then sends the rest. Each turns ghost
+// and comes back whole: its claims were kept, late, and its sender keeps
+// its standing. Counted as misses, ten such flows demoted it.
+TEST_F(Attack, FlowsThatGoQuietAndThenDeliverKeepTheirClaims) {
+  Receiver receiver(keyed(&log));
+  ScriptedPeer sender(receiver.port(), job_key());
+  ASSERT_TRUE(sender.handshake());
+  constexpr std::uint64_t kFlows = 10;  // past EnforcementConfig::min_claims
+  constexpr std::uint64_t kBytes = 64 << 10;
+  const std::vector<std::uint8_t> half(kBytes / 2, 7);
+  for (std::uint64_t flow = 1; flow <= kFlows; ++flow) {
+    sender.send(wire::Announce{flow, kBytes, 1'000'000, 1, 0, 0, 50});
+    RawPeer data(receiver.port());
+    data.write(sender.data_open(flow, kBytes));
+    data.write(half);
+    // Past the 100 ms ghost grace (PeerLimits::ghost_grace_ns).
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    data.write(half);
+    bool done = false;
+    for (const std::int64_t start = monotonic_ns();
+         !done && monotonic_ns() - start < kNsPerSecond;) {
+      const auto message = sender.receive(kNsPerSecond);
+      done = message && std::holds_alternative<wire::Done>(*message) &&
+             std::get<wire::Done>(*message).flow == flow;
+    }
+    ASSERT_TRUE(done) << "flow " << flow << " did not complete\n" << log.all();
+  }
+  EXPECT_GE(receiver.stats().ghost_flows, kFlows);
+  EXPECT_EQ(receiver.stats().demoted_peers, 0u) << log.all();
+}
+
 // A grant-ignoring sender for 1.5 s: a new connection and flow every 8 MB
 // (or 200 ms stalled), each sent unpaced; `identity(n)` says who its n-th
 // connection claims to be. Returns the connections made and its rate.
