@@ -102,8 +102,9 @@ struct EndpointLimits {
 // peer's host and listen port: SecurityConfig), across
 // its flows and its sessions: a demoted identity stays demoted for
 // `memory_ns` after its last offence, so a new flow or a reconnect does not
-// reset it. An identity whose urgent claims are missed (its urgent flows
-// turn ghost or idle) more than `max_missed_ratio` of the time, over at
+// reset it. An identity whose urgent claims are missed (its urgent flows,
+// turned ghost, are dropped for silence or aborted, or its plans go unused)
+// more than `max_missed_ratio` of the time, over at
 // least `min_claims` claims, is demoted too.
 struct EnforcementConfig {
   std::int64_t window_ns = 10'000'000;

@@ -171,17 +171,29 @@ bool ReceiveSide::consumer_waits(ReceiveHandle receive) {
 void ReceiveSide::on_aborted(const Peer& peer, const wire::Error& error) {
   const auto it = incoming_by_remote_.find({peer.id, error.flow});
   if (it != incoming_by_remote_.end()) {
-    drop(incoming_.at(it->second), "sender aborted: " + error.reason);
+    IncomingFlow& flow = incoming_.at(it->second);
+    const std::int64_t now = monotonic_ns();
+    const bool was_ghost_claim = unkept_claim(flow);
+    drop(flow, "sender aborted: " + error.reason);
+    if (was_ghost_claim) {
+      if (Peer* found = peers_.find(peer.id)) missed_claim(*found, now);
+    }
   }
 }
 
 void ReceiveSide::drop_flows_from(PeerId peer, const std::string& reason) {
   std::vector<core::FlowId> dropped;
+  int unkept = 0;  // its standing outlives the connection
   for (const auto& [id, flow] : incoming_) {
-    if (flow.peer == peer) dropped.push_back(id);
+    if (flow.peer != peer) continue;
+    dropped.push_back(id);
+    unkept += unkept_claim(flow) ? 1 : 0;
   }
   for (core::FlowId id : dropped) drop(incoming_.at(id), reason);
   forget_plans_from(peer);
+  if (Peer* found = peers_.find(peer)) {
+    for (int i = 0; i < unkept; ++i) missed_claim(*found, monotonic_ns());
+  }
 }
 
 // ---- data connections ----
@@ -311,13 +323,6 @@ void ReceiveSide::complete(IncomingFlow& flow) {
   }
   peers_.send(peer, wire::Done{flow.announce.flow, flow.announce.size_bytes});
   ++stats_.incoming_completed;
-  // Quiet past the ghost grace and then whole: the claim was kept, late (a
-  // retransmission timeout behind a full queue looks the same at first).
-  // Only claims that never deliver count against the sender's standing.
-  if (flow.claim_missed) {
-    std::uint32_t& missed = peers_.standing(peer).missed_claims;
-    missed -= std::min<std::uint32_t>(missed, 1);
-  }
   if (flow.deadline_ns != kNoDeadlineNs) count_lateness(monotonic_ns() - flow.deadline_ns);
   if (flow.posted != 0) {
     posted_.complete(flow.posted, flow.announce.size_bytes);
@@ -524,9 +529,13 @@ void ReceiveSide::observe_downlink(std::int64_t now_ns) {
 // receiver once it has started and holds no rate, or while its reads are
 // held back. One that owes bytes and sends none for the ghost grace is a
 // ghost: it leaves the scheduler, so its share goes to flows that send,
-// until its bytes come. An urgent ghost's claim counts as missed, once per
-// flow, until its last byte comes (complete()). Quiet for the idle timeout, it is dropped. A flow
-// its sender reported its own uplink holds to a trickle (too little for one
+// until its bytes come. An urgent ghost's claim counts as missed only if it
+// never delivers: dropped for silence here, or aborted by its sender while
+// a ghost. A flow that went quiet (a retransmission timeout behind a full
+// queue looks the same at first) and then delivered kept its claim, late;
+// counted when it turned ghost, a stage's in-flight activations going quiet
+// together behind a Cubic flow's 300 ms queue demoted an honest sender. Quiet for the idle timeout,
+// it is dropped. A flow its sender reported its own uplink holds to a trickle (too little for one
 // write quantum within the ghost grace) is silent by its sender's account:
 // no ghost and no missed claim, waiting as a paused flow does, but dropped
 // once held for the sender hold timeout.
@@ -552,17 +561,10 @@ void ReceiveSide::police_idle_flows(std::int64_t now_ns) {
       flow.ghost = true;
       ++stats_.ghost_flows;
       scheduler_.remove_flow(id);
-      if (flow.announce.urgent != 0 && !flow.claim_missed) {
-        flow.claim_missed = true;
-        missed.push_back(flow.peer);
-      }
     }
     const bool held_too_long = held_by_sender && now_ns - flow.held_by_sender_since_ns >
                                                      config_.limits.sender_hold_timeout_ns;
     if (quiet_ns > timeout || held_too_long) idle.push_back(id);
-  }
-  for (PeerId peer : missed) {
-    if (Peer* found = peers_.find(peer)) missed_claim(*found, now_ns);
   }
   for (core::FlowId id : idle) {
     IncomingFlow& flow = incoming_.at(id);
@@ -574,7 +576,14 @@ void ReceiveSide::police_idle_flows(std::int64_t now_ns) {
         " after " + std::to_string(flow.received_bytes) + " of " +
         std::to_string(flow.target.size()) + " bytes";
     tell_sender(peers_.at(flow.peer), flow.announce.flow, wire::ErrorCode::kAborted, reason);
+    const PeerId peer = flow.peer;
+    const bool missed_claim_now = unkept_claim(flow);
     drop(flow, reason);
+    // Counted after the drop: a demotion it causes acts on the peer's other flows.
+    if (missed_claim_now) missed.push_back(peer);
+  }
+  for (PeerId peer : missed) {
+    if (Peer* found = peers_.find(peer)) missed_claim(*found, now_ns);
   }
 }
 

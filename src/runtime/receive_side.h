@@ -76,9 +76,6 @@ struct IncomingFlow {
   std::int64_t held_by_sender_since_ns = 0;
   bool unexpected = false;  // no buffer, no handler: room reserved in UnexpectedMessages
   bool on_plan = false;     // started under its Plan's grant: its first bytes are not blind
-  // Its urgent claim is counted missed (it turned ghost): once per flow,
-  // and taken back if its bytes all come after all.
-  bool claim_missed = false;
 };
 
 // A peer's transfer announced ahead, until its flow comes or it expires (a
@@ -151,8 +148,13 @@ class ReceiveSide {
   void demote(Peer& peer, std::int64_t now_ns, const std::string& why);
   // The meter of the peer's identity: all its bytes against the downlink.
   OverrunDetector& downlink_meter(const Peer& peer, std::int64_t now_ns);
-  // An urgent flow of the peer turned ghost: its standing drops.
+  // An urgent claim of the peer was not kept: its standing drops.
   void missed_claim(Peer& peer, std::int64_t now_ns);
+  // Whether the flow, ending now without its bytes, leaves an urgent claim
+  // unkept: an urgent ghost's.
+  static bool unkept_claim(const IncomingFlow& flow) {
+    return flow.ghost && flow.announce.urgent != 0;
+  }
   void police_idle_flows(std::int64_t now_ns);
   // An Error about one of the peer's flows (refused, aborted).
   void tell_sender(Peer& peer, std::uint64_t flow, wire::ErrorCode code, const std::string& reason);
