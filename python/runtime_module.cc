@@ -572,7 +572,7 @@ EndpointConfig make_config(const py::object& listen, double downlink_bps,
                            std::optional<std::uint64_t> max_unexpected_messages,
                            bool reuse_connections, bool contention_fallback,
                            bool unpaced_connections, bool edf_when_short, bool slack_adaptive,
-                           double uplink_bps, bool quiet) {
+                           bool urgent_first, double uplink_bps, bool quiet) {
   EndpointConfig config;
   const py::tuple where = listen.cast<py::tuple>();
   if (where.size() != 2) throw py::value_error("listen: expected (host, port)");
@@ -618,6 +618,7 @@ EndpointConfig make_config(const py::object& listen, double downlink_bps,
   config.contention_fallback.unpaced_connections = unpaced_connections;
   config.shortfall_response.urgent_first = edf_when_short;
   config.scheduler.allocator.slack_adaptive = slack_adaptive;
+  config.scheduler.allocator.urgent_first = urgent_first;
   config.uplink.uplink_bps = uplink_bps;
   if (quiet) config.log = [](std::string_view) {};
   return config;
@@ -676,12 +677,12 @@ PYBIND11_MODULE(_runtime, m) {
                        std::optional<std::uint64_t> max_unexpected_bytes,
                        std::optional<std::uint64_t> max_unexpected_messages, bool reuse_connections,
                        bool contention_fallback, bool unpaced_connections, bool edf_when_short,
-                       bool slack_adaptive, double uplink_bps, bool quiet) {
+                       bool slack_adaptive, bool urgent_first, double uplink_bps, bool quiet) {
              EndpointConfig config = make_config(
                  listen, downlink_bps, job_key, job_key_file, insecure_loopback_only,
                  member_key_file, roster_file, max_unexpected_bytes, max_unexpected_messages,
                  reuse_connections, contention_fallback, unpaced_connections, edf_when_short,
-                 slack_adaptive, uplink_bps, quiet);
+                 slack_adaptive, urgent_first, uplink_bps, quiet);
              py::gil_scoped_release release;
              return std::make_shared<PyEndpoint>(std::move(config));
            }),
@@ -693,7 +694,7 @@ PYBIND11_MODULE(_runtime, m) {
            py::arg("max_unexpected_messages") = py::none(), py::arg("reuse_connections") = true,
            py::arg("contention_fallback") = true, py::arg("unpaced_connections") = true,
            py::arg("edf_when_short") = true, py::arg("slack_adaptive") = false,
-           py::arg("uplink_bps") = 0.0, py::arg("quiet") = false)
+           py::arg("urgent_first") = false, py::arg("uplink_bps") = 0.0, py::arg("quiet") = false)
       .def_property_readonly("address", &PyEndpoint::address)
       .def("fileno", &PyEndpoint::fileno)
       .def("completion_fd", &PyEndpoint::fileno)

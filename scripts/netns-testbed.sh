@@ -18,7 +18,10 @@
 # runtime::dscp_for_priority) and a default class (10% guaranteed, may borrow
 # the rest) for everything else, each with its own FIFO. RECV_FLAGS adds
 # flags to the SAFS receivers (e.g. --no-edf-when-short, --adapt-budget),
-# SEND_FLAGS to the SAFS senders (e.g. --no-contention-fallback).
+# SEND_FLAGS to the SAFS senders (e.g. --no-contention-fallback). CC sets
+# every host's TCP congestion control, the bulk flow's included (one this
+# host allows in namespaces; default: the host's, which a new namespace
+# inherits); the one in effect is printed either way.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tool=${SAFS_RT:-$root/build/bin/safs-rt}
@@ -29,6 +32,7 @@ bulk_flows=${4:-1}
 qos=${5:-0}
 read -r -a recv_extra <<<"${RECV_FLAGS:-}"
 read -r -a send_extra <<<"${SEND_FLAGS:-}"
+cc=${CC:-}
 
 # Bad arguments end here, before anything needs root: the argument, its
 # value and what was expected, exit 2.
@@ -45,6 +49,7 @@ expect QOS "$qos" '^[01]$' "0 or 1"
 prefix=safstb
 # shellcheck source=scripts/netns.sh
 source "$root/scripts/netns.sh"
+netns_expect_congestion_control "$cc"
 netns_require "the namespace testbed" "$prefix"
 if [[ ! -x $tool ]]; then echo "build safs-rt first (cmake --build build --target safs-rt)" >&2; exit 1; fi
 netns_claim "$prefix"
@@ -59,6 +64,7 @@ cleanup() {
 trap cleanup EXIT
 
 netns_star "$prefix" r="${address[r]}" s1="${address[s1]}" s2="${address[s2]}" s3="${address[s3]}"
+netns_congestion_control "$prefix" "$cc" "${hosts[@]}"
 # The bottleneck: sw -> r. veth offloads build 64 KB packets (GSO), so the
 # bucket must hold at least one or htb stalls them.
 sw_tc() { ip netns exec "$prefix-sw" tc "$@"; }

@@ -52,6 +52,34 @@ netns_star() {  # PREFIX HOST=ADDRESS...
   done
 }
 
+# Exits 2 (through expect, scripts/expect.sh) unless CC is empty or a TCP
+# congestion control this host lets a namespace take as its default: only
+# those in net.ipv4.tcp_allowed_congestion_control, a host-wide setting the
+# testbeds leave alone.
+netns_expect_congestion_control() {  # CC
+  local allowed list=/proc/sys/net/ipv4/tcp_allowed_congestion_control
+  [[ -z $1 ]] && return 0
+  if [[ ! -r $list ]]; then
+    echo "${expect_prefix:?}: CC = '$1': this host does not say which congestion controls a namespace may take ($list)" >&2
+    exit 2
+  fi
+  read -r -a allowed <"$list"
+  expect CC "$1" "^($(IFS='|' && echo "${allowed[*]}"))\$" \
+    "one of what this host allows in namespaces: ${allowed[*]} (sysctl net.ipv4.tcp_allowed_congestion_control)"
+}
+
+# Makes CC the default TCP congestion control of every PREFIX-HOST namespace
+# (empty: each keeps what a new namespace inherits, the host's default), and
+# prints the one in effect.
+netns_congestion_control() {  # PREFIX CC HOST...
+  local prefix=$1 cc=$2 host
+  shift 2
+  for host in "$@"; do
+    if [[ -n $cc ]]; then ip netns exec "$prefix-$host" sysctl -qw net.ipv4.tcp_congestion_control="$cc"; fi
+  done
+  echo "TCP congestion control: $(ip netns exec "$prefix-$1" cat /proc/sys/net/ipv4/tcp_congestion_control)"
+}
+
 # A fresh job key for the run's endpoints in FILE (mode 600), exported as
 # SAFS_JOB_KEY_FILE: read from the environment, never the command line.
 netns_job_key() {  # FILE

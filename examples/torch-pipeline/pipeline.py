@@ -23,6 +23,9 @@ go forward and input gradients back through torch.distributed, over one of
                   its size, the op's planned end, the consumer's deadline),
                   so it starts under a grant planned for it (docs/runtime.md,
                   "Transfers announced ahead")
+  safs-edf        the same as safs with each receiver serving every urgent
+                  send earliest deadline first at line rate, never just in
+                  time (safs.torch.options(urgent_first=True))
   gloo-preposted  gloo with every receive of an iteration posted at its
                   start (the strongest plain baseline)
   gloo            gloo with each receive posted when its op needs it
@@ -50,7 +53,8 @@ import torch.distributed as dist
 
 import schedules
 
-COMMS = ("safs", "safs-fresh", "safs-paced", "safs-asap", "safs-ahead", "gloo-preposted", "gloo")
+COMMS = ("safs", "safs-fresh", "safs-paced", "safs-asap", "safs-ahead", "safs-edf",
+         "gloo-preposted", "gloo")
 
 
 def parse_args(argv):
@@ -245,6 +249,16 @@ class Stage:
         return dist.isend(tensor, dst=dst, tag=self.tag(kind, mb)), when
 
 
+def congestion_control():
+    """This host's (namespace's) default TCP congestion control: every
+    connection of the run uses it, the competitor's too (run.sh, CC)."""
+    try:
+        with open("/proc/sys/net/ipv4/tcp_congestion_control") as f:
+            return f.read().strip()
+    except OSError:
+        return "unknown"
+
+
 def main(argv):
     a = parse_args(argv)
     a.safs = a.comm.startswith("safs")
@@ -254,6 +268,7 @@ def main(argv):
         import safs.torch as st
         st.options(quiet=True, reuse_connections=(a.comm != "safs-fresh"),
                    contention_fallback=(a.comm != "safs-paced"),
+                   urgent_first=(a.comm == "safs-edf"),
                    unpaced_connections=bool(a.unpaced_connections))
     dist.init_process_group("safs" if a.safs else "gloo",
                             init_method=f"tcp://{host}:{port}", rank=a.rank, world_size=a.stages)
@@ -273,7 +288,7 @@ def main(argv):
               "unpaced_connections": a.unpaced_connections,
               "microbatches": a.microbatches, "message_bytes": stage.nbytes,
               "durations_s": stage.durations, "link_mbit": a.link_mbit, "iterations": iterations,
-              "measured_s": measured_s}
+              "measured_s": measured_s, "tcp_congestion_control": congestion_control()}
     if before is not None:
         after = st.stats()
         report["deadline_misses"] = after["deadline_misses"] - before["deadline_misses"]

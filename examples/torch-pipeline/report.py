@@ -57,7 +57,9 @@ def main(argv):
                                  "run_bubble": {}, "delivery": None, "plans": [0, 0], "calls": [],
                                  "parts": defaultdict(list)})
     order = []
+    congestion_controls = set()
     for key, run, name, ranks in runs(out):
+        congestion_controls.update(r.get("tcp_congestion_control", "not recorded") for r in ranks)
         if key not in cells:
             order.append(key)
         cell = cells[key]
@@ -118,8 +120,8 @@ def main(argv):
           f"| background into a stage (Mbit/s) | SAFS misses | control B/iteration | safs-sim prediction vs measured |")
     print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---|")
     rank = {"gpipe": 0, "1f1b": 1, "zb-h1": 2, "none": 0, "background": 1, "bulk": 2, "bulk-qos": 3,
-            "safs": 0, "safs-fresh": 1, "safs-paced": 2, "safs-asap": 3, "safs-ahead": 4,
-            "gloo-preposted": 5, "gloo": 6}
+            "safs": 0, "safs-fresh": 1, "safs-paced": 2, "safs-asap": 3, "safs-ahead": 4, "safs-edf": 5,
+            "gloo-preposted": 6, "gloo": 7}
     for key in sorted(order, key=lambda k: (rank.get(k[2], 9), rank.get(k[0], 9), rank.get(k[1], 9))):
         c = cells[key]
         it = [x * 1000 for x in c["iters"]]
@@ -131,7 +133,8 @@ def main(argv):
         print(f"| {key[0]} | {key[1]} | {key[2]} | {statistics.median(it):.0f} [{min(it):.0f}, {max(it):.0f}] "
               f"| {statistics.mean(c['bubble']) * 1000:.0f} | {statistics.mean(c['exposed']) * 1000:.0f} "
               f"| {waited} | {background} | {misses} | {control} | {sims} |")
-    print(f"\n(bottleneck {rate} Mbit/s into each stage; {len(cells)} cells)")
+    print(f"\n(bottleneck {rate} Mbit/s into each stage; {len(cells)} cells; TCP congestion "
+          f"control {', '.join(sorted(congestion_controls))})")
     ordered = sorted(order, key=lambda k: (rank.get(k[2], 9), rank.get(k[0], 9), rank.get(k[1], 9)))
     print_runs(cells, ordered, rank)
     print_delivery(cells, ordered)

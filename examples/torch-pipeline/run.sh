@@ -17,8 +17,13 @@
 # cell, in rounds, 1), SCHEDULES ("gpipe 1f1b zb-h1"), COMMS ("safs gloo-preposted
 # gloo"; also safs-fresh, SAFS with a new data connection per tensor,
 # safs-paced, SAFS with its contention fallback off, safs-asap, SAFS with
-# every send due at once, and safs-ahead, SAFS with each send announced
-# ahead),
+# every send due at once, safs-ahead, SAFS with each send announced
+# ahead, and safs-edf, SAFS's receivers serving every urgent send EDF at
+# line rate), CC (the hosts' TCP congestion control, one the host allows in
+# namespaces, net.ipv4.tcp_allowed_congestion_control; default: what new
+# namespaces inherit from the host; recorded in each run's output either way),
+# TCP_SAMPLES (1: each stage's TCP connections, `ss -tin` every 100 ms, in
+# NAME.tcp.txt per run: windows, RTTs, retransmissions; default 0),
 # COMPETITION ("none background bulk bulk-qos": no competitor;
 # background into each stage on the job's transport (SAFS background flows
 # into the stage's own endpoint for safs, TCP for gloo); one unmanaged bulk
@@ -40,6 +45,8 @@ runs=${RUNS:-1}
 read -r -a schedule_list <<<"${SCHEDULES:-gpipe 1f1b zb-h1}"
 read -r -a comm_list <<<"${COMMS:-safs gloo-preposted gloo}"
 read -r -a competition_list <<<"${COMPETITION:-none background bulk bulk-qos}"
+cc=${CC:-}
+tcp_samples=${TCP_SAMPLES:-0}
 python=/usr/bin/python3
 
 expect_prefix=torch-pipeline
@@ -53,9 +60,10 @@ expect STAGES "$stages" '^[2-8]$' "2..8 stages"
 expect MICROBATCHES "$microbatches" '^[1-9][0-9]*$' "a positive whole number"
 expect ITERATIONS "$iterations" '^[1-9][0-9]*$' "a positive whole number"
 expect RUNS "$runs" '^[1-9][0-9]*$' "a positive whole number"
+expect TCP_SAMPLES "$tcp_samples" '^[01]$' "0 or 1"
 for c in "${comm_list[@]}"; do
-  expect COMMS "$c" '^(safs|safs-fresh|safs-paced|safs-asap|safs-ahead|gloo-preposted|gloo)$' \
-    "safs, safs-fresh, safs-paced, safs-asap, safs-ahead, gloo-preposted, gloo"
+  expect COMMS "$c" '^(safs|safs-fresh|safs-paced|safs-asap|safs-ahead|safs-edf|gloo-preposted|gloo)$' \
+    "safs, safs-fresh, safs-paced, safs-asap, safs-ahead, safs-edf, gloo-preposted, gloo"
 done
 for c in "${schedule_list[@]}"; do
   expect SCHEDULES "$c" '^(gpipe|1f1b|zb-h1)$' "gpipe, 1f1b, zb-h1"
@@ -71,6 +79,7 @@ fi
 prefix=safspp
 # shellcheck source=scripts/netns.sh
 source "$root/scripts/netns.sh"
+netns_expect_congestion_control "$cc"
 netns_require "the torch pipeline testbed" "$prefix"
 if ! PYTHONPATH=$root/build/python $python -c 'import torch, safs.torch' 2>/dev/null; then
   echo "torch-pipeline: needs torch and the safs module (run scripts/setup.sh first)" >&2
@@ -81,10 +90,13 @@ hosts=(bg)
 for ((s = 0; s < stages; s++)); do hosts+=("s$s"); done
 address() { [[ $1 == bg ]] && echo 198.18.1.100 || echo "198.18.1.$((10 + ${1#s}))"; }
 mkdir -p "$out"
-rm -f "$out"/*.rank*.json "$out"/*.sim.json "$out"/*.sink* "$out"/*.toml "$out"/table.md  # an earlier run's
+rm -f "$out"/*.rank*.json "$out"/*.sim.json "$out"/*.sink* "$out"/*.toml "$out"/*.tcp.txt \
+  "$out"/table.md  # an earlier run's
 touch "$out/.torch-pipeline"
 keydir=$(mktemp -d)
+sampler=  # the running cell's TCP sampler (TCP_SAMPLES=1), outside the namespaces
 cleanup() {
+  if [[ -n $sampler ]]; then kill "$sampler" 2>/dev/null || true; fi
   netns_remove "$prefix" "${hosts[@]}"
   rm -rf "$keydir"
 }
@@ -97,6 +109,9 @@ netns_star "$prefix" "${star[@]}"
 if [[ $gso == 0 ]]; then
   for h in "${hosts[@]}"; do ip -n "$prefix-$h" link set dev "eth-$h" gso_max_segs 1; done
 fi
+# Every host's TCP, the bulk competitor's included (each run's output
+# records it too: pipeline.py).
+netns_congestion_control "$prefix" "$cc" "${hosts[@]}" >&2
 # Processes started in the background are `ip netns exec` itself (it execs
 # the command), so that kill reaches them.
 in_ns() { local ns=$1; shift; ip netns exec "$prefix-$ns" "$@"; }
@@ -196,9 +211,26 @@ stop_background() {
   background_pids=()
 }
 
+# TCP_SAMPLES=1: each stage's TCP connections every 100 ms, each sample
+# headed by "@ SECONDS STAGE" (the wall clock), until killed.
+sample_tcp() {  # FILE
+  local s
+  while :; do
+    for ((s = 0; s < stages; s++)); do
+      echo "@ $(date +%s.%N) s$s"
+      in_ns "s$s" ss -tinH || true
+    done
+    sleep 0.1
+  done >"$1"
+}
+
 run_cell() {  # SCHEDULE COMM COMPETITION RUN
   local name="$1.$2.$3.$4" pids=() s
   if [[ $3 == background ]]; then start_background "$2" "$name"; fi
+  if ((tcp_samples)); then
+    sample_tcp "$out/$name.tcp.txt" &
+    sampler=$!
+  fi
   for ((s = 0; s < stages; s++)); do
     in_ns "s$s" env PYTHONPATH="$root/build/python" SAFS_JOB_KEY_FILE="$keydir/job.key" \
       SAFS_LISTEN_PORT=7100 SAFS_BACKGROUND="$([[ $3 == background ]] && echo 1 || echo 0)" \
@@ -209,7 +241,20 @@ run_cell() {  # SCHEDULE COMM COMPETITION RUN
       --master "$(address s0):29500" --out "$out/$name.rank$s.json" &
     pids+=($!)
   done
-  for pid in "${pids[@]}"; do wait "$pid" || { echo "torch-pipeline: a stage of $name failed" >&2; return 1; }; done
+  local failed=0
+  for pid in "${pids[@]}"; do wait "$pid" || {
+    failed=1
+    break  # the others go with the namespaces (cleanup)
+  }; done
+  if [[ -n $sampler ]]; then
+    kill "$sampler" 2>/dev/null || true
+    wait "$sampler" 2>/dev/null || true
+    sampler=
+  fi
+  if ((failed)); then
+    echo "torch-pipeline: a stage of $name failed" >&2
+    return 1
+  fi
   if [[ $3 == background ]]; then stop_background; fi
   PYTHONPATH=$root/build/python $python "$here/to_scenario.py" --competitor "$3" "$out/$name.toml" "$out/$name".rank*.json \
     >"$out/$name.sim.json"

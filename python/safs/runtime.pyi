@@ -46,6 +46,7 @@ class Endpoint:
         unpaced_connections: bool = True,
         edf_when_short: bool = True,
         slack_adaptive: bool = False,
+        urgent_first: bool = False,
         uplink_bps: float = 0.0,
         quiet: bool = False,
     ) -> None: ...

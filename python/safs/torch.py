@@ -58,7 +58,7 @@ _groups = weakref.WeakSet()
 def options(*, listen_host=None, listen_port=None, downlink_bps=None, wait_timeout_s=None,
             quiet=None, background=None, background_max_bytes=None, reuse_connections=None,
             contention_fallback=None, unpaced_connections=None, edf_when_short=None,
-            slack_adaptive=None, uplink_bps=None):
+            slack_adaptive=None, urgent_first=None, uplink_bps=None):
     """Sets how the next process groups' endpoints are made (before
     init_process_group; the environment's SAFS_LISTEN_HOST and
     SAFS_DOWNLINK_BPS are read when an option is not set here):
@@ -82,7 +82,9 @@ def options(*, listen_host=None, listen_port=None, downlink_bps=None, wait_timeo
     "Namespace testbed"); `slack_adaptive` (default False) lets it serve an
     urgent transfer with little slack left, or less than one
     bandwidth-delay product to go, at line rate in deadline order and the
-    others just in time (docs/runtime.md, "Control path"); `uplink_bps`
+    others just in time (docs/runtime.md, "Control path"); `urgent_first`
+    (default False) serves every urgent transfer into the rank earliest
+    deadline first at line rate, never just in time; `uplink_bps`
     (default 0: unknown) the rank's own uplink, which it then shares among
     the peers that grant it, telling a peer when it limits that peer's
     transfer (docs/runtime.md, "Uplink reports")."""
@@ -99,6 +101,7 @@ def options(*, listen_host=None, listen_port=None, downlink_bps=None, wait_timeo
         "unpaced_connections": unpaced_connections,
         "edf_when_short": edf_when_short,
         "slack_adaptive": slack_adaptive,
+        "urgent_first": urgent_first,
         "uplink_bps": uplink_bps,
     }
     for key, value in given.items():
@@ -255,6 +258,7 @@ class ProcessGroupSafs(_ProcessGroup):
                   "unpaced_connections": bool(_options.get("unpaced_connections", True)),
                   "edf_when_short": bool(_options.get("edf_when_short", True)),
                   "slack_adaptive": bool(_options.get("slack_adaptive", False)),
+                  "urgent_first": bool(_options.get("urgent_first", False)),
                   "uplink_bps": float(_options.get("uplink_bps", 0.0))}
         downlink = _options.get("downlink_bps") or os.environ.get("SAFS_DOWNLINK_BPS")
         if downlink is not None:

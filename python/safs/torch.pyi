@@ -24,6 +24,7 @@ def options(
     unpaced_connections: Optional[bool] = None,
     edf_when_short: Optional[bool] = None,
     slack_adaptive: Optional[bool] = None,
+    urgent_first: Optional[bool] = None,
     uplink_bps: Optional[float] = None,
 ) -> None: ...
 def hint(

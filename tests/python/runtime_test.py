@@ -161,6 +161,14 @@ class Transfers(Pair):
         with self.assertRaises(TypeError):
             endpoint(slack_adaptive="yes")
 
+    def test_urgent_first_is_a_switch_of_the_receiver(self):
+        # Its effect is tested in C++ (the allocator's urgent_first); here
+        # only that the keyword exists, takes a bool, and leaves an endpoint
+        # that receives.
+        self.receiver_with(urgent_first=True)
+        with self.assertRaises(TypeError):
+            endpoint(urgent_first="yes")
+
     def test_uplink_bps_is_a_setting_of_the_sender(self):
         # Its effect is tested in C++ (UplinkReports.*); here that the
         # keyword reaches a sender that still sends, that one flow alone is

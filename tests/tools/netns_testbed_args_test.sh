@@ -11,4 +11,6 @@ expect_exit2 "two slacks" "SLACKS_MS = '1 2': expected three" bash "$script" 400
 expect_exit2 "a slack not a number" "SLACKS_MS = 'x'" bash "$script" 400 10 "1 2 x"
 expect_exit2 "negative bulk flows" "BULK = '-1'" bash "$script" 400 10 "1 2 3" -1
 expect_exit2 "QOS not 0 or 1" "QOS = 'yes': expected 0 or 1" bash "$script" 400 10 "1 2 3" 1 yes
+expect_exit2 "an unknown congestion control" "CC = 'vegas-ng': expected one of what this host allows" \
+  env CC=vegas-ng bash "$script"
 exit $((failures > 0))
