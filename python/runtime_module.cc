@@ -264,8 +264,8 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     if (urgent) op->hint.urgent = *urgent;
     const FlowHint hint = op->hint;
     const std::uint64_t id = op->id;
-    if (post_to_loop([this, id, hint] { endpoint_->update_hint(id, hint); })) return true;
-    return on_loop([&] { return endpoint_->update_hint(id, hint); });
+    queue_on_loop([this, id, hint] { endpoint_->update_hint(id, hint); });
+    return true;
   }
 
   std::shared_ptr<Op> recv_into(const py::object& buffer, std::uint64_t tag,
@@ -329,9 +329,7 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
       if (op->state != FlowState::kPending) break;
       if (consumer_blocks) {
         const std::uint64_t id = op->id;
-        if (!post_to_loop([this, id] { endpoint_->consumer_waits(id); })) {
-          on_loop([&] { endpoint_->consumer_waits(id); });
-        }
+        queue_on_loop([this, id] { endpoint_->consumer_waits(id); });
       }
       const auto now = std::chrono::steady_clock::now();
       if (limit && now >= *limit) return false;
@@ -423,18 +421,20 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     return *endpoint_;
   }
 
-  // Queues `f` for the loop's thread without waiting for it (false, and
-  // nothing queued, when the endpoint is not started). A close() after it
-  // stops the loop first: `f` runs before that or never.
+  // Queues `f` for the loop's thread without waiting for it; runs it here
+  // when the endpoint is not started (no other thread driving). A close()
+  // after it stops the loop first: `f` runs before that or never.
   template <typename F>
-  bool post_to_loop(F f) {
+  void queue_on_loop(F f) {
     py::gil_scoped_release release;
     std::lock_guard lock(drive_);
     open_endpoint();
-    if (!running_) return false;
     ++loop_calls_;
-    endpoint_->post(std::move(f));
-    return true;
+    if (running_) {
+      endpoint_->post(std::move(f));
+    } else {
+      f();
+    }
   }
 
   // Runs `f` where the endpoint may be driven: on its loop's thread when

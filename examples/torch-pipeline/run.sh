@@ -241,19 +241,12 @@ run_cell() {  # SCHEDULE COMM COMPETITION RUN
       --master "$(address s0):29500" --out "$out/$name.rank$s.json" &
     pids+=($!)
   done
-  local failed=0
-  for pid in "${pids[@]}"; do wait "$pid" || {
-    failed=1
-    break  # the others go with the namespaces (cleanup)
-  }; done
+  # On a failure the others, and the sampler, go with cleanup.
+  for pid in "${pids[@]}"; do wait "$pid" || { echo "torch-pipeline: a stage of $name failed" >&2; return 1; }; done
   if [[ -n $sampler ]]; then
     kill "$sampler" 2>/dev/null || true
     wait "$sampler" 2>/dev/null || true
     sampler=
-  fi
-  if ((failed)); then
-    echo "torch-pipeline: a stage of $name failed" >&2
-    return 1
   fi
   if [[ $3 == background ]]; then stop_background; fi
   PYTHONPATH=$root/build/python $python "$here/to_scenario.py" --competitor "$3" "$out/$name.toml" "$out/$name".rank*.json \

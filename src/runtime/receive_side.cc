@@ -171,29 +171,19 @@ bool ReceiveSide::consumer_waits(ReceiveHandle receive) {
 void ReceiveSide::on_aborted(const Peer& peer, const wire::Error& error) {
   const auto it = incoming_by_remote_.find({peer.id, error.flow});
   if (it != incoming_by_remote_.end()) {
-    IncomingFlow& flow = incoming_.at(it->second);
-    const std::int64_t now = monotonic_ns();
-    const bool was_ghost_claim = unkept_claim(flow);
-    drop(flow, "sender aborted: " + error.reason);
-    if (was_ghost_claim) {
-      if (Peer* found = peers_.find(peer.id)) missed_claim(*found, now);
-    }
+    drop_counting_claim(incoming_.at(it->second), "sender aborted: " + error.reason,
+                        monotonic_ns());
   }
 }
 
 void ReceiveSide::drop_flows_from(PeerId peer, const std::string& reason) {
   std::vector<core::FlowId> dropped;
-  int unkept = 0;  // its standing outlives the connection
   for (const auto& [id, flow] : incoming_) {
-    if (flow.peer != peer) continue;
-    dropped.push_back(id);
-    unkept += unkept_claim(flow) ? 1 : 0;
+    if (flow.peer == peer) dropped.push_back(id);
   }
-  for (core::FlowId id : dropped) drop(incoming_.at(id), reason);
+  // Its standing outlives the connection: unkept claims still count.
+  for (core::FlowId id : dropped) drop_counting_claim(incoming_.at(id), reason, monotonic_ns());
   forget_plans_from(peer);
-  if (Peer* found = peers_.find(peer)) {
-    for (int i = 0; i < unkept; ++i) missed_claim(*found, monotonic_ns());
-  }
 }
 
 // ---- data connections ----
@@ -332,6 +322,17 @@ void ReceiveSide::complete(IncomingFlow& flow) {
   // The handler may have closed the peer, and with it this flow.
   const auto it = incoming_.find(id);
   if (it != incoming_.end()) forget(it->second);
+}
+
+// Counted after the drop: a demotion it causes acts on the peer's other
+// flows, not on this one.
+void ReceiveSide::drop_counting_claim(IncomingFlow& flow, const std::string& reason,
+                                      std::int64_t now_ns) {
+  const PeerId peer = flow.peer;
+  const bool unkept = flow.ghost && flow.announce.urgent != 0;
+  drop(flow, reason);
+  if (!unkept) return;
+  if (Peer* found = peers_.find(peer)) missed_claim(*found, now_ns);
 }
 
 void ReceiveSide::drop(IncomingFlow& flow, const std::string& reason) {
@@ -529,21 +530,21 @@ void ReceiveSide::observe_downlink(std::int64_t now_ns) {
 // receiver once it has started and holds no rate, or while its reads are
 // held back. One that owes bytes and sends none for the ghost grace is a
 // ghost: it leaves the scheduler, so its share goes to flows that send,
-// until its bytes come. An urgent ghost's claim counts as missed only if it
-// never delivers: dropped for silence here, or aborted by its sender while
-// a ghost. A flow that went quiet (a retransmission timeout behind a full
-// queue looks the same at first) and then delivered kept its claim, late;
-// counted when it turned ghost, a stage's in-flight activations going quiet
-// together behind a Cubic flow's 300 ms queue demoted an honest sender. Quiet for the idle timeout,
-// it is dropped. A flow its sender reported its own uplink holds to a trickle (too little for one
-// write quantum within the ghost grace) is silent by its sender's account:
+// until its bytes come. Quiet for the idle timeout, it is dropped, and only
+// then does an urgent ghost's claim count as missed (drop_counting_claim):
+// a flow that went quiet (a retransmission timeout behind a full queue
+// looks the same at first) and then delivered kept its claim, late.
+// Counted when they turned ghost, a stage's in-flight activations going
+// quiet together behind a Cubic flow's 300 ms queue demoted an honest
+// sender. A flow its sender reported its own uplink holds to a trickle (too
+// little for one write quantum within the ghost grace) is silent by its
+// sender's account:
 // no ghost and no missed claim, waiting as a paused flow does, but dropped
 // once held for the sender hold timeout.
 void ReceiveSide::police_idle_flows(std::int64_t now_ns) {
   const std::int64_t timeout = config_.limits.idle_flow_timeout_ns;
   const double grace_s = static_cast<double>(config_.limits.ghost_grace_ns) / 1e9;
   std::vector<core::FlowId> idle;
-  std::vector<PeerId> missed;  // demoting changes the flows: after the loop
   for (auto& [id, flow] : incoming_) {
     const bool started = flow.received_bytes > 0;
     const bool held_by_sender =
@@ -576,14 +577,7 @@ void ReceiveSide::police_idle_flows(std::int64_t now_ns) {
         " after " + std::to_string(flow.received_bytes) + " of " +
         std::to_string(flow.target.size()) + " bytes";
     tell_sender(peers_.at(flow.peer), flow.announce.flow, wire::ErrorCode::kAborted, reason);
-    const PeerId peer = flow.peer;
-    const bool missed_claim_now = unkept_claim(flow);
-    drop(flow, reason);
-    // Counted after the drop: a demotion it causes acts on the peer's other flows.
-    if (missed_claim_now) missed.push_back(peer);
-  }
-  for (PeerId peer : missed) {
-    if (Peer* found = peers_.find(peer)) missed_claim(*found, now_ns);
+    drop_counting_claim(flow, reason, now_ns);
   }
 }
 

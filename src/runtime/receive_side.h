@@ -143,6 +143,9 @@ class ReceiveSide {
   bool attach_in_progress(ReceiveHandle receive, std::uint64_t tag, std::span<std::byte> buffer,
                           const std::string& from);
   void drop(IncomingFlow& flow, const std::string& reason);
+  // drop(), and an urgent ghost's claim, ending without its bytes, counts
+  // as missed (dropped for silence, aborted, or cut off with its peer).
+  void drop_counting_claim(IncomingFlow& flow, const std::string& reason, std::int64_t now_ns);
   void forget(IncomingFlow& flow);
   // Demotes the peer's flows and its identity's standing, saying why.
   void demote(Peer& peer, std::int64_t now_ns, const std::string& why);
@@ -150,11 +153,7 @@ class ReceiveSide {
   OverrunDetector& downlink_meter(const Peer& peer, std::int64_t now_ns);
   // An urgent claim of the peer was not kept: its standing drops.
   void missed_claim(Peer& peer, std::int64_t now_ns);
-  // Whether the flow, ending now without its bytes, leaves an urgent claim
-  // unkept: an urgent ghost's.
-  static bool unkept_claim(const IncomingFlow& flow) {
-    return flow.ghost && flow.announce.urgent != 0;
-  }
+
   void police_idle_flows(std::int64_t now_ns);
   // An Error about one of the peer's flows (refused, aborted).
   void tell_sender(Peer& peer, std::uint64_t flow, wire::ErrorCode code, const std::string& reason);
