@@ -21,7 +21,9 @@
 # SEND_FLAGS to the SAFS senders (e.g. --no-contention-fallback). CC sets
 # every host's TCP congestion control, the bulk flow's included (one this
 # host allows in namespaces; default: the host's, which a new namespace
-# inherits); the one in effect is printed either way.
+# inherits); the one in effect is printed either way. TCP_IDLE_RESTART
+# sets every host's net.ipv4.tcp_slow_start_after_idle (0 or 1; default:
+# the host's), printed either way too.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tool=${SAFS_RT:-$root/build/bin/safs-rt}
@@ -33,6 +35,7 @@ qos=${5:-0}
 read -r -a recv_extra <<<"${RECV_FLAGS:-}"
 read -r -a send_extra <<<"${SEND_FLAGS:-}"
 cc=${CC:-}
+idle_restart=${TCP_IDLE_RESTART:-}
 
 # Bad arguments end here, before anything needs root: the argument, its
 # value and what was expected, exit 2.
@@ -45,6 +48,7 @@ expect BYTES "$bytes" '^[1-9][0-9]*$' "a positive whole number of bytes"
 for slack in "${slacks[@]}"; do expect SLACKS_MS "$slack" '^[1-9][0-9]*$' "positive whole ms"; done
 expect BULK "$bulk_flows" '^[0-9]+$' "a number of bulk flows (0 or more)"
 expect QOS "$qos" '^[01]$' "0 or 1"
+expect TCP_IDLE_RESTART "$idle_restart" '^[01]?$' "0 or 1 (unset: the host's)"
 
 prefix=safstb
 # shellcheck source=scripts/netns.sh
@@ -65,6 +69,7 @@ trap cleanup EXIT
 
 netns_star "$prefix" r="${address[r]}" s1="${address[s1]}" s2="${address[s2]}" s3="${address[s3]}"
 netns_congestion_control "$prefix" "$cc" "${hosts[@]}"
+netns_idle_restart "$prefix" "$idle_restart" "${hosts[@]}"
 # The bottleneck: sw -> r. veth offloads build 64 KB packets (GSO), so the
 # bucket must hold at least one or htb stalls them.
 sw_tc() { ip netns exec "$prefix-sw" tc "$@"; }

@@ -80,6 +80,22 @@ netns_congestion_control() {  # PREFIX CC HOST...
   echo "TCP congestion control: $(ip netns exec "$prefix-$1" cat /proc/sys/net/ipv4/tcp_congestion_control)"
 }
 
+# Sets net.ipv4.tcp_slow_start_after_idle in every PREFIX-HOST namespace to
+# IDLE_RESTART (1, Linux's default: a connection idle for longer than its
+# retransmission timeout starts its congestion window over; 0: it keeps its
+# window; empty: each keeps what a new namespace inherits) and prints the
+# setting in effect.
+netns_idle_restart() {  # PREFIX IDLE_RESTART HOST...
+  local prefix=$1 idle_restart=$2 host
+  shift 2
+  for host in "$@"; do
+    if [[ -n $idle_restart ]]; then
+      ip netns exec "$prefix-$host" sysctl -qw net.ipv4.tcp_slow_start_after_idle="$idle_restart"
+    fi
+  done
+  echo "TCP restart after idle: $(ip netns exec "$prefix-$1" cat /proc/sys/net/ipv4/tcp_slow_start_after_idle)"
+}
+
 # A fresh job key for the run's endpoints in FILE (mode 600), exported as
 # SAFS_JOB_KEY_FILE: read from the environment, never the command line.
 netns_job_key() {  # FILE

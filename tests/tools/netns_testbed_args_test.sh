@@ -13,4 +13,6 @@ expect_exit2 "negative bulk flows" "BULK = '-1'" bash "$script" 400 10 "1 2 3" -
 expect_exit2 "QOS not 0 or 1" "QOS = 'yes': expected 0 or 1" bash "$script" 400 10 "1 2 3" 1 yes
 expect_exit2 "an unknown congestion control" "CC = 'vegas-ng': expected one of what this host allows" \
   env CC=vegas-ng bash "$script"
+expect_exit2 "idle restart not 0 or 1" "TCP_IDLE_RESTART = '2': expected 0 or 1" \
+  env TCP_IDLE_RESTART=2 bash "$script"
 exit $((failures > 0))
