@@ -26,6 +26,10 @@ go forward and input gradients back through torch.distributed, over one of
   safs-edf        the same as safs with each receiver serving every urgent
                   send earliest deadline first at line rate, never just in
                   time (safs.torch.options(urgent_first=True))
+  safs-parallel   the same as safs with tensors started together on a
+                  contended path each on a connection of its own, instead
+                  of one following another on one connection
+                  (safs.torch.options(one_connection=False))
   gloo-preposted  gloo with every receive of an iteration posted at its
                   start (the strongest plain baseline)
   gloo            gloo with each receive posted when its op needs it
@@ -54,7 +58,7 @@ import torch.distributed as dist
 import schedules
 
 COMMS = ("safs", "safs-fresh", "safs-paced", "safs-asap", "safs-ahead", "safs-edf",
-         "gloo-preposted", "gloo")
+         "safs-parallel", "gloo-preposted", "gloo")
 
 
 def parse_args(argv):
@@ -249,11 +253,12 @@ class Stage:
         return dist.isend(tensor, dst=dst, tag=self.tag(kind, mb)), when
 
 
-def congestion_control():
-    """This host's (namespace's) default TCP congestion control: every
-    connection of the run uses it, the competitor's too (run.sh, CC)."""
+def tcp_setting(name):
+    """One of this host's (namespace's) TCP settings, e.g. its default
+    congestion control: every connection of the run has it, the
+    competitor's too (run.sh, CC and TCP_IDLE_RESTART)."""
     try:
-        with open("/proc/sys/net/ipv4/tcp_congestion_control") as f:
+        with open(f"/proc/sys/net/ipv4/{name}") as f:
             return f.read().strip()
     except OSError:
         return "unknown"
@@ -269,6 +274,7 @@ def main(argv):
         st.options(quiet=True, reuse_connections=(a.comm != "safs-fresh"),
                    contention_fallback=(a.comm != "safs-paced"),
                    urgent_first=(a.comm == "safs-edf"),
+                   one_connection=(a.comm != "safs-parallel"),
                    unpaced_connections=bool(a.unpaced_connections))
     dist.init_process_group("safs" if a.safs else "gloo",
                             init_method=f"tcp://{host}:{port}", rank=a.rank, world_size=a.stages)
@@ -288,7 +294,8 @@ def main(argv):
               "unpaced_connections": a.unpaced_connections,
               "microbatches": a.microbatches, "message_bytes": stage.nbytes,
               "durations_s": stage.durations, "link_mbit": a.link_mbit, "iterations": iterations,
-              "measured_s": measured_s, "tcp_congestion_control": congestion_control()}
+              "measured_s": measured_s, "tcp_congestion_control": tcp_setting("tcp_congestion_control"),
+              "tcp_slow_start_after_idle": tcp_setting("tcp_slow_start_after_idle")}
     if before is not None:
         after = st.stats()
         report["deadline_misses"] = after["deadline_misses"] - before["deadline_misses"]
@@ -296,6 +303,9 @@ def main(argv):
                                    + after["control_bytes_received"] - before["control_bytes_received"])
         report["data_connections_opened"] = (after["data_connections_opened"]
                                              - before["data_connections_opened"])
+        # Sends that waited to follow an earlier one on its connection
+        # (docs/runtime.md, "Contention fallback").
+        report["flows_followed"] = after["flows_followed"] - before["flows_followed"]
         # Sends announced ahead, and those that started under their plan.
         report["plans_sent"] = after["plans_sent"] - before["plans_sent"]
         report["flows_on_plans"] = after["flows_on_plans"] - before["flows_on_plans"]

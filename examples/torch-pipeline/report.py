@@ -57,9 +57,10 @@ def main(argv):
                                  "run_bubble": {}, "delivery": None, "plans": [0, 0], "calls": [],
                                  "parts": defaultdict(list)})
     order = []
-    congestion_controls = set()
+    congestion_controls, idle_restarts = set(), set()
     for key, run, name, ranks in runs(out):
         congestion_controls.update(r.get("tcp_congestion_control", "not recorded") for r in ranks)
+        idle_restarts.update(r.get("tcp_slow_start_after_idle", "not recorded") for r in ranks)
         if key not in cells:
             order.append(key)
         cell = cells[key]
@@ -121,7 +122,7 @@ def main(argv):
     print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---|")
     rank = {"gpipe": 0, "1f1b": 1, "zb-h1": 2, "none": 0, "background": 1, "bulk": 2, "bulk-qos": 3,
             "safs": 0, "safs-fresh": 1, "safs-paced": 2, "safs-asap": 3, "safs-ahead": 4, "safs-edf": 5,
-            "gloo-preposted": 6, "gloo": 7}
+            "safs-parallel": 6, "gloo-preposted": 7, "gloo": 8}
     for key in sorted(order, key=lambda k: (rank.get(k[2], 9), rank.get(k[0], 9), rank.get(k[1], 9))):
         c = cells[key]
         it = [x * 1000 for x in c["iters"]]
@@ -134,7 +135,8 @@ def main(argv):
               f"| {statistics.mean(c['bubble']) * 1000:.0f} | {statistics.mean(c['exposed']) * 1000:.0f} "
               f"| {waited} | {background} | {misses} | {control} | {sims} |")
     print(f"\n(bottleneck {rate} Mbit/s into each stage; {len(cells)} cells; TCP congestion "
-          f"control {', '.join(sorted(congestion_controls))})")
+          f"control {', '.join(sorted(congestion_controls))}; restart after idle "
+          f"(net.ipv4.tcp_slow_start_after_idle) {', '.join(sorted(idle_restarts))})")
     ordered = sorted(order, key=lambda k: (rank.get(k[2], 9), rank.get(k[0], 9), rank.get(k[1], 9)))
     print_runs(cells, ordered, rank)
     print_delivery(cells, ordered)

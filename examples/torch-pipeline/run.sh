@@ -18,10 +18,14 @@
 # gloo"; also safs-fresh, SAFS with a new data connection per tensor,
 # safs-paced, SAFS with its contention fallback off, safs-asap, SAFS with
 # every send due at once, safs-ahead, SAFS with each send announced
-# ahead, and safs-edf, SAFS's receivers serving every urgent send EDF at
-# line rate), CC (the hosts' TCP congestion control, one the host allows in
+# ahead, safs-edf, SAFS's receivers serving every urgent send EDF at
+# line rate, and safs-parallel, SAFS with sends started together on a
+# contended path each on a connection of its own), CC (the hosts' TCP congestion control, one the host allows in
 # namespaces, net.ipv4.tcp_allowed_congestion_control; default: what new
 # namespaces inherit from the host; recorded in each run's output either way),
+# TCP_IDLE_RESTART (every host's net.ipv4.tcp_slow_start_after_idle: 1, a
+# connection idle for longer than its retransmission timeout starts its
+# window over; 0, it keeps it; default: the host's; recorded either way),
 # TCP_SAMPLES (1: each stage's TCP connections, `ss -tin` every 100 ms, in
 # NAME.tcp.txt per run: windows, RTTs, retransmissions; default 0),
 # COMPETITION ("none background bulk bulk-qos": no competitor;
@@ -46,6 +50,7 @@ read -r -a schedule_list <<<"${SCHEDULES:-gpipe 1f1b zb-h1}"
 read -r -a comm_list <<<"${COMMS:-safs gloo-preposted gloo}"
 read -r -a competition_list <<<"${COMPETITION:-none background bulk bulk-qos}"
 cc=${CC:-}
+idle_restart=${TCP_IDLE_RESTART:-}
 tcp_samples=${TCP_SAMPLES:-0}
 python=/usr/bin/python3
 
@@ -61,9 +66,10 @@ expect MICROBATCHES "$microbatches" '^[1-9][0-9]*$' "a positive whole number"
 expect ITERATIONS "$iterations" '^[1-9][0-9]*$' "a positive whole number"
 expect RUNS "$runs" '^[1-9][0-9]*$' "a positive whole number"
 expect TCP_SAMPLES "$tcp_samples" '^[01]$' "0 or 1"
+expect TCP_IDLE_RESTART "$idle_restart" '^[01]?$' "0 or 1 (unset: the host's)"
 for c in "${comm_list[@]}"; do
-  expect COMMS "$c" '^(safs|safs-fresh|safs-paced|safs-asap|safs-ahead|safs-edf|gloo-preposted|gloo)$' \
-    "safs, safs-fresh, safs-paced, safs-asap, safs-ahead, safs-edf, gloo-preposted, gloo"
+  expect COMMS "$c" '^(safs|safs-fresh|safs-paced|safs-asap|safs-ahead|safs-edf|safs-parallel|gloo-preposted|gloo)$' \
+    "safs, safs-fresh, safs-paced, safs-asap, safs-ahead, safs-edf, safs-parallel, gloo-preposted, gloo"
 done
 for c in "${schedule_list[@]}"; do
   expect SCHEDULES "$c" '^(gpipe|1f1b|zb-h1)$' "gpipe, 1f1b, zb-h1"
@@ -112,6 +118,7 @@ fi
 # Every host's TCP, the bulk competitor's included (each run's output
 # records it too: pipeline.py).
 netns_congestion_control "$prefix" "$cc" "${hosts[@]}" >&2
+netns_idle_restart "$prefix" "$idle_restart" "${hosts[@]}" >&2
 # Processes started in the background are `ip netns exec` itself (it execs
 # the command), so that kill reaches them.
 in_ns() { local ns=$1; shift; ip netns exec "$prefix-$ns" "$@"; }

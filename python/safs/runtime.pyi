@@ -44,6 +44,7 @@ class Endpoint:
         reuse_connections: bool = True,
         contention_fallback: bool = True,
         unpaced_connections: bool = True,
+        one_connection: bool = True,
         edf_when_short: bool = True,
         slack_adaptive: bool = False,
         urgent_first: bool = False,

@@ -22,6 +22,7 @@ def options(
     reuse_connections: Optional[bool] = None,
     contention_fallback: Optional[bool] = None,
     unpaced_connections: Optional[bool] = None,
+    one_connection: Optional[bool] = None,
     edf_when_short: Optional[bool] = None,
     slack_adaptive: Optional[bool] = None,
     urgent_first: Optional[bool] = None,

@@ -116,9 +116,12 @@ void Acceptor::read_first_frame(std::map<int, UnboundConnection>& table,
     }
     return;
   }
-  // Read no further than one frame can reach, so a data connection's payload
-  // stays in the socket.
-  const std::size_t want = wire::kHeaderBytes + wire::kMaxBodyBytes - connection.bytes.size();
+  // Read exactly one frame, no byte past it: a data connection's payload,
+  // or the DataOpen of a flow that follows on it (wire::kCapDataFollow),
+  // stays in the socket. A Hello or a DataOpen is at most kMaxBodyBytes.
+  constexpr std::size_t kMaxFirstFrameBytes = wire::kHeaderBytes + wire::kMaxBodyBytes;
+  const std::size_t want =
+      std::min(wire::frame_bytes(connection.bytes), kMaxFirstFrameBytes) - connection.bytes.size();
   std::vector<std::uint8_t> chunk(want);
   const ssize_t n = recv(fd, chunk.data(), chunk.size(), 0);
   if (n == 0) {
@@ -135,7 +138,12 @@ void Acceptor::read_first_frame(std::map<int, UnboundConnection>& table,
   }
   connection.bytes.insert(connection.bytes.end(), chunk.begin(), chunk.begin() + n);
   const wire::DecodeResult result = wire::decode(connection.bytes);
-  if (result.status == wire::DecodeStatus::kNeedMore) return;
+  if (result.status == wire::DecodeStatus::kNeedMore) {
+    if (wire::frame_bytes(connection.bytes) > kMaxFirstFrameBytes) {
+      protocol_error("first frame larger than a hello or data-open");
+    }
+    return;
+  }
   if (result.status == wire::DecodeStatus::kInvalid) {
     if (const std::uint16_t version = wire::frame_version(connection.bytes);
         version >= 1 && version < wire::kVersion) {
@@ -215,7 +223,13 @@ bool Acceptor::keep(int fd, std::uint64_t connection_id) {
   const auto kept = std::count_if(kept_.begin(), kept_.end(), [&](const auto& entry) {
     return entry.second.kept_for == connection_id;
   });
-  if (kept >= static_cast<std::ptrdiff_t>(config_.limits.max_idle_data_connections)) return false;
+  // One with bytes waiting is not idle: the next flow follows on it
+  // (wire::kCapDataFollow), and its DataOpen is read next.
+  char probe = 0;
+  const bool waiting = recv(fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+  if (kept >= static_cast<std::ptrdiff_t>(config_.limits.max_idle_data_connections) && !waiting) {
+    return false;
+  }
   loop_.remove(fd);
   kept_[fd] = {fd, {}, std::nullopt, monotonic_ns(), connection_id};
   loop_.add(fd, EPOLLIN, [this, fd](std::uint32_t) { on_readable(fd); });

@@ -140,6 +140,9 @@ struct EndpointStats {
   std::uint64_t data_connections_opened = 0;
   std::uint64_t data_connections_reused = 0;
   std::uint64_t data_connections_idle = 0;
+  // Flows that followed an earlier flow on its connection on a contended
+  // path, right behind its last byte (ContentionFallback::one_connection).
+  std::uint64_t flows_followed = 0;
   // Times a path to a receiver became contended (EndpointConfig::contention_fallback),
   // and what the paths' granted flows delivered against their grants, per window.
   std::uint64_t contended_paths = 0;

@@ -115,7 +115,7 @@ wire::Hello local_hello(const EndpointConfig& config, const PeerAddress& address
   wire::Hello hello;
   hello.capabilities = wire::kCapLeases;
   if (config.pacing != PacingMode::kUserspace) hello.capabilities |= wire::kCapKernelPacing;
-  if (config.data_reuse.enabled) hello.capabilities |= wire::kCapDataReuse;
+  if (config.data_reuse.enabled) hello.capabilities |= wire::kCapDataReuse | wire::kCapDataFollow;
   hello.capabilities |= wire::kCapUplinkReports | wire::kCapPlans;
   if (config.security.member) hello.member = config.security.member->name;
   hello.downlink_bps = static_cast<std::uint64_t>(config.downlink_bps);

@@ -75,7 +75,15 @@ struct ContentionFallback {
   // contended (a flow's tail, or a trickle: one 64 KB TSO burst more or less
   // would decide it).
   std::uint64_t min_allowed_bytes = 256 * 1024;
-  std::int64_t memory_ns = 2'000'000'000;
+  // How long a contended path stays so without a window that could tell (no
+  // granted flow backlogged). A competitor's bulk flow lasts seconds to
+  // minutes, and a pipeline's bursts of transfers are seconds apart behind
+  // its queue (GPipe's forward and backward phases next to a Cubic bulk
+  // flow: docs/real-pipeline.md); forgotten in between, each burst would
+  // start paced, each flow on a connection of its own. A path still marked
+  // contended after the competitor left costs one window: its flows then
+  // deliver their grants without a queue, which clears it.
+  std::int64_t memory_ns = 10'000'000'000;
   // A flow that starts on a contended path takes a data connection that was
   // never kernel-paced (opening one if the pool has none) and paces in user
   // space if at all: one once given a kernel pacing rate stays paced by TCP
@@ -83,6 +91,19 @@ struct ContentionFallback {
   // shared queue. Only with PacingMode::kAuto. docs/real-pipeline.md
   // measures it next to an unmanaged bulk flow.
   bool unpaced_connections = true;
+  // A flow that starts on a contended path while another flow to the same
+  // receiver, due no later, is still writing on a connection that stays
+  // unpaced waits for that flow's last byte and follows it on the same
+  // connection (announced then; several waiting go in deadline order), as
+  // gloo's one connection per pair of ranks carries tensor after tensor; one
+  // that starts while a flow there has written everything and awaits its
+  // DONE takes its connection at once.
+  // Behind the competitor's full queue a new connection starts from TCP's
+  // initial window and doubles it once per round trip of that queue; the
+  // one in use has opened its window already. A flow on a plan never waits
+  // (its plan would lapse). Only with unpaced_connections and
+  // EndpointConfig::data_reuse (docs/runtime.md, "Contention fallback").
+  bool one_connection = true;
 };
 
 class PathContention {

@@ -304,8 +304,9 @@ void ReceiveSide::read_data(IncomingFlow& flow, std::int64_t now_ns) {
 void ReceiveSide::complete(IncomingFlow& flow) {
   const core::FlowId id = flow.id;
   Peer& peer = peers_.at(flow.peer);
-  // Kept for the sender's next DataOpen, or closed before the Done goes, so
-  // that a sender reusing it most likely sees the close first.
+  // Kept for the sender's next DataOpen (which may be there already: a flow
+  // that follows on it, wire::kCapDataFollow), or closed before the Done
+  // goes, so that a sender reusing it most likely sees the close first.
   if (config_.data_reuse.enabled && acceptor_.keep(flow.fd, peer.connection_id)) {
     flow.fd = -1;
   } else {

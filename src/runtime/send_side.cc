@@ -43,7 +43,7 @@ SendSide::~SendSide() {
 
 wire::Announce SendSide::announce_for(const OutgoingFlow& flow, std::int64_t now_ns) const {
   wire::Announce announce;
-  announce.flow = flow.id;
+  announce.flow = flow.wire_flow;
   announce.size_bytes = flow.data.size();
   announce.slack_ns = slack_for(flow.hint.deadline_ns, now_ns);
   announce.urgent = flow.on_plan ? wire::kUrgentOnPlan : flow.hint.urgent ? 1 : 0;
@@ -51,6 +51,19 @@ wire::Announce SendSide::announce_for(const OutgoingFlow& flow, std::int64_t now
   announce.group = flow.hint.group;
   announce.tag = flow.hint.tag;
   return announce;
+}
+
+void SendSide::announce(OutgoingFlow& flow, Peer& peer, std::int64_t now_ns) {
+  flow.wire_flow = next_wire_flow_++;
+  by_wire_flow_[flow.wire_flow] = flow.id;
+  peers_.send(peer, announce_for(flow, now_ns));
+}
+
+OutgoingFlow* SendSide::find_wire_flow(const Peer& peer, std::uint64_t wire_flow) {
+  const auto number = by_wire_flow_.find(wire_flow);
+  if (number == by_wire_flow_.end()) return nullptr;
+  OutgoingFlow& flow = outgoing_.at(number->second);
+  return flow.peer == peer.id ? &flow : nullptr;
 }
 
 FlowHandle SendSide::send(const PeerAddress& address, std::span<const std::byte> data,
@@ -74,8 +87,7 @@ FlowHandle SendSide::send(const PeerAddress& address, std::span<const std::byte>
   }
   flow.peer = peer->id;
   take_plan(flow, now);
-  peers_.send(*peer, announce_for(flow, now));
-  start_data_connection(flow);
+  start_flow(flow, *peer, now);
   return id;
 }
 
@@ -85,10 +97,11 @@ bool SendSide::update_hint(FlowHandle id, const FlowHint& hint) {
   OutgoingFlow& flow = it->second;
   flow.hint = hint;
   flow.at_risk = false;
+  if (flow.awaits_connection) return true;  // its Announce will say it
   Peer* peer = peers_.find(flow.peer);
   if (peer == nullptr) return false;
   wire::Update update;
-  update.flow = id;
+  update.flow = flow.wire_flow;
   update.slack_ns = slack_for(hint.deadline_ns, monotonic_ns());
   update.urgent = hint.urgent ? 1 : 0;
   update.criticality = hint.criticality;
@@ -116,8 +129,10 @@ FlowStatus SendSide::test(FlowHandle id) const {
 void SendSide::release(FlowHandle id) {
   const auto it = outgoing_.find(id);
   if (it == outgoing_.end()) return;
-  // A pending flow is aborted: closing its data connection tells the receiver.
+  // A pending flow is aborted: closing its data connection tells the
+  // receiver (one that passed its connection on has written all its bytes).
   fail(it->second, "released by the caller");
+  by_wire_flow_.erase(it->second.wire_flow);
   outgoing_.erase(it);
 }
 
@@ -129,15 +144,25 @@ bool SendSide::peer_reuses_connections(PeerId id) const {
          advertises(*peer, wire::kCapDataReuse);
 }
 
-void SendSide::start_data_connection(OutgoingFlow& flow) {
+void SendSide::start_flow(OutgoingFlow& flow, Peer& peer, std::int64_t now_ns) {
   flow.keeps_connection_unpaced = config_.contention_fallback.unpaced_connections &&
                                   config_.pacing == PacingMode::kAuto &&
-                                  path_contended(flow.peer, monotonic_ns());
+                                  path_contended(flow.peer, now_ns);
   const auto want = flow.keeps_connection_unpaced ? DataConnectionPool::Want::kUnpacedOnly
                                                   : DataConnectionPool::Want::kPacedFirst;
   const DataConnectionPool::Connection idle = peer_reuses_connections(flow.peer)
                                                   ? pool_.take(flow.peer, want)
                                                   : DataConnectionPool::Connection{};
+  if (idle.fd < 0 && may_follow(flow, now_ns)) {
+    if (OutgoingFlow* before = written_out_before(flow); before != nullptr) {
+      return hand_connection(*before, flow, peer, now_ns);
+    }
+    if (waits_to_follow(flow, now_ns)) {
+      flow.awaits_connection = true;
+      return;
+    }
+  }
+  announce(flow, peer, now_ns);
   if (idle.fd < 0) return open_data_connection(flow);
   ++stats_.data_connections_reused;
   flow.reused_connection = true;
@@ -208,8 +233,9 @@ void SendSide::start_progress(OutgoingFlow& flow) {
 }
 
 void SendSide::write_preamble(OutgoingFlow& flow, const Peer& peer) {
-  const wire::DataOpen open{peer.connection_id, flow.id, flow.data.size(),
-                            peer.control->crypto()->own_flow_token(flow.id, flow.data.size())};
+  const wire::DataOpen open{
+      peer.connection_id, flow.wire_flow, flow.data.size(),
+      peer.control->crypto()->own_flow_token(flow.wire_flow, flow.data.size())};
   wire::encode(open, flow.preamble);
 }
 
@@ -245,9 +271,13 @@ void SendSide::on_data_event(FlowHandle id, std::uint32_t events) {
     // The receiver never writes on a data connection: this is its end.
     char byte = 0;
     const ssize_t n = recv(flow.fd, &byte, 1, MSG_DONTWAIT);
-    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
-      const std::string why = n == 0 ? "closed" : std::strerror(errno);
-      if (flow.sent_bytes == flow.data.size()) {
+    const int error = n < 0 ? errno : 0;
+    if (n == 0 || (n < 0 && error != EAGAIN && error != EWOULDBLOCK)) {
+      const std::string why = n == 0 ? "closed" : std::strerror(error);
+      // A reset says the receiver threw bytes away unread: on a reused
+      // connection, this flow's (a receiver that read them closes cleanly).
+      const bool lost = error == ECONNRESET && flow.reused_connection;
+      if (flow.sent_bytes == flow.data.size() && !lost) {
         // Everything is out; the receiver's DONE on the control connection says the rest.
         loop_.remove_and_close(flow.fd);
       } else if (!replace_reused_connection(flow, why)) {
@@ -314,6 +344,7 @@ void SendSide::pump(OutgoingFlow& flow, std::int64_t now_ns) {
     }
   }
   want_writable(flow, blocked && flow.sent_bytes < flow.data.size());
+  if (flow.sent_bytes == flow.data.size()) pass_connection_on(flow, now_ns);
 }
 
 // ---- the rate a flow is held to ----
@@ -353,7 +384,8 @@ double SendSide::granted_rate_bps(const OutgoingFlow& flow, std::int64_t now_ns)
   const double downlink = downlink_bps(flow.peer);
   if (std::isinf(downlink)) return downlink;
   const auto flows = std::count_if(outgoing_.begin(), outgoing_.end(), [&](const auto& entry) {
-    return entry.second.peer == flow.peer && entry.second.state == FlowState::kPending;
+    return entry.second.peer == flow.peer && entry.second.state == FlowState::kPending &&
+           !entry.second.awaits_connection;
   });
   return downlink / static_cast<double>(std::max<std::ptrdiff_t>(1, flows));
 }
@@ -378,9 +410,9 @@ void SendSide::apply_rate(OutgoingFlow& flow, std::int64_t now_ns) {
 
 void SendSide::on_grant(const Peer& peer, const wire::Grant& grant) {
   if ((grant.flow & wire::kPlanGrantBit) != 0) return on_planned_grant(peer, grant);
-  const auto it = outgoing_.find(grant.flow);
-  if (it == outgoing_.end() || it->second.peer != peer.id) return;  // finished or not ours
-  OutgoingFlow& flow = it->second;
+  OutgoingFlow* found = find_wire_flow(peer, grant.flow);
+  if (found == nullptr) return;  // finished or not ours
+  OutgoingFlow& flow = *found;
   if (flow.state != FlowState::kPending) return;
   const std::int64_t now = monotonic_ns();
   // The flow's own first grant replaces its plan's (whose epochs are the plan's).
@@ -396,9 +428,9 @@ void SendSide::on_grant(const Peer& peer, const wire::Grant& grant) {
 }
 
 void SendSide::on_done(const Peer& peer, const wire::Done& done) {
-  const auto it = outgoing_.find(done.flow);
-  if (it == outgoing_.end() || it->second.peer != peer.id) return;
-  OutgoingFlow& flow = it->second;
+  OutgoingFlow* found = find_wire_flow(peer, done.flow);
+  if (found == nullptr) return;
+  OutgoingFlow& flow = *found;
   if (flow.state != FlowState::kPending) return;
   if (done.bytes != flow.data.size() || flow.sent_bytes != flow.data.size()) {
     fail(flow, "receiver reported " + std::to_string(done.bytes) + " bytes of " +
@@ -409,9 +441,8 @@ void SendSide::on_done(const Peer& peer, const wire::Done& done) {
 }
 
 void SendSide::on_refused(const Peer& peer, const wire::Error& error) {
-  const auto it = outgoing_.find(error.flow);
-  if (it != outgoing_.end() && it->second.peer == peer.id) {
-    fail(it->second, "receiver refused the flow: " + error.reason);
+  if (OutgoingFlow* flow = find_wire_flow(peer, error.flow); flow != nullptr) {
+    fail(*flow, "receiver refused the flow: " + error.reason);
   }
 }
 
@@ -454,6 +485,7 @@ void SendSide::tick(std::int64_t now_ns) {
   expire_plans(now_ns);
   measure_paths(now_ns);  // off, measured only (stats().grant_delivery)
   rebalance_uplink(now_ns);
+  start_flows_left_waiting(now_ns);
   for (auto& [id, flow] : outgoing_) {
     if (flow.state == FlowState::kPending) fail_if_peer_silent(flow, now_ns);
     if (flow.state != FlowState::kPending || flow.fd < 0 || !flow.connected) continue;
@@ -545,6 +577,7 @@ void SendSide::add_stats(EndpointStats& stats) const {
   stats.grants_received += stats_.grants_received;
   stats.data_connections_opened += stats_.data_connections_opened;
   stats.data_connections_reused += stats_.data_connections_reused;
+  stats.flows_followed += stats_.flows_followed;
   stats.uplink_reports_sent += stats_.uplink_reports_sent;
   stats.plans_sent += stats_.plans_sent;
   stats.flows_on_plans += stats_.flows_on_plans;

@@ -16,13 +16,17 @@
 //   plans:    announce_ahead() sends a PLAN before the flow exists; a flow
 //             that starts in time under its planned grant skips the
 //             unscheduled bytes and the wait (send_side_plans.cc).
+//   follow:   on a contended path a flow may instead wait for an earlier
+//             flow to the same peer to write its last byte, and then follow
+//             it on its connection (send_side_follow.cc).
 //   update_hint(): UPDATE with the new slack and class.
 //   risk:     each tick projects the finish at the rate held to; a flow that
 //             will miss its deadline is reported once per episode.
 //   end:      DONE from the receiver (every byte arrived) completes it and
 //             gives its data connection to the pool (when the receiver reuses
-//             them); the receiver's ERROR, a broken data connection or the
-//             peer's end fails it.
+//             them; unless a flow that followed it has it already); the
+//             receiver's ERROR, a broken data connection or the peer's end
+//             fails it.
 #pragma once
 
 #include <sys/types.h>
@@ -68,6 +72,11 @@ struct FlowProgress {
 
 struct OutgoingFlow {
   FlowHandle id = 0;
+  // Its number on the wire (Announce, DataOpen, the receiver's frames), given
+  // when it is announced: a receiver takes a peer's flows in increasing
+  // numbers, and a flow that waited to follow another is announced after
+  // flows sent later. 0: not announced yet.
+  std::uint64_t wire_flow = 0;
   PeerId peer = 0;
   PeerAddress address;
   std::span<const std::byte> data;
@@ -78,6 +87,9 @@ struct OutgoingFlow {
   // Started on a contended path: fd was never kernel-paced and stays so
   // (ContentionFallback::unpaced_connections).
   bool keeps_connection_unpaced = false;
+  // Not announced yet: waits to follow an earlier flow on its connection
+  // (ContentionFallback::one_connection, send_side_follow.cc).
+  bool awaits_connection = false;
   std::vector<std::uint8_t> preamble;  // the DataOpen frame, once the peer is authenticated
   std::size_t preamble_sent = 0;
   std::uint64_t sent_bytes = 0;
@@ -151,8 +163,10 @@ class SendSide {
   void add_stats(EndpointStats& stats) const;
 
  private:
-  // An idle connection from the pool when the peer reuses them, else a new one.
-  void start_data_connection(OutgoingFlow& flow);
+  // Announces the flow and gives it a data connection: an idle one from the
+  // pool when the peer reuses them, else a new one; or leaves it waiting to
+  // follow an earlier flow (send_side_follow.cc).
+  void start_flow(OutgoingFlow& flow, Peer& peer, std::int64_t now_ns);
   void open_data_connection(OutgoingFlow& flow);
   void attach_data_connection(OutgoingFlow& flow, const DataConnectionPool::Connection& connection,
                               bool connected);
@@ -187,6 +201,24 @@ class SendSide {
   void rebalance_uplink(std::int64_t now_ns);
   void send_report(OutgoingFlow& flow, double rate_bps, std::int64_t now_ns);
   void fail_if_peer_silent(OutgoingFlow& flow, std::int64_t now_ns);
+  // Following on one connection (send_side_follow.cc).
+  // Whether `flow` may follow another on its connection at all: on a
+  // contended path, unpaced, not on a plan.
+  bool may_follow(const OutgoingFlow& flow, std::int64_t now_ns) const;
+  // A flow to `flow`'s peer that has written all its bytes on an unpaced
+  // connection and awaits its DONE, if any.
+  OutgoingFlow* written_out_before(const OutgoingFlow& flow);
+  // Whether `flow`, about to start, waits for an earlier flow to the same
+  // peer that is still writing on an unpaced connection and due no later.
+  bool waits_to_follow(const OutgoingFlow& flow, std::int64_t now_ns) const;
+  // `from` wrote its last byte: `to` is announced and writes on its connection.
+  void hand_connection(OutgoingFlow& from, OutgoingFlow& to, Peer& peer, std::int64_t now_ns);
+  // `flow` wrote its last byte: its connection goes on to the flow waiting
+  // for it that is due first, if any (`flow` then awaits its DONE without one).
+  void pass_connection_on(OutgoingFlow& flow, std::int64_t now_ns);
+  // Waiting flows with nothing left to follow (the path is no longer
+  // contended, or the flow before them failed) start on their own.
+  void start_flows_left_waiting(std::int64_t now_ns);
   // Plans (send_side_plans.cc).
   // How long after its start the plan's receiver keeps it: its planned
   // grant's lease, or this endpoint's own before that came.
@@ -198,6 +230,10 @@ class SendSide {
   // A new flow takes the grant planned for it, if it came and is in time.
   void take_plan(OutgoingFlow& flow, std::int64_t now_ns);
   wire::Announce announce_for(const OutgoingFlow& flow, std::int64_t now_ns) const;
+  // Numbers the flow for the wire and sends its Announce.
+  void announce(OutgoingFlow& flow, Peer& peer, std::int64_t now_ns);
+  // The peer's flow with this wire number, if it is still held.
+  OutgoingFlow* find_wire_flow(const Peer& peer, std::uint64_t wire_flow);
   // Done or failed (a pending flow only): closes the data connection, or
   // gives it to the pool when the flow is done and the peer reuses them.
   void end(OutgoingFlow& flow, FlowState state, const std::string& error);
@@ -212,6 +248,8 @@ class SendSide {
   std::function<void(const FlowRisk&)> risk_handler_;
   FlowHandle next_flow_ = 1;
   std::map<FlowHandle, OutgoingFlow> outgoing_;
+  std::uint64_t next_wire_flow_ = 1;
+  std::map<std::uint64_t, FlowHandle> by_wire_flow_;  // announced flows still in outgoing_
   DataConnectionPool pool_;
   std::map<PeerId, PathContention> paths_;  // a peer's entry goes with the peer
   EndpointStats stats_;                     // the fields add_stats() reports

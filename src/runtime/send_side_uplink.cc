@@ -69,7 +69,7 @@ void SendSide::send_report(OutgoingFlow& flow, double rate_bps, std::int64_t now
     return;
   }
   wire::Report report;
-  report.flow = flow.id;
+  report.flow = flow.wire_flow;
   report.rate_bps = std::isinf(rate_bps) ? wire::kNoUplinkLimit
                                          : static_cast<std::uint64_t>(std::llround(rate_bps));
   peers_.send(*peer, report);

@@ -269,4 +269,12 @@ std::uint16_t frame_version(std::span<const std::uint8_t> bytes) {
   return static_cast<std::uint16_t>((bytes[0] << 8) | bytes[1]);
 }
 
+std::size_t frame_bytes(std::span<const std::uint8_t> bytes) {
+  if (bytes.size() < kHeaderBytes) return kHeaderBytes;
+  ByteReader header(bytes.first(kHeaderBytes));
+  header.u16();  // version
+  header.u16();  // type
+  return kHeaderBytes + header.u32();
+}
+
 }  // namespace safs::runtime::wire

@@ -66,6 +66,12 @@ inline constexpr std::uint32_t kCapDataReuse = 1u << 2;
 inline constexpr std::uint32_t kCapUplinkReports = 1u << 3;
 // Reads Plans: a sender may announce a transfer before it starts.
 inline constexpr std::uint32_t kCapPlans = 1u << 4;
+// With kCapDataReuse: reads the next flow's DataOpen right behind the last
+// byte of the flow before it on a data connection, before that flow's Done
+// (it reads each first frame exactly, and keeps a connection with bytes
+// waiting whatever its bound on idle ones), so a sender may let flows follow
+// one another on one connection (ContentionFallback::one_connection).
+inline constexpr std::uint32_t kCapDataFollow = 1u << 5;
 
 // First message each way on a control connection.
 struct Hello {
@@ -178,7 +184,8 @@ struct Error {
 // Opens a flow on a data connection; the flow's bytes follow it raw. The
 // first frame of every data connection; on a connection to a receiver that
 // advertised kCapDataReuse, the next flow's DataOpen may follow the last byte
-// of the one before, once the sender has its Done.
+// of the one before, once the sender has its Done; to one that advertised
+// kCapDataFollow too, right behind that byte.
 struct DataOpen {
   // Which control connection its flow was announced on: that connection's
   // id, derived from both its Hellos (SessionCrypto::connection_id()).
@@ -234,5 +241,9 @@ std::vector<std::uint8_t> older_version_refusal(std::uint16_t version);
 bool valid_member_name(std::string_view name);
 // The frame version of `bytes`' header (0 if fewer than two bytes).
 std::uint16_t frame_version(std::span<const std::uint8_t> bytes);
+// The length of the frame at the start of `bytes` as its header says
+// (header and body; whether that body length is allowed is decode()'s to
+// judge), or kHeaderBytes while the header is incomplete.
+std::size_t frame_bytes(std::span<const std::uint8_t> bytes);
 
 }  // namespace safs::runtime::wire

@@ -249,7 +249,8 @@ class TorchOptionsTest(unittest.TestCase):
 
         for value in (False, True):
             safs_torch.options(edf_when_short=value, contention_fallback=value,
-                               unpaced_connections=value, slack_adaptive=value,
+                               unpaced_connections=value, one_connection=value,
+                               slack_adaptive=value,
                                urgent_first=value)
             try:
                 with mock.patch.object(safs_torch.runtime, "Endpoint", Recorder):
@@ -259,10 +260,12 @@ class TorchOptionsTest(unittest.TestCase):
                 safs_torch._options.pop("edf_when_short", None)
                 safs_torch._options.pop("contention_fallback", None)
                 safs_torch._options.pop("unpaced_connections", None)
+                safs_torch._options.pop("one_connection", None)
                 safs_torch._options.pop("slack_adaptive", None)
                 safs_torch._options.pop("urgent_first", None)
             self.assertIs(made[-1]["edf_when_short"], value)
             self.assertIs(made[-1]["contention_fallback"], value)
+            self.assertIs(made[-1]["one_connection"], value)
             self.assertIs(made[-1]["unpaced_connections"], value)
             self.assertIs(made[-1]["slack_adaptive"], value)
             self.assertIs(made[-1]["urgent_first"], value)

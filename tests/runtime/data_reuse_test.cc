@@ -6,7 +6,9 @@
 // replaced, and a kept connection carries only its own peer's flows.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
+#include <vector>
 
 #include "runtime/endpoint.h"
 #include "runtime/scripted_peer.h"
@@ -215,6 +217,64 @@ TEST_F(DataReuseAgainstPeers, AKeptConnectionCarriesItsPeersNextFlows) {
   EXPECT_TRUE(wait_until([&] { return delivered().size() == 2; }, kSecond));  // Done goes first
   EXPECT_EQ(delivered(), (std::vector<std::uint64_t>{checksum(first), checksum(second)}));
   EXPECT_EQ(loop_.stats().data_connections_kept, 1u);
+}
+
+// Flows that follow one another on one connection (wire::kCapDataFollow):
+// each DataOpen right behind the last byte of the flow before, all written
+// at once before any Done, the first of them smaller than a frame, so that
+// a receiver reading past the first frame would take the next DataOpen for
+// payload.
+TEST_F(DataReuseAgainstPeers, FlowsThatFollowAtOnceLandWhole) {
+  ScriptedPeer peer(port());
+  ASSERT_TRUE(peer.handshake());
+  const std::vector<std::vector<std::byte>> payloads = {random_bytes(100, 5), random_bytes(5, 6),
+                                                        random_bytes(70'000, 7)};
+  std::vector<std::uint8_t> stream;
+  for (std::uint64_t flow = 1; flow <= payloads.size(); ++flow) {
+    const auto& payload = payloads[flow - 1];
+    peer.send(wire::Announce{flow, payload.size(), wire::kNoDeadline, 0, 0, 0, flow});
+    const std::vector<std::uint8_t> open = frame(peer.data_open(flow, payload.size()));
+    const std::vector<std::uint8_t> bytes = as_bytes(payload);
+    stream.insert(stream.end(), open.begin(), open.end());
+    stream.insert(stream.end(), bytes.begin(), bytes.end());
+  }
+  RawPeer data(port());
+  data.write(stream);
+  for (std::uint64_t flow = 1; flow <= payloads.size(); ++flow) {
+    EXPECT_TRUE(await_done(peer, flow)) << "flow " << flow;
+  }
+  EXPECT_TRUE(wait_until([&] { return delivered().size() == payloads.size(); }, kSecond));
+  EXPECT_EQ(delivered(), (std::vector<std::uint64_t>{checksum(payloads[0]), checksum(payloads[1]),
+                                                     checksum(payloads[2])}));
+  EXPECT_EQ(loop_.stats().incoming_failed, 0u);
+}
+
+// A connection whose next flow's DataOpen is already there is not idle: it
+// is kept, and read, whatever the bound on idle ones (here none).
+TEST(DataReuseAgainstAPeer, AConnectionAFlowFollowsOnIsKeptBeyondTheBound) {
+  EndpointConfig receiver_config = config();
+  receiver_config.limits.max_idle_data_connections = 0;
+  Endpoint receiver(receiver_config);
+  std::atomic<int> delivered = 0;
+  receiver.on_message([&](const IncomingMessage&) { ++delivered; });
+  LoopThread loop(receiver);
+  ScriptedPeer peer(receiver.address().port);
+  ASSERT_TRUE(peer.handshake());
+  const auto first = random_bytes(2'000, 8), second = random_bytes(3'000, 9);
+  peer.send(wire::Announce{1, first.size(), wire::kNoDeadline, 0, 0, 0, 1});
+  peer.send(wire::Announce{2, second.size(), wire::kNoDeadline, 0, 0, 0, 2});
+  std::vector<std::uint8_t> stream = frame(peer.data_open(1, first.size()));
+  for (const std::vector<std::uint8_t>& part :
+       {as_bytes(first), frame(peer.data_open(2, second.size())), as_bytes(second)}) {
+    stream.insert(stream.end(), part.begin(), part.end());
+  }
+  RawPeer data(receiver.address().port);
+  data.write(stream);
+  EXPECT_TRUE(await_done(peer, 1));
+  EXPECT_TRUE(await_done(peer, 2));
+  EXPECT_TRUE(wait_until([&] { return delivered == 2; }, kSecond));
+  EXPECT_EQ(loop.stats().incoming_failed, 0u);
+  EXPECT_EQ(loop.stats().data_connections_kept, 0u);  // closed after the second: idle then
 }
 
 TEST_F(DataReuseAgainstPeers, AKeptConnectionTakesNothingButItsOwnPeersDataOpen) {

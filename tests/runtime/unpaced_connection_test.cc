@@ -4,13 +4,15 @@
 // was, and keeps it so. The Pacer reports what it did to its socket, the
 // pool hands out connections by that, and next to an unmanaged bulk flow
 // (a network namespace of the test's own) the sender opens one such
-// connection for the contended path instead of reusing its paced one.
+// connection for the contended path instead of reusing its paced one, and
+// flows started together there follow one another on one connection.
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <iterator>
 #include <vector>
 
 #include "runtime/bottleneck_namespace.h"
@@ -84,24 +86,29 @@ TEST(DataConnectionPool, UnpacedFlowsTakeOnlyConnectionsTheKernelNeverPaced) {
   for (const IdleEnd* end : {&a, &b, &c}) close(end->ours());
 }
 
+// The bulk flow, a receiver behind the bottleneck it fills, and a sender.
+struct NextToBulk {
+  explicit NextToBulk(const EndpointConfig& sender_config) : sender(sender_config) {
+    if (!started) std::fprintf(stderr, "FAIL: the bulk flow did not start\n");
+    usleep(300'000);  // the bulk flow fills the bottleneck first
+  }
+  BulkFlow bulk;
+  bool started = bulk.start();
+  Endpoint receiver{config_at("127.0.0.1", kLinkBps, nullptr)};
+  LoopThread receiver_loop{receiver};
+  Endpoint sender;
+};
+
 constexpr int kSequentialFlows = 6;
 constexpr std::size_t kSequentialFlowBytes = 2'000'000;
 
 // One sender's flows, one after another, to one receiver next to the bulk
 // flow, with their slack short enough that each is granted the whole
 // downlink and falls short of it. Runs in the child; exit 0: passed.
-int sequential_flows_next_to_bulk(bool unpaced_connections) {
-  BulkFlow bulk;
-  if (!bulk.start()) {
-    std::fprintf(stderr, "FAIL: the bulk flow did not start\n");
-    return 1;
-  }
-  usleep(300'000);  // the bulk flow fills the bottleneck first
-  Endpoint receiver(config_at("127.0.0.1", kLinkBps, nullptr));
-  LoopThread receiver_loop(receiver);
-  EndpointConfig sender_config = config_at("127.0.0.1", 1e10, nullptr);
-  sender_config.contention_fallback.unpaced_connections = unpaced_connections;
-  Endpoint sender(sender_config);
+int sequential_flows_next_to_bulk(NextToBulk& path, bool unpaced_connections) {
+  Endpoint& sender = path.sender;
+  Endpoint& receiver = path.receiver;
+  LoopThread& receiver_loop = path.receiver_loop;
   const std::vector<std::byte> payload = random_bytes(kSequentialFlowBytes, 11);
   for (int i = 0; i < kSequentialFlows; ++i) {
     const FlowHandle flow =
@@ -129,14 +136,159 @@ int sequential_flows_next_to_bulk(bool unpaced_connections) {
   return stats.data_connections_opened == expected ? 0 : 1;
 }
 
-int contended_path_with_unpaced_connections() {
+// Runs `body` in a bottlenecked namespace of its own, next to the bulk flow,
+// with the sender's option that `set` sets off, then on; the first failure
+// or skip ends it.
+using SenderOption = void (*)(EndpointConfig&, bool);
+int off_then_on(SenderOption set, int (*body)(NextToBulk&, bool)) {
   if (const int skip = enter_bottlenecked_namespace(); skip != 0) return skip;
-  if (const int failed = sequential_flows_next_to_bulk(false); failed != 0) return failed;
-  return sequential_flows_next_to_bulk(true);
+  for (const bool on : {false, true}) {
+    EndpointConfig sender_config = config_at("127.0.0.1", 1e10, nullptr);
+    set(sender_config, on);
+    NextToBulk path(sender_config);
+    if (!path.started) return 1;
+    if (const int failed = body(path, on); failed != 0) return failed;
+  }
+  return 0;
 }
 
 TEST(ContentionFallback, FlowsOnAContendedPathGoOnAConnectionTheKernelNeverPaced) {
-  run_child(contended_path_with_unpaced_connections);
+  run_child([] {
+    return off_then_on([](EndpointConfig& config,
+                          bool on) { config.contention_fallback.unpaced_connections = on; },
+                       sequential_flows_next_to_bulk);
+  });
+}
+
+// The slacks of the flows that start at once below, in send order: the
+// first is due first, so each of the others may follow it
+// (ContentionFallback::one_connection), and they are due in the reverse of
+// their send order.
+constexpr std::int64_t kConcurrentSlacksMs[] = {100, 500, 400, 300, 200};
+constexpr std::size_t kConcurrentFlowBytes = 1'000'000;
+
+// A flow that starts while the one before it has written all its bytes and
+// awaits its Done (a round trip of the bulk flow's queue) takes that flow's
+// connection at once. Exit status as below.
+int follows_a_flow_written_out(Endpoint& sender, Endpoint& receiver, LoopThread& receiver_loop) {
+  const std::vector<std::byte> first = random_bytes(kConcurrentFlowBytes, 200);
+  const std::vector<std::byte> second = random_bytes(kConcurrentFlowBytes, 201);
+  std::vector<std::byte> first_landed(first.size()), second_landed(second.size());
+  const ReceiveHandle first_receive =
+      receiver_loop.call([&] { return receiver.post_receive(200, first_landed); });
+  const ReceiveHandle second_receive =
+      receiver_loop.call([&] { return receiver.post_receive(201, second_landed); });
+  const FlowHandle a =
+      sender.send(receiver.address(), first, FlowHint::urgent_within(kSecond, 200));
+  const std::int64_t start = monotonic_ns();
+  while (sender.test(a).sent_bytes < first.size() && monotonic_ns() - start < 10 * kSecond) {
+    sender.progress(kMs);
+  }
+  if (sender.test(a).state != FlowState::kPending) {
+    std::fprintf(stderr,
+                 "FAIL: the first flow's Done came before its last byte was seen written\n");
+    return 1;
+  }
+  const EndpointStats before = sender.stats();
+  const FlowHandle b =
+      sender.send(receiver.address(), second, FlowHint::urgent_within(kSecond, 201));
+  const bool done = sender.wait(a, 10 * kSecond).state == FlowState::kDone &&
+                    sender.wait(b, 10 * kSecond).state == FlowState::kDone;
+  const EndpointStats after = sender.stats();
+  const bool landed =
+      receiver_loop.call([&] { return receiver.test_receive(first_receive); }).state ==
+          FlowState::kDone &&
+      receiver_loop.call([&] { return receiver.test_receive(second_receive); }).state ==
+          FlowState::kDone &&
+      checksum(first_landed) == checksum(first) && checksum(second_landed) == checksum(second);
+  receiver_loop.stop();
+  std::fprintf(stderr, "a flow started behind one written out: %llu followed, %llu opened\n",
+               static_cast<unsigned long long>(after.flows_followed - before.flows_followed),
+               static_cast<unsigned long long>(after.data_connections_opened -
+                                               before.data_connections_opened));
+  return done && landed && after.flows_followed == before.flows_followed + 1 &&
+                 after.data_connections_opened == before.data_connections_opened
+             ? 0
+             : 1;
+}
+
+// Next to the bulk flow, once the path is found contended, five flows start
+// at once into receives posted for them. With one_connection the last four
+// wait for the first and follow it on its connection, in deadline order:
+// when the one due second is done, the one due last has not sent a byte.
+// Without, each opens a connection of its own. Either way every payload
+// lands whole. With it, a flow started behind one written out then follows
+// it too (above). Runs in the child; exit 0: passed.
+int concurrent_flows_next_to_bulk(NextToBulk& path, bool one_connection) {
+  Endpoint& sender = path.sender;
+  Endpoint& receiver = path.receiver;
+  LoopThread& receiver_loop = path.receiver_loop;
+  const std::vector<std::byte> warm_up = random_bytes(kSequentialFlowBytes, 11);
+  for (int i = 0; i < kSequentialFlows && sender.stats().contended_paths == 0; ++i) {
+    const FlowHandle flow =
+        sender.send(receiver.address(), warm_up, FlowHint::urgent_within(20 * kMs, i + 1));
+    if (sender.wait(flow, 10 * kSecond).state != FlowState::kDone) {
+      std::fprintf(stderr, "FAIL: warm-up flow %d did not complete\n", i + 1);
+      return 1;
+    }
+  }
+  if (sender.stats().contended_paths == 0) {
+    std::fprintf(stderr, "FAIL: the bulk flow never made the path contended\n");
+    return 1;
+  }
+  const EndpointStats before = sender.stats();
+  constexpr std::size_t kFlows = std::size(kConcurrentSlacksMs);
+  std::vector<std::vector<std::byte>> payloads, buffers;
+  std::vector<ReceiveHandle> receives;
+  std::vector<FlowHandle> flows;
+  payloads.reserve(kFlows);
+  buffers.reserve(kFlows);
+  for (std::size_t i = 0; i < kFlows; ++i) {
+    const std::uint64_t tag = 100 + i;
+    payloads.push_back(random_bytes(kConcurrentFlowBytes, tag));
+    buffers.emplace_back(kConcurrentFlowBytes);
+    receives.push_back(receiver_loop.call([&] { return receiver.post_receive(tag, buffers[i]); }));
+  }
+  for (std::size_t i = 0; i < kFlows; ++i) {
+    flows.push_back(sender.send(receiver.address(), payloads[i],
+                                FlowHint::urgent_within(kConcurrentSlacksMs[i] * kMs, 100 + i)));
+  }
+  // flows[4] is due second: flows[1], due last, follows after flows[3] and flows[2].
+  if (sender.wait(flows[4], 20 * kSecond).state != FlowState::kDone) {
+    std::fprintf(stderr, "FAIL: the flow due second did not complete\n");
+    return 1;
+  }
+  const std::uint64_t last_sent_early = sender.test(flows[1]).sent_bytes;
+  for (std::size_t i = 0; i < kFlows; ++i) {
+    const FlowStatus status = sender.wait(flows[i], 20 * kSecond);
+    const ReceiveStatus received =
+        receiver_loop.call([&] { return receiver.test_receive(receives[i]); });
+    if (status.state != FlowState::kDone || received.state != FlowState::kDone ||
+        checksum(buffers[i]) != checksum(payloads[i])) {
+      std::fprintf(stderr, "FAIL: flow %zu did not land whole (%s)\n", i, status.error.c_str());
+      return 1;
+    }
+  }
+  const EndpointStats after = sender.stats();
+  const std::uint64_t followed = after.flows_followed - before.flows_followed;
+  const std::uint64_t opened = after.data_connections_opened - before.data_connections_opened;
+  std::fprintf(stderr,
+               "one connection %s: %llu flows followed, %llu connections opened, the last "
+               "had sent %llu bytes when the second was done\n",
+               one_connection ? "on" : "off", static_cast<unsigned long long>(followed),
+               static_cast<unsigned long long>(opened),
+               static_cast<unsigned long long>(last_sent_early));
+  if (!one_connection) return followed == 0 && opened >= kFlows - 1 ? 0 : 1;
+  if (followed != kFlows - 1 || opened > 1 || last_sent_early != 0) return 1;
+  return follows_a_flow_written_out(sender, receiver, receiver_loop);
+}
+
+TEST(ContentionFallback, FlowsStartedTogetherOnAContendedPathFollowOneAnother) {
+  run_child([] {
+    return off_then_on(
+        [](EndpointConfig& config, bool on) { config.contention_fallback.one_connection = on; },
+        concurrent_flows_next_to_bulk);
+  });
 }
 
 }  // namespace
