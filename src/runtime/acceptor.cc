@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -148,6 +149,10 @@ void Acceptor::read_first_frame(std::map<int, UnboundConnection>& table,
     if (const std::uint16_t version = wire::frame_version(connection.bytes);
         version >= 1 && version < wire::kVersion) {
       const std::vector<std::uint8_t> refusal = wire::older_version_refusal(version);
+      // Read what else came, so that the close is a FIN that follows the
+      // refusal, not a reset that may overtake it.
+      std::array<std::uint8_t, wire::kHeaderBytes + wire::kMaxBodyBytes> rest{};
+      [[maybe_unused]] const ssize_t drained = recv(fd, rest.data(), rest.size(), MSG_DONTWAIT);
       [[maybe_unused]] const ssize_t sent =
           send(fd, refusal.data(), refusal.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
       protocol_error("a version-" + std::to_string(version) + " peer: version " +
@@ -223,11 +228,17 @@ bool Acceptor::keep(int fd, std::uint64_t connection_id) {
   const auto kept = std::count_if(kept_.begin(), kept_.end(), [&](const auto& entry) {
     return entry.second.kept_for == connection_id;
   });
-  // One with bytes waiting is not idle: the next flow follows on it
-  // (wire::kCapDataFollow), and its DataOpen is read next.
-  char probe = 0;
-  const bool waiting = recv(fd, &probe, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
-  if (kept >= static_cast<std::ptrdiff_t>(config_.limits.max_idle_data_connections) && !waiting) {
+  // One with a whole frame waiting is not idle: the next flow follows on it
+  // (wire::kCapDataFollow), and that frame is read at once, so the flow and
+  // parking limits bound it. A partial frame does not count: it could pin
+  // a descriptor for ever.
+  std::array<std::uint8_t, wire::kHeaderBytes + wire::kMaxBodyBytes> waiting{};
+  const ssize_t peeked = recv(fd, waiting.data(), waiting.size(), MSG_PEEK | MSG_DONTWAIT);
+  const bool frame_waiting =
+      peeked > 0 && static_cast<std::size_t>(peeked) >=
+                        wire::frame_bytes({waiting.data(), static_cast<std::size_t>(peeked)});
+  if (kept >= static_cast<std::ptrdiff_t>(config_.limits.max_idle_data_connections) &&
+      !frame_waiting) {
     return false;
   }
   loop_.remove(fd);

@@ -32,7 +32,7 @@ namespace safs::runtime {
 // data connection waiting for its flow's announce.
 struct UnboundConnection {
   int fd = -1;
-  std::vector<std::uint8_t> bytes;  // read past the first frame (payload, control frames)
+  std::vector<std::uint8_t> bytes;  // the first frame, as far as read (never past it)
   std::optional<wire::DataOpen> data_open;
   std::int64_t since_ns = 0;
   // A kept data connection: the control connection whose flows it carried
@@ -72,7 +72,9 @@ class Acceptor {
   // Takes over a finished flow's data connection (registered in the loop or
   // not) to read the next DataOpen of control connection `connection_id` on
   // it; false, and the caller still owns and closes it, when that peer
-  // already has PeerLimits::max_idle_data_connections kept.
+  // already has PeerLimits::max_idle_data_connections kept, unless a whole
+  // DataOpen is waiting on it (a flow that follows: wire::kCapDataFollow),
+  // which is read at once.
   bool keep(int fd, std::uint64_t connection_id);
   // Closes the data connections of control connection `connection_id`
   // waiting for their announce, and those kept for it.

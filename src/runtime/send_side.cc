@@ -206,8 +206,10 @@ void SendSide::attach_data_connection(OutgoingFlow& flow,
 
 bool SendSide::replace_reused_connection(OutgoingFlow& flow, const std::string& why) {
   if (!flow.reused_connection || flow.state != FlowState::kPending) return false;
+  // The receiver's log names the flow by its wire number.
   config_.log("reused data connection to " + flow.address.text() + " " + why + ": flow " +
-              std::to_string(flow.id) + " starts over on a new one");
+              std::to_string(flow.wire_flow) + " (handle " + std::to_string(flow.id) +
+              ") starts over on a new one");
   loop_.remove_and_close(flow.fd);
   flow.reused_connection = false;
   flow.preamble.clear();
@@ -274,9 +276,12 @@ void SendSide::on_data_event(FlowHandle id, std::uint32_t events) {
     const int error = n < 0 ? errno : 0;
     if (n == 0 || (n < 0 && error != EAGAIN && error != EWOULDBLOCK)) {
       const std::string why = n == 0 ? "closed" : std::strerror(error);
-      // A reset says the receiver threw bytes away unread: on a reused
-      // connection, this flow's (a receiver that read them closes cleanly).
-      const bool lost = error == ECONNRESET && flow.reused_connection;
+      // On a reused connection, bytes still unacknowledged when it closes
+      // were lost: a receiver that closes with bytes unread resets it, and
+      // bytes that come after its close are reset. So is a flow that
+      // followed another onto it whose receiver did not keep it.
+      const bool lost =
+          flow.reused_connection && (error == ECONNRESET || unacknowledged_bytes(flow.fd) != 0);
       if (flow.sent_bytes == flow.data.size() && !lost) {
         // Everything is out; the receiver's DONE on the control connection says the rest.
         loop_.remove_and_close(flow.fd);
@@ -432,7 +437,9 @@ void SendSide::on_done(const Peer& peer, const wire::Done& done) {
   if (found == nullptr) return;
   OutgoingFlow& flow = *found;
   if (flow.state != FlowState::kPending) return;
-  if (done.bytes != flow.data.size() || flow.sent_bytes != flow.data.size()) {
+  // The receiver has every byte, even of a flow that started over on a new
+  // connection after the old one closed (whose bytes may have come after all).
+  if (done.bytes != flow.data.size()) {
     fail(flow, "receiver reported " + std::to_string(done.bytes) + " bytes of " +
                    std::to_string(flow.data.size()));
     return;

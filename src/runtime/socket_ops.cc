@@ -2,9 +2,11 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <linux/sockios.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -189,6 +191,11 @@ void set_priority(int fd, int priority) {
   // After IP_TOS, which sets the socket's priority from the TOS byte
   // (rt_tos2priority) and would overwrite ours.
   set_flag(fd, SOL_SOCKET, SO_PRIORITY, priority);
+}
+
+std::int64_t unacknowledged_bytes(int fd) {
+  int bytes = 0;
+  return ioctl(fd, SIOCOUTQ, &bytes) == 0 ? bytes : -1;
 }
 
 std::int64_t smoothed_rtt_ns(int fd) {

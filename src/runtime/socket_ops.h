@@ -73,5 +73,8 @@ inline constexpr int kControlPriority = 6;
 inline constexpr int kUnscheduledPriority = 2;
 // Smoothed RTT of a TCP socket in nanoseconds (TCP_INFO), 0 when unknown.
 std::int64_t smoothed_rtt_ns(int fd);
+// Bytes written on a TCP socket that its peer has not acknowledged
+// (SIOCOUTQ: write_seq - snd_una, tcp(7)); -1 when unknown.
+std::int64_t unacknowledged_bytes(int fd);
 
 }  // namespace safs::runtime

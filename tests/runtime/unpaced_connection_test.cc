@@ -88,13 +88,21 @@ TEST(DataConnectionPool, UnpacedFlowsTakeOnlyConnectionsTheKernelNeverPaced) {
 
 // The bulk flow, a receiver behind the bottleneck it fills, and a sender.
 struct NextToBulk {
-  explicit NextToBulk(const EndpointConfig& sender_config) : sender(sender_config) {
+  // The receiver keeps at most `receiver_idle_bound` idle data connections per peer.
+  explicit NextToBulk(const EndpointConfig& sender_config,
+                      std::uint32_t receiver_idle_bound = PeerLimits{}.max_idle_data_connections)
+      : receiver(receiver_config(receiver_idle_bound)), sender(sender_config) {
     if (!started) std::fprintf(stderr, "FAIL: the bulk flow did not start\n");
     usleep(300'000);  // the bulk flow fills the bottleneck first
   }
+  static EndpointConfig receiver_config(std::uint32_t idle_bound) {
+    EndpointConfig config = config_at("127.0.0.1", kLinkBps, nullptr);
+    config.limits.max_idle_data_connections = idle_bound;
+    return config;
+  }
   BulkFlow bulk;
   bool started = bulk.start();
-  Endpoint receiver{config_at("127.0.0.1", kLinkBps, nullptr)};
+  Endpoint receiver;
   LoopThread receiver_loop{receiver};
   Endpoint sender;
 };
@@ -219,7 +227,8 @@ int follows_a_flow_written_out(Endpoint& sender, Endpoint& receiver, LoopThread&
 // Without, each opens a connection of its own. Either way every payload
 // lands whole. With it, a flow started behind one written out then follows
 // it too (above). Runs in the child; exit 0: passed.
-int concurrent_flows_next_to_bulk(NextToBulk& path, bool one_connection) {
+// With `receiver_keeps` false only that every payload lands whole is checked.
+int flows_started_together(NextToBulk& path, bool one_connection, bool receiver_keeps) {
   Endpoint& sender = path.sender;
   Endpoint& receiver = path.receiver;
   LoopThread& receiver_loop = path.receiver_loop;
@@ -278,9 +287,25 @@ int concurrent_flows_next_to_bulk(NextToBulk& path, bool one_connection) {
                one_connection ? "on" : "off", static_cast<unsigned long long>(followed),
                static_cast<unsigned long long>(opened),
                static_cast<unsigned long long>(last_sent_early));
+  if (!receiver_keeps) return 0;
   if (!one_connection) return followed == 0 && opened >= kFlows - 1 ? 0 : 1;
   if (followed != kFlows - 1 || opened > 1 || last_sent_early != 0) return 1;
   return follows_a_flow_written_out(sender, receiver, receiver_loop);
+}
+
+int concurrent_flows_next_to_bulk(NextToBulk& path, bool one_connection) {
+  return flows_started_together(path, one_connection, /*receiver_keeps=*/true);
+}
+
+// A receiver that keeps no idle connection closes each as its flow ends,
+// unless the next flow's DataOpen is already there: a flow that followed
+// onto one closed before its DataOpen came loses its bytes and starts over
+// on a new connection. Every payload still lands whole.
+int followers_of_a_receiver_that_keeps_none() {
+  if (const int skip = enter_bottlenecked_namespace(); skip != 0) return skip;
+  NextToBulk path(config_at("127.0.0.1", 1e10, nullptr), /*receiver_idle_bound=*/0);
+  if (!path.started) return 1;
+  return flows_started_together(path, /*one_connection=*/true, /*receiver_keeps=*/false);
 }
 
 TEST(ContentionFallback, FlowsStartedTogetherOnAContendedPathFollowOneAnother) {
@@ -289,6 +314,10 @@ TEST(ContentionFallback, FlowsStartedTogetherOnAContendedPathFollowOneAnother) {
         [](EndpointConfig& config, bool on) { config.contention_fallback.one_connection = on; },
         concurrent_flows_next_to_bulk);
   });
+}
+
+TEST(ContentionFallback, FlowsThatFollowOntoAConnectionTheReceiverClosesStartOver) {
+  run_child(followers_of_a_receiver_that_keeps_none);
 }
 
 }  // namespace
