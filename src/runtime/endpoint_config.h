@@ -218,12 +218,16 @@ struct UplinkSharing {
 // `max_idle_per_peer` of them, each closed after `idle_timeout_ns` unused;
 // a new flow to that peer takes the one that went idle last. Linux resets
 // the congestion window of a connection idle for longer than its RTO
-// (net.ipv4.tcp_slow_start_after_idle), so a reused connection saves the
-// ramp only between flows that follow within about 200 ms.
+// (net.ipv4.tcp_slow_start_after_idle, unless the host turns it off), so a
+// reused connection saves the ramp only between flows that follow within
+// about one RTO (200 ms and up).
 struct DataReuse {
   bool enabled = true;
   std::uint32_t max_idle_per_peer = 4;
-  std::int64_t idle_timeout_ns = 5'000'000'000;
+  // A minute: a pipeline's transfers to one peer can be 10-20 s apart
+  // behind a competitor's queue (docs/real-pipeline.md), and an idle
+  // connection costs a descriptor on each side, at most max_idle_per_peer.
+  std::int64_t idle_timeout_ns = 60'000'000'000;
 };
 
 struct EndpointConfig {

@@ -77,13 +77,13 @@ struct ContentionFallback {
   std::uint64_t min_allowed_bytes = 256 * 1024;
   // How long a contended path stays so without a window that could tell (no
   // granted flow backlogged). A competitor's bulk flow lasts seconds to
-  // minutes, and a pipeline's bursts of transfers are seconds apart behind
-  // its queue (GPipe's forward and backward phases next to a Cubic bulk
-  // flow: docs/real-pipeline.md); forgotten in between, each burst would
-  // start paced, each flow on a connection of its own. A path still marked
+  // minutes, and a pipeline's bursts of transfers can be 10-20 s apart
+  // behind its queue (GPipe's phases next to a Cubic bulk flow:
+  // docs/real-pipeline.md); forgotten in between, each burst would start
+  // paced, each flow on a connection of its own. A path still marked
   // contended after the competitor left costs one window: its flows then
   // deliver their grants without a queue, which clears it.
-  std::int64_t memory_ns = 10'000'000'000;
+  std::int64_t memory_ns = 60'000'000'000;
   // A flow that starts on a contended path takes a data connection that was
   // never kernel-paced (opening one if the pool has none) and paces in user
   // space if at all: one once given a kernel pacing rate stays paced by TCP
