@@ -11,16 +11,33 @@
 // its last byte the connection passes to the waiting flow due first, which
 // announces itself and writes its DataOpen right behind those bytes. A flow
 // that starts while a connection's flow has written everything and awaits
-// its DONE (a round trip of the queue) takes that connection at once. The
-// receiver reads a DataOpen after a finished flow's bytes on any connection
-// it keeps (DataReuse), so nothing new crosses the wire. The flow before
-// completes with its DONE on the control connection as before.
+// its DONE (a round trip of the queue) takes that connection at once. Only
+// to receivers that advertise wire::kCapDataFollow: they read each first
+// frame exactly and keep a connection whose next DataOpen is there. One
+// that closed the connection before that DataOpen came loses the bytes
+// behind it, and the flow starts over on a new connection (on_data_event).
+// The flow before completes with its DONE on the control connection.
 #include <algorithm>
 
 #include "runtime/clock.h"
 #include "runtime/send_side.h"
 
 namespace safs::runtime {
+namespace {
+
+// A flow before `flow` on one of the path's unpaced connections: one that
+// has written all its bytes (`written`), or one still writing them.
+bool on_path_before(const OutgoingFlow& before, const OutgoingFlow& flow, bool written) {
+  if (before.id == flow.id || before.peer != flow.peer || before.state != FlowState::kPending ||
+      before.fd < 0 || !before.keeps_connection_unpaced) {
+    return false;
+  }
+  const bool all_written = before.preamble_sent == before.preamble.size() &&
+                           !before.preamble.empty() && before.sent_bytes == before.data.size();
+  return all_written == written;
+}
+
+}  // namespace
 
 bool SendSide::may_follow(const OutgoingFlow& flow, std::int64_t now_ns) const {
   if (!config_.contention_fallback.one_connection || !flow.keeps_connection_unpaced ||
@@ -29,18 +46,6 @@ bool SendSide::may_follow(const OutgoingFlow& flow, std::int64_t now_ns) const {
   }
   const Peer* peer = peers_.find(flow.peer);
   return peer != nullptr && advertises(*peer, wire::kCapDataFollow);
-}
-
-// A flow before `flow` on one of the path's unpaced connections: one that
-// has written all its bytes (`written`), or one still writing them.
-static bool on_path_before(const OutgoingFlow& before, const OutgoingFlow& flow, bool written) {
-  if (before.id == flow.id || before.peer != flow.peer || before.state != FlowState::kPending ||
-      before.fd < 0 || !before.keeps_connection_unpaced) {
-    return false;
-  }
-  const bool all_written = before.preamble_sent == before.preamble.size() &&
-                           !before.preamble.empty() && before.sent_bytes == before.data.size();
-  return all_written == written;
 }
 
 OutgoingFlow* SendSide::written_out_before(const OutgoingFlow& flow) {
