@@ -68,8 +68,9 @@ cleanup() {
 trap cleanup EXIT
 
 netns_star "$prefix" r="${address[r]}" s1="${address[s1]}" s2="${address[s2]}" s3="${address[s3]}"
-netns_congestion_control "$prefix" "$cc" "${hosts[@]}"
-netns_idle_restart "$prefix" "$idle_restart" "${hosts[@]}"
+netns_tcp_setting "$prefix" tcp_congestion_control "$cc" "TCP congestion control" "${hosts[@]}"
+netns_tcp_setting "$prefix" tcp_slow_start_after_idle "$idle_restart" "TCP restart after idle" \
+  "${hosts[@]}"
 # The bottleneck: sw -> r. veth offloads build 64 KB packets (GSO), so the
 # bucket must hold at least one or htb stalls them.
 sw_tc() { ip netns exec "$prefix-sw" tc "$@"; }

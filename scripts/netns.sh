@@ -68,32 +68,20 @@ netns_expect_congestion_control() {  # CC
     "one of what this host allows in namespaces: ${allowed[*]} (sysctl net.ipv4.tcp_allowed_congestion_control)"
 }
 
-# Makes CC the default TCP congestion control of every PREFIX-HOST namespace
-# (empty: each keeps what a new namespace inherits, the host's default), and
-# prints the one in effect.
-netns_congestion_control() {  # PREFIX CC HOST...
-  local prefix=$1 cc=$2 host
-  shift 2
+# Sets the TCP setting net.ipv4.NAME to VALUE in every PREFIX-HOST namespace
+# (empty: each keeps what a new namespace inherits, the host's), and prints
+# the one in effect as "LABEL: value". The testbeds set two:
+# tcp_congestion_control (CC) and tcp_slow_start_after_idle
+# (TCP_IDLE_RESTART: 1, Linux's default, a connection idle for longer than
+# its retransmission timeout starts its congestion window over; 0, it keeps
+# its window).
+netns_tcp_setting() {  # PREFIX NAME VALUE LABEL HOST...
+  local prefix=$1 name=$2 value=$3 label=$4 host
+  shift 4
   for host in "$@"; do
-    if [[ -n $cc ]]; then ip netns exec "$prefix-$host" sysctl -qw net.ipv4.tcp_congestion_control="$cc"; fi
+    if [[ -n $value ]]; then ip netns exec "$prefix-$host" sysctl -qw "net.ipv4.$name=$value"; fi
   done
-  echo "TCP congestion control: $(ip netns exec "$prefix-$1" cat /proc/sys/net/ipv4/tcp_congestion_control)"
-}
-
-# Sets net.ipv4.tcp_slow_start_after_idle in every PREFIX-HOST namespace to
-# IDLE_RESTART (1, Linux's default: a connection idle for longer than its
-# retransmission timeout starts its congestion window over; 0: it keeps its
-# window; empty: each keeps what a new namespace inherits) and prints the
-# setting in effect.
-netns_idle_restart() {  # PREFIX IDLE_RESTART HOST...
-  local prefix=$1 idle_restart=$2 host
-  shift 2
-  for host in "$@"; do
-    if [[ -n $idle_restart ]]; then
-      ip netns exec "$prefix-$host" sysctl -qw net.ipv4.tcp_slow_start_after_idle="$idle_restart"
-    fi
-  done
-  echo "TCP restart after idle: $(ip netns exec "$prefix-$1" cat /proc/sys/net/ipv4/tcp_slow_start_after_idle)"
+  echo "$label: $(ip netns exec "$prefix-$1" cat "/proc/sys/net/ipv4/$name")"
 }
 
 # A fresh job key for the run's endpoints in FILE (mode 600), exported as

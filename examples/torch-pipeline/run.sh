@@ -117,8 +117,9 @@ if [[ $gso == 0 ]]; then
 fi
 # Every host's TCP, the bulk competitor's included (each run's output
 # records it too: pipeline.py).
-netns_congestion_control "$prefix" "$cc" "${hosts[@]}" >&2
-netns_idle_restart "$prefix" "$idle_restart" "${hosts[@]}" >&2
+netns_tcp_setting "$prefix" tcp_congestion_control "$cc" "TCP congestion control" "${hosts[@]}" >&2
+netns_tcp_setting "$prefix" tcp_slow_start_after_idle "$idle_restart" "TCP restart after idle" \
+  "${hosts[@]}" >&2
 # Processes started in the background are `ip netns exec` itself (it execs
 # the command), so that kill reaches them.
 in_ns() { local ns=$1; shift; ip netns exec "$prefix-$ns" "$@"; }

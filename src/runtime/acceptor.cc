@@ -14,6 +14,21 @@
 #include "runtime/clock.h"
 
 namespace safs::runtime {
+namespace {
+
+// A connection's first frame is a Hello or a DataOpen: at most this long.
+constexpr std::size_t kMaxFirstFrameBytes = wire::kHeaderBytes + wire::kMaxBodyBytes;
+
+// Whether a whole frame is waiting unread on `fd` (looked at, not taken).
+bool whole_frame_waiting(int fd) {
+  std::array<std::uint8_t, kMaxFirstFrameBytes> waiting{};
+  const ssize_t peeked = recv(fd, waiting.data(), waiting.size(), MSG_PEEK | MSG_DONTWAIT);
+  return peeked > 0 && static_cast<std::size_t>(peeked) >=
+                           wire::frame_bytes({waiting.data(), static_cast<std::size_t>(peeked)});
+}
+
+}  // namespace
+
 Acceptor::Acceptor(EventLoop& loop, const EndpointConfig& config, Events& events)
     : loop_(loop), config_(config), events_(events) {
   listen_fd_ = listen_tcp(config_.listen, config_.endpoint_limits.listen_backlog);
@@ -119,8 +134,7 @@ void Acceptor::read_first_frame(std::map<int, UnboundConnection>& table,
   }
   // Read exactly one frame, no byte past it: a data connection's payload,
   // or the DataOpen of a flow that follows on it (wire::kCapDataFollow),
-  // stays in the socket. A Hello or a DataOpen is at most kMaxBodyBytes.
-  constexpr std::size_t kMaxFirstFrameBytes = wire::kHeaderBytes + wire::kMaxBodyBytes;
+  // stays in the socket.
   const std::size_t want =
       std::min(wire::frame_bytes(connection.bytes), kMaxFirstFrameBytes) - connection.bytes.size();
   std::vector<std::uint8_t> chunk(want);
@@ -151,7 +165,7 @@ void Acceptor::read_first_frame(std::map<int, UnboundConnection>& table,
       const std::vector<std::uint8_t> refusal = wire::older_version_refusal(version);
       // Read what else came, so that the close is a FIN that follows the
       // refusal, not a reset that may overtake it.
-      std::array<std::uint8_t, wire::kHeaderBytes + wire::kMaxBodyBytes> rest{};
+      std::array<std::uint8_t, kMaxFirstFrameBytes> rest{};
       [[maybe_unused]] const ssize_t drained = recv(fd, rest.data(), rest.size(), MSG_DONTWAIT);
       [[maybe_unused]] const ssize_t sent =
           send(fd, refusal.data(), refusal.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -232,13 +246,8 @@ bool Acceptor::keep(int fd, std::uint64_t connection_id) {
   // (wire::kCapDataFollow), and that frame is read at once, so the flow and
   // parking limits bound it. A partial frame does not count: it could pin
   // a descriptor for ever.
-  std::array<std::uint8_t, wire::kHeaderBytes + wire::kMaxBodyBytes> waiting{};
-  const ssize_t peeked = recv(fd, waiting.data(), waiting.size(), MSG_PEEK | MSG_DONTWAIT);
-  const bool frame_waiting =
-      peeked > 0 && static_cast<std::size_t>(peeked) >=
-                        wire::frame_bytes({waiting.data(), static_cast<std::size_t>(peeked)});
   if (kept >= static_cast<std::ptrdiff_t>(config_.limits.max_idle_data_connections) &&
-      !frame_waiting) {
+      !whole_frame_waiting(fd)) {
     return false;
   }
   loop_.remove(fd);

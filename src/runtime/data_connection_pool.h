@@ -3,8 +3,9 @@
 // the congestion window the last flow opened. Only for peers whose Hello
 // advertised wire::kCapDataReuse, whose receivers read the next DataOpen on
 // the connection. (A flow that follows another on its connection before its
-// DONE takes it directly, not through the pool: send_side_follow.cc.) While idle a connection is
-// watched: the receiver never writes on one, so anything readable is its close, and it is dropped.
+// DONE takes it directly, not through the pool: send_side_follow.cc.) While
+// idle a connection is watched: the receiver never writes on one, so
+// anything readable is its close, and it is dropped.
 // Each connection remembers whether a flow on it ever set a kernel pacing
 // rate (pacer.h: TCP then paces the socket for good), so that a flow that
 // must go unpaced can take one that never did.

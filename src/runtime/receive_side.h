@@ -153,7 +153,6 @@ class ReceiveSide {
   OverrunDetector& downlink_meter(const Peer& peer, std::int64_t now_ns);
   // An urgent claim of the peer was not kept: its standing drops.
   void missed_claim(Peer& peer, std::int64_t now_ns);
-
   void police_idle_flows(std::int64_t now_ns);
   // An Error about one of the peer's flows (refused, aborted).
   void tell_sender(Peer& peer, std::uint64_t flow, wire::ErrorCode code, const std::string& reason);

@@ -54,6 +54,10 @@ wire::Announce SendSide::announce_for(const OutgoingFlow& flow, std::int64_t now
 }
 
 void SendSide::announce(OutgoingFlow& flow, Peer& peer, std::int64_t now_ns) {
+  // Its wait for a first grant, and its silence, count from now: a flow
+  // that waited to follow another is announced later than it was sent.
+  flow.started_ns = now_ns;
+  flow.last_written_ns = now_ns;
   flow.wire_flow = next_wire_flow_++;
   by_wire_flow_[flow.wire_flow] = flow.id;
   peers_.send(peer, announce_for(flow, now_ns));

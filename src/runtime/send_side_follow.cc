@@ -77,8 +77,6 @@ void SendSide::hand_connection(OutgoingFlow& from, OutgoingFlow& to, Peer& peer,
   const DataConnectionPool::Connection connection{from.fd, from.pacer->kernel_rate_set()};
   from.fd = -1;  // its bytes are out: its DONE completes it
   to.awaits_connection = false;
-  to.started_ns = now_ns;  // announced now: its wait for a first grant starts now
-  to.last_written_ns = now_ns;
   announce(to, peer, now_ns);
   ++stats_.data_connections_reused;
   ++stats_.flows_followed;
@@ -112,8 +110,6 @@ void SendSide::start_flows_left_waiting(std::int64_t now_ns) {
     Peer* peer = peers_.find(flow.peer);
     if (peer == nullptr) continue;  // fail_flows_to() fails it
     flow.awaits_connection = false;
-    flow.started_ns = now_ns;
-    flow.last_written_ns = now_ns;
     start_flow(flow, *peer, now_ns);
   }
 }
