@@ -23,7 +23,9 @@
 # host allows in namespaces; default: the host's, which a new namespace
 # inherits); the one in effect is printed either way. TCP_IDLE_RESTART
 # sets every host's net.ipv4.tcp_slow_start_after_idle (0 or 1; default:
-# the host's), printed either way too.
+# the host's), printed either way too. QUEUE_KB sets the bottleneck's FIFOs
+# in kilobytes (bfifo, as a switch port's buffer counts them; default 1000
+# packets, pfifo, up to 64 MB of the veths' 64 KB GSO packets).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tool=${SAFS_RT:-$root/build/bin/safs-rt}
@@ -36,6 +38,7 @@ read -r -a recv_extra <<<"${RECV_FLAGS:-}"
 read -r -a send_extra <<<"${SEND_FLAGS:-}"
 cc=${CC:-}
 idle_restart=${TCP_IDLE_RESTART:-}
+queue_kb=${QUEUE_KB:-}
 
 # Bad arguments end here, before anything needs root: the argument, its
 # value and what was expected, exit 2.
@@ -49,6 +52,7 @@ for slack in "${slacks[@]}"; do expect SLACKS_MS "$slack" '^[1-9][0-9]*$' "posit
 expect BULK "$bulk_flows" '^[0-9]+$' "a number of bulk flows (0 or more)"
 expect QOS "$qos" '^[01]$' "0 or 1"
 expect TCP_IDLE_RESTART "$idle_restart" '^[01]?$' "0 or 1 (unset: the host's)"
+expect QUEUE_KB "$queue_kb" '^([1-9][0-9]{0,5})?$' "1 to 999999 KB (unset: 1000 packets)"
 
 prefix=safstb
 # shellcheck source=scripts/netns.sh
@@ -72,12 +76,14 @@ netns_tcp_setting "$prefix" tcp_congestion_control "$cc" "TCP congestion control
 netns_tcp_setting "$prefix" tcp_slow_start_after_idle "$idle_restart" "TCP restart after idle" \
   "${hosts[@]}"
 # The bottleneck: sw -> r. veth offloads build 64 KB packets (GSO), so the
-# bucket must hold at least one or htb stalls them.
+# bucket must hold at least one or htb stalls them. Each class has a FIFO
+# of QUEUE_KB (netns_fifo).
 sw_tc() { ip netns exec "$prefix-sw" tc "$@"; }
+read -r -a fifo <<<"$(netns_fifo "$queue_kb")"
 if ((qos == 0)); then
   sw_tc qdisc add dev sw-r root handle 1: htb default 1
   sw_tc class add dev sw-r parent 1: classid 1:1 htb rate "${rate_mbit}mbit" burst 64k cburst 64k
-  sw_tc qdisc add dev sw-r parent 1:1 handle 10: pfifo limit 1000
+  sw_tc qdisc add dev sw-r parent 1:1 handle 10: "${fifo[@]}"
 else
   sw_tc qdisc add dev sw-r root handle 1: htb default 20
   sw_tc class add dev sw-r parent 1: classid 1:1 htb rate "${rate_mbit}mbit" burst 64k cburst 64k
@@ -85,8 +91,8 @@ else
     ceil "${rate_mbit}mbit" prio 0 burst 64k cburst 64k
   sw_tc class add dev sw-r parent 1:1 classid 1:20 htb rate "$((rate_mbit * 100))kbit" \
     ceil "${rate_mbit}mbit" prio 1 burst 64k cburst 64k
-  sw_tc qdisc add dev sw-r parent 1:10 handle 10: pfifo limit 1000
-  sw_tc qdisc add dev sw-r parent 1:20 handle 20: pfifo limit 1000
+  sw_tc qdisc add dev sw-r parent 1:10 handle 10: "${fifo[@]}"
+  sw_tc qdisc add dev sw-r parent 1:20 handle 20: "${fifo[@]}"
   # SAFS's DSCPs (AF11 10, AF21 18, AF43 38, AF42 36, AF41 34, EF 46) as the
   # TOS byte (DSCP << 2; the ECN bits masked off).
   for tos in 0x28 0x48 0x98 0x90 0x88 0xb8; do
@@ -143,7 +149,7 @@ run_phase() {  # $1: safs | safs-urgent-first | plain
   fi
 }
 
-echo "bottleneck ${rate_mbit} Mbit/s (htb$( ((qos)) && echo ", SAFS DSCPs in a priority class")), 3 x ${bytes} B with slack ${slacks[*]} ms, ${bulk_flows} bulk TCP flow(s)${RECV_FLAGS:+, receivers $RECV_FLAGS}${SEND_FLAGS:+, senders $SEND_FLAGS}"
+echo "bottleneck ${rate_mbit} Mbit/s (htb$( ((qos)) && echo ", SAFS DSCPs in a priority class"), FIFO ${fifo[*]}), 3 x ${bytes} B with slack ${slacks[*]} ms, ${bulk_flows} bulk TCP flow(s)${RECV_FLAGS:+, receivers $RECV_FLAGS}${SEND_FLAGS:+, senders $SEND_FLAGS}"
 run_phase safs
 sleep 1
 run_phase safs-urgent-first

@@ -74,6 +74,8 @@ def parse_args(argv):
     p.add_argument("--sequence", type=int, default=512)
     p.add_argument("--link-mbit", type=float, default=1000.0,
                    help="the bottleneck's rate, for the plan's transfer time")
+    p.add_argument("--queue-kb", type=int, default=0,
+                   help="the bottleneck's FIFO in KB, recorded (0: the testbed's 1000 packets)")
     p.add_argument("--unpaced-connections", type=int, choices=(0, 1), default=1,
                    help="SAFS's unpaced sends take a connection the kernel never paced")
     p.add_argument("--master", required=True, help="HOST:PORT of rank 0's rendezvous store")
@@ -86,6 +88,8 @@ def parse_args(argv):
             p.error(f"--{name}: expected a positive whole number")
     if a.link_mbit <= 0:
         p.error("--link-mbit: expected a positive rate")
+    if a.queue_kb < 0:
+        p.error("--queue-kb: expected 0 (the testbed's 1000 packets) or a positive number of KB")
     return a
 
 
@@ -293,7 +297,8 @@ def main(argv):
     report = {"rank": a.rank, "stages": a.stages, "schedule": a.schedule, "comm": a.comm,
               "unpaced_connections": a.unpaced_connections,
               "microbatches": a.microbatches, "message_bytes": stage.nbytes,
-              "durations_s": stage.durations, "link_mbit": a.link_mbit, "iterations": iterations,
+              "durations_s": stage.durations, "link_mbit": a.link_mbit, "queue_kb": a.queue_kb,
+              "iterations": iterations,
               "measured_s": measured_s, "tcp_congestion_control": tcp_setting("tcp_congestion_control"),
               "tcp_slow_start_after_idle": tcp_setting("tcp_slow_start_after_idle")}
     if before is not None:

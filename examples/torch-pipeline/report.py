@@ -57,10 +57,11 @@ def main(argv):
                                  "run_bubble": {}, "delivery": None, "plans": [0, 0], "calls": [],
                                  "parts": defaultdict(list)})
     order = []
-    congestion_controls, idle_restarts = set(), set()
+    congestion_controls, idle_restarts, queues = set(), set(), set()
     for key, run, name, ranks in runs(out):
         congestion_controls.update(r.get("tcp_congestion_control", "not recorded") for r in ranks)
         idle_restarts.update(r.get("tcp_slow_start_after_idle", "not recorded") for r in ranks)
+        queues.update(f"{r['queue_kb']} KB" if r.get("queue_kb") else "1000 packets" for r in ranks)
         if key not in cells:
             order.append(key)
         cell = cells[key]
@@ -136,7 +137,8 @@ def main(argv):
               f"| {waited} | {background} | {misses} | {control} | {sims} |")
     print(f"\n(bottleneck {rate} Mbit/s into each stage; {len(cells)} cells; TCP congestion "
           f"control {', '.join(sorted(congestion_controls))}; restart after idle "
-          f"(net.ipv4.tcp_slow_start_after_idle) {', '.join(sorted(idle_restarts))})")
+          f"(net.ipv4.tcp_slow_start_after_idle) {', '.join(sorted(idle_restarts))}; bottleneck "
+          f"FIFO {', '.join(sorted(queues))})")
     ordered = sorted(order, key=lambda k: (rank.get(k[2], 9), rank.get(k[0], 9), rank.get(k[1], 9)))
     print_runs(cells, ordered, rank)
     print_delivery(cells, ordered)

@@ -26,6 +26,9 @@
 # TCP_IDLE_RESTART (every host's net.ipv4.tcp_slow_start_after_idle: 1, a
 # connection idle for longer than its retransmission timeout starts its
 # window over; 0, it keeps it; default: the host's; recorded either way),
+# QUEUE_KB (the bottleneck's FIFO in kilobytes, bfifo, as a switch port's
+# buffer counts them; default: 1000 packets, pfifo, which with 64 KB GSO
+# packets holds up to 64 MB, 2.6 s at 200 Mbit/s; recorded either way),
 # TCP_SAMPLES (1: each stage's TCP connections, `ss -tin` every 100 ms, in
 # NAME.tcp.txt per run: windows, RTTs, retransmissions; default 0),
 # COMPETITION ("none background bulk bulk-qos": no competitor;
@@ -51,6 +54,7 @@ read -r -a comm_list <<<"${COMMS:-safs gloo-preposted gloo}"
 read -r -a competition_list <<<"${COMPETITION:-none background bulk bulk-qos}"
 cc=${CC:-}
 idle_restart=${TCP_IDLE_RESTART:-}
+queue_kb=${QUEUE_KB:-}
 tcp_samples=${TCP_SAMPLES:-0}
 python=/usr/bin/python3
 
@@ -67,6 +71,7 @@ expect ITERATIONS "$iterations" '^[1-9][0-9]*$' "a positive whole number"
 expect RUNS "$runs" '^[1-9][0-9]*$' "a positive whole number"
 expect TCP_SAMPLES "$tcp_samples" '^[01]$' "0 or 1"
 expect TCP_IDLE_RESTART "$idle_restart" '^[01]?$' "0 or 1 (unset: the host's)"
+expect QUEUE_KB "$queue_kb" '^([1-9][0-9]{0,5})?$' "1 to 999999 KB (unset: 1000 packets)"
 for c in "${comm_list[@]}"; do
   expect COMMS "$c" '^(safs|safs-fresh|safs-paced|safs-asap|safs-ahead|safs-edf|safs-parallel|gloo-preposted|gloo)$' \
     "safs, safs-fresh, safs-paced, safs-asap, safs-ahead, safs-edf, safs-parallel, gloo-preposted, gloo"
@@ -135,8 +140,10 @@ sw_tc() { ip netns exec "$prefix-sw" tc "$@"; }
 # classes as an operator would configure switch QoS for the job: the job's
 # traffic (everything not from bg) in 1:10, served first with 90% of the
 # rate guaranteed and the rest to borrow, and the competitor in 1:20 (10%).
+# Each class has a FIFO of QUEUE_KB (netns_fifo).
 configure_bottleneck() {  # COMPETITION
-  local s port burst=(burst "${burst_kb}k" cburst "${burst_kb}k")
+  local s port burst=(burst "${burst_kb}k" cburst "${burst_kb}k") fifo
+  read -r -a fifo <<<"$(netns_fifo "$queue_kb")"
   for ((s = 0; s < stages; s++)); do
     port=sw-s$s
     sw_tc qdisc del dev "$port" root 2>/dev/null || true
@@ -147,13 +154,13 @@ configure_bottleneck() {  # COMPETITION
         ceil "${rate_mbit}mbit" "${burst[@]}" prio 0 quantum 1514
       sw_tc class add dev "$port" parent 1:1 classid 1:20 htb rate "$((rate_mbit * 100))kbit" \
         ceil "${rate_mbit}mbit" "${burst[@]}" prio 1 quantum 1514
-      sw_tc qdisc add dev "$port" parent 1:20 handle 20: pfifo limit 1000
+      sw_tc qdisc add dev "$port" parent 1:20 handle 20: "${fifo[@]}"
       sw_tc filter add dev "$port" parent 1: protocol ip prio 1 u32 match ip src "$(address bg)/32" flowid 1:20
     else
       sw_tc class add dev "$port" parent 1:1 classid 1:10 htb rate "${rate_mbit}mbit" \
         ceil "${rate_mbit}mbit" "${burst[@]}" quantum 1514
     fi
-    sw_tc qdisc add dev "$port" parent 1:10 handle 10: pfifo limit 1000
+    sw_tc qdisc add dev "$port" parent 1:10 handle 10: "${fifo[@]}"
   done
 }
 
@@ -245,7 +252,7 @@ run_cell() {  # SCHEDULE COMM COMPETITION RUN
       SAFS_LISTEN_HOST="$(address "s$s")" SAFS_DOWNLINK_BPS="$((rate_mbit * 1000000))" \
       GLOO_SOCKET_IFNAME="eth-s$s" OPENBLAS_NUM_THREADS=1 timeout 300 $python "$here/pipeline.py" --rank "$s" --stages "$stages" \
       --schedule "$1" --comm "$2" --microbatches "$microbatches" --iterations "$iterations" \
-      --link-mbit "$rate_mbit" --unpaced-connections "$unpaced_connections" \
+      --link-mbit "$rate_mbit" --queue-kb "${queue_kb:-0}" --unpaced-connections "$unpaced_connections" \
       --master "$(address s0):29500" --out "$out/$name.rank$s.json" &
     pids+=($!)
   done

@@ -4,7 +4,8 @@ prediction against the measurement.
 Reads the ranks' JSON files of one run (pipeline.py), writes the last
 measured iteration as a [graph] scenario (each op with its measured
 duration, in the order its stage ran it; each activation and gradient a
-transfer of the message's bytes; a star at the bottleneck's rate; the
+transfer of the message's bytes; a star at the bottleneck's rate, its
+ports' buffers the bottleneck's FIFO where that was set in bytes; the
 run's transport: safs for safs, dctcp for gloo, kernel TCP's nearest), runs
 it, and prints one JSON line: measured and predicted iteration time and
 bubble per stage.
@@ -52,6 +53,8 @@ def build(reports, competitor="none"):
         "simulation": {"stop_ms": 600000},
         "graph": g,
     }
+    if reports[0].get("queue_kb"):  # else the simulator's default buffer
+        scenario["network"]["port_buffer_bytes"] = reports[0]["queue_kb"] * 1024
     if competitor != "none":
         scenario["bulk"] = [{"src": stages, "dst": s, "size_bytes": 1 << 30} for s in range(stages)]
     return scenario

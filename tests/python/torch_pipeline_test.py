@@ -21,6 +21,7 @@ EXAMPLE = SOURCE_DIR / "examples" / "torch-pipeline"
 sys.path.insert(0, str(EXAMPLE))
 import report  # noqa: E402
 import schedules  # noqa: E402
+import to_scenario  # noqa: E402
 
 try:
     import torch  # noqa: F401
@@ -194,6 +195,26 @@ class CompareScriptTest(unittest.TestCase):
             self.assertIn("no run's *.rank0.json", done.stderr)
 
 
+class ScenarioTest(unittest.TestCase):
+    """to_scenario.build: the testbed's FIFO, where it was set in bytes
+    (QUEUE_KB), becomes the simulated ports' buffer; the default FIFO of
+    1000 packets has no byte size, and the simulator keeps its own."""
+
+    @staticmethod
+    def reports(**extra):
+        op = {"kind": "F", "mb": 0, "start_s": 0.0, "end_s": 0.01}
+        return [{"rank": r, "comm": "safs", "message_bytes": 1000, "link_mbit": 200.0,
+                 "iterations": [{"ops": [op]}], **extra} for r in range(2)]
+
+    def test_the_fifo_in_bytes_is_the_ports_buffer(self):
+        network = to_scenario.build(self.reports(queue_kb=256))["network"]
+        self.assertEqual(network["port_buffer_bytes"], 256 * 1024)
+
+    def test_the_packet_fifo_and_older_runs_keep_the_simulators_buffer(self):
+        for reports in (self.reports(queue_kb=0), self.reports()):
+            self.assertNotIn("port_buffer_bytes", to_scenario.build(reports)["network"])
+
+
 class LoopbackPipelineTest(unittest.TestCase):
     def run_pipeline(self, comm, schedule, directory):
         port = unused_port()
@@ -272,6 +293,11 @@ class LoopbackPipelineTest(unittest.TestCase):
                                  capture_output=True, text=True, timeout=60)
             self.assertEqual(bad.returncode, 2)
             self.assertIn("--stages 2 --rank 3", bad.stderr)
+            bad = subprocess.run([sys.executable, str(EXAMPLE / "pipeline.py"), "--rank", "0", "--queue-kb",
+                                  "-1", "--master", "127.0.0.1:1", "--out", os.path.join(d, "x.json")],
+                                 capture_output=True, text=True, timeout=60)
+            self.assertEqual(bad.returncode, 2)
+            self.assertIn("--queue-kb", bad.stderr)
 
 
 if __name__ == "__main__":

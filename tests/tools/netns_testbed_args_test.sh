@@ -15,4 +15,6 @@ expect_exit2 "an unknown congestion control" "CC = 'vegas-ng': expected one of w
   env CC=vegas-ng bash "$script"
 expect_exit2 "idle restart not 0 or 1" "TCP_IDLE_RESTART = '2': expected 0 or 1" \
   env TCP_IDLE_RESTART=2 bash "$script"
+expect_exit2 "a queue of no bytes" "QUEUE_KB = '0': expected 1 to 999999 KB" env QUEUE_KB=0 bash "$script"
+expect_exit2 "a queue past a 32-bit byte count" "QUEUE_KB = '9999999'" env QUEUE_KB=9999999 bash "$script"
 exit $((failures > 0))

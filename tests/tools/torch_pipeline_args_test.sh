@@ -20,6 +20,7 @@ expect_exit2 "an unknown schedule" "SCHEDULES = 'zb-v'" env SCHEDULES="1f1b zb-v
 expect_exit2 "an unknown congestion control" "CC = 'vegas-ng': expected one of what this host allows" env CC=vegas-ng bash "$script" "$scratch/out"
 expect_exit2 "tcp samples not 0 or 1" "TCP_SAMPLES = 'on'" env TCP_SAMPLES=on bash "$script" "$scratch/out"
 expect_exit2 "idle restart not 0 or 1" "TCP_IDLE_RESTART = 'off': expected 0 or 1" env TCP_IDLE_RESTART=off bash "$script" "$scratch/out"
+expect_exit2 "a queue not in KB" "QUEUE_KB = '1m': expected 1 to 999999 KB" env QUEUE_KB=1m bash "$script" "$scratch/out"
 mkdir -p "$scratch/out" && echo mine >"$scratch/out/notes.txt"
 expect_exit2 "someone else's directory" "is not an earlier run's output" env bash "$script" "$scratch/out"
 [[ $(cat "$scratch/out/notes.txt") == mine ]] || { echo "FAIL: notes.txt changed"; failures=$((failures + 1)); }
