@@ -255,6 +255,7 @@ TEST(SafsRtCli, ReceiverWithoutEdfWhenShortTransfersAndCountsNoShortfall) {
   EXPECT_EQ(sent.exit_code, 0) << sent.output;
   EXPECT_TRUE(contains(sent.output, "met=1 ")) << sent.output;
   EXPECT_TRUE(contains(receiver.output(), "shortfall_episodes=0")) << receiver.output();
+  EXPECT_TRUE(contains(receiver.output(), "quota_demotions=0")) << receiver.output();
 }
 
 }  // namespace

@@ -156,13 +156,14 @@ int run_recv(const RecvOptions& o, const SecurityConfig& security) {
   std::printf(
       "recv-summary messages=%d control_bytes_sent=%llu control_bytes_received=%llu "
       "grants_sent=%llu data_bytes=%llu min_budget_mbps=%.0f budget_changes=%llu "
-      "shortfall_episodes=%llu\n",
+      "shortfall_episodes=%llu quota_demotions=%llu\n",
       received, static_cast<unsigned long long>(stats.control_bytes_sent),
       static_cast<unsigned long long>(stats.control_bytes_received),
       static_cast<unsigned long long>(stats.grants_sent),
       static_cast<unsigned long long>(stats.data_bytes_received), stats.min_budget_bps / 1e6,
       static_cast<unsigned long long>(stats.budget_changes),
-      static_cast<unsigned long long>(stats.shortfall_episodes));
+      static_cast<unsigned long long>(stats.shortfall_episodes),
+      static_cast<unsigned long long>(stats.quota_demotions));
   return 0;
 }
 
