@@ -397,6 +397,7 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     d["data_connections_idle"] = s.data_connections_idle;
     d["flows_followed"] = s.flows_followed;
     d["contended_paths"] = s.contended_paths;
+    d["idle_restart_warnings"] = s.idle_restart_warnings;
     d["shortfall_episodes"] = s.shortfall_episodes;
     const runtime::GrantDelivery& delivery = s.grant_delivery;
     d["grant_delivery_windows"] =

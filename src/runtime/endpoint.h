@@ -147,6 +147,9 @@ struct EndpointStats {
   // and what the paths' granted flows delivered against their grants, per window.
   std::uint64_t contended_paths = 0;
   GrantDelivery grant_delivery;
+  // Times a contended path met this host's net.ipv4.tcp_slow_start_after_idle
+  // = 1 (logged; at most once per endpoint).
+  std::uint64_t idle_restart_warnings = 0;
   // Receiving: finished flows' connections kept open for their sender's next flow.
   std::uint64_t data_connections_kept = 0;
   // Incoming flows with a deadline by lateness (kLatenessBoundsNs, then the rest).

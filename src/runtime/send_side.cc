@@ -534,10 +534,29 @@ void SendSide::measure_paths(std::int64_t now_ns) {
         std::min(flow.grant.grant().rate_bps, flow.uplink_available_bps) / 8 * seconds;
     p.own.add(allowed, delivered, now_ns);
     if (now_ns < p.judged_from_ns) continue;
-    paths_.try_emplace(flow.peer, config_.contention_fallback)
-        .first->second.add(allowed, delivered, retransmits, tcp->queue_delay_ns, now_ns);
+    PathContention& path = paths_.try_emplace(flow.peer, config_.contention_fallback).first->second;
+    const std::uint64_t episodes = path.episodes();
+    path.add(allowed, delivered, retransmits, tcp->queue_delay_ns, now_ns);
+    if (path.episodes() > episodes) warn_of_idle_restart(flow);
   }
   // tick() applies each flow's rate next, contended or not.
+}
+
+// Behind the queue that makes a path contended, each connection that starts
+// its window over after an idle spell pays that queue's round trip once per
+// doubling: most of what SAFS lost to gloo on 1F1B and ZB-H1 next to a Cubic
+// bulk flow (docs/real-pipeline.md, "One connection behind a deep queue").
+// The setting is the operator's; say so once per endpoint.
+void SendSide::warn_of_idle_restart(const OutgoingFlow& flow) {
+  if (idle_restart_checked_) return;
+  idle_restart_checked_ = true;
+  if (tcp_restarts_after_idle() != true) return;
+  ++stats_.idle_restart_warnings;
+  config_.log("path to " + flow.address.text() +
+              " is contended (other traffic fills its bottleneck) and this host's "
+              "net.ipv4.tcp_slow_start_after_idle is 1: a data connection idle for longer than "
+              "its retransmission timeout starts its congestion window over behind that queue "
+              "(0 keeps it; docs/real-pipeline.md, \"One connection behind a deep queue\")");
 }
 
 void SendSide::fail_if_peer_silent(OutgoingFlow& flow, std::int64_t now_ns) {
@@ -589,6 +608,7 @@ void SendSide::add_stats(EndpointStats& stats) const {
   stats.data_connections_opened += stats_.data_connections_opened;
   stats.data_connections_reused += stats_.data_connections_reused;
   stats.flows_followed += stats_.flows_followed;
+  stats.idle_restart_warnings += stats_.idle_restart_warnings;
   stats.uplink_reports_sent += stats_.uplink_reports_sent;
   stats.plans_sent += stats_.plans_sent;
   stats.flows_on_plans += stats_.flows_on_plans;

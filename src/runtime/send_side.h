@@ -201,6 +201,7 @@ class SendSide {
   void rebalance_uplink(std::int64_t now_ns);
   void send_report(OutgoingFlow& flow, double rate_bps, std::int64_t now_ns);
   void fail_if_peer_silent(OutgoingFlow& flow, std::int64_t now_ns);
+  void warn_of_idle_restart(const OutgoingFlow& flow);
   // Following on one connection (send_side_follow.cc).
   // Whether `flow` may follow another on its connection at all: on a
   // contended path, unpaced, not on a plan.
@@ -252,6 +253,7 @@ class SendSide {
   std::map<std::uint64_t, FlowHandle> by_wire_flow_;  // announced flows still in outgoing_
   DataConnectionPool pool_;
   std::map<PeerId, PathContention> paths_;  // a peer's entry goes with the peer
+  bool idle_restart_checked_ = false;       // warn_of_idle_restart() ran
   EndpointStats stats_;                     // the fields add_stats() reports
   // Plans not yet taken by a flow, oldest first; at most kMaxPlans (more
   // are refused: one of them may be live).

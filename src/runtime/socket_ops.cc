@@ -198,6 +198,16 @@ std::int64_t unacknowledged_bytes(int fd) {
   return ioctl(fd, SIOCOUTQ, &bytes) == 0 ? bytes : -1;
 }
 
+std::optional<bool> tcp_restarts_after_idle() {
+  const int fd = open("/proc/sys/net/ipv4/tcp_slow_start_after_idle", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  char value = 0;
+  const ssize_t n = read(fd, &value, 1);
+  close(fd);
+  if (n != 1 || (value != '0' && value != '1')) return std::nullopt;
+  return value == '1';
+}
+
 std::int64_t smoothed_rtt_ns(int fd) {
   tcp_info info{};
   socklen_t length = sizeof info;

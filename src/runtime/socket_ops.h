@@ -76,5 +76,9 @@ std::int64_t smoothed_rtt_ns(int fd);
 // Bytes written on a TCP socket that its peer has not acknowledged
 // (SIOCOUTQ: write_seq - snd_una, tcp(7)); -1 when unknown.
 std::int64_t unacknowledged_bytes(int fd);
+// This network namespace's net.ipv4.tcp_slow_start_after_idle: true when a
+// TCP connection idle for longer than its retransmission timeout starts its
+// congestion window over (Linux's default); nullopt when unreadable.
+std::optional<bool> tcp_restarts_after_idle();
 
 }  // namespace safs::runtime

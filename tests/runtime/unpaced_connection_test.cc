@@ -168,6 +168,54 @@ TEST(ContentionFallback, FlowsOnAContendedPathGoOnAConnectionTheKernelNeverPaced
   });
 }
 
+// Flows one after another (as sequential_flows_next_to_bulk sends them)
+// until the sender finds the path contended; false, with a message, if a
+// flow fails or it never does.
+bool warm_up_to_contention(NextToBulk& path) {
+  const std::vector<std::byte> warm_up = random_bytes(kSequentialFlowBytes, 11);
+  for (int i = 0; i < kSequentialFlows && path.sender.stats().contended_paths == 0; ++i) {
+    const FlowHandle flow = path.sender.send(path.receiver.address(), warm_up,
+                                             FlowHint::urgent_within(20 * kMs, i + 1));
+    if (path.sender.wait(flow, 10 * kSecond).state != FlowState::kDone) {
+      std::fprintf(stderr, "FAIL: warm-up flow %d did not complete\n", i + 1);
+      return false;
+    }
+  }
+  if (path.sender.stats().contended_paths == 0) {
+    std::fprintf(stderr, "FAIL: the bulk flow never made the path contended\n");
+    return false;
+  }
+  return true;
+}
+
+// Writes this network namespace's net.ipv4.tcp_slow_start_after_idle.
+bool set_idle_restart(bool on) {
+  std::FILE* file = std::fopen("/proc/sys/net/ipv4/tcp_slow_start_after_idle", "w");
+  if (file == nullptr) return false;
+  const bool written = std::fputs(on ? "1" : "0", file) >= 0;
+  return std::fclose(file) == 0 && written;
+}
+
+// A contended path warns once of Linux's restart after idle where it is on
+// (SendSide::warn_of_idle_restart), and not where the namespace turned it
+// off. Runs in the child; exit 0: passed.
+int warns_of_idle_restart() {
+  if (const int skip = enter_bottlenecked_namespace(); skip != 0) return skip;
+  for (const bool restart : {false, true}) {
+    if (!set_idle_restart(restart)) {
+      std::fprintf(stderr, "FAIL: cannot set net.ipv4.tcp_slow_start_after_idle\n");
+      return 1;
+    }
+    NextToBulk path(config_at("127.0.0.1", 1e10, nullptr));
+    if (!path.started || !warm_up_to_contention(path)) return 1;
+    const std::uint64_t warnings = path.sender.stats().idle_restart_warnings;
+    std::fprintf(stderr, "restart after idle %s: %llu warnings\n", restart ? "on" : "off",
+                 static_cast<unsigned long long>(warnings));
+    if (warnings != (restart ? 1u : 0u)) return 1;
+  }
+  return 0;
+}
+
 // The slacks of the flows that start at once below, in send order: the
 // first is due first, so each of the others may follow it
 // (ContentionFallback::one_connection), and they are due in the reverse of
@@ -232,19 +280,7 @@ int flows_started_together(NextToBulk& path, bool one_connection, bool receiver_
   Endpoint& sender = path.sender;
   Endpoint& receiver = path.receiver;
   LoopThread& receiver_loop = path.receiver_loop;
-  const std::vector<std::byte> warm_up = random_bytes(kSequentialFlowBytes, 11);
-  for (int i = 0; i < kSequentialFlows && sender.stats().contended_paths == 0; ++i) {
-    const FlowHandle flow =
-        sender.send(receiver.address(), warm_up, FlowHint::urgent_within(20 * kMs, i + 1));
-    if (sender.wait(flow, 10 * kSecond).state != FlowState::kDone) {
-      std::fprintf(stderr, "FAIL: warm-up flow %d did not complete\n", i + 1);
-      return 1;
-    }
-  }
-  if (sender.stats().contended_paths == 0) {
-    std::fprintf(stderr, "FAIL: the bulk flow never made the path contended\n");
-    return 1;
-  }
+  if (!warm_up_to_contention(path)) return 1;
   const EndpointStats before = sender.stats();
   constexpr std::size_t kFlows = std::size(kConcurrentSlacksMs);
   std::vector<std::vector<std::byte>> payloads, buffers;
@@ -318,6 +354,10 @@ TEST(ContentionFallback, FlowsStartedTogetherOnAContendedPathFollowOneAnother) {
 
 TEST(ContentionFallback, FlowsThatFollowOntoAConnectionTheReceiverClosesStartOver) {
   run_child(followers_of_a_receiver_that_keeps_none);
+}
+
+TEST(ContentionFallback, AContendedPathWarnsOfRestartAfterIdle) {
+  run_child(warns_of_idle_restart);
 }
 
 }  // namespace
