@@ -52,12 +52,12 @@ for slack in "${slacks[@]}"; do expect SLACKS_MS "$slack" '^[1-9][0-9]*$' "posit
 expect BULK "$bulk_flows" '^[0-9]+$' "a number of bulk flows (0 or more)"
 expect QOS "$qos" '^[01]$' "0 or 1"
 expect TCP_IDLE_RESTART "$idle_restart" '^[01]?$' "0 or 1 (unset: the host's)"
-expect QUEUE_KB "$queue_kb" '^([1-9][0-9]{0,5})?$' "1 to 999999 KB (unset: 1000 packets)"
 
 prefix=safstb
 # shellcheck source=scripts/netns.sh
 source "$root/scripts/netns.sh"
 netns_expect_congestion_control "$cc"
+netns_expect_fifo "$queue_kb"
 netns_require "the namespace testbed" "$prefix"
 if [[ ! -x $tool ]]; then echo "build safs-rt first (cmake --build build --target safs-rt)" >&2; exit 1; fi
 netns_claim "$prefix"

@@ -84,6 +84,12 @@ netns_tcp_setting() {  # PREFIX NAME VALUE LABEL HOST...
   echo "$label: $(ip netns exec "$prefix-$1" cat "/proc/sys/net/ipv4/$name")"
 }
 
+# Exits 2 (through expect) unless QUEUE_KB is empty or 1 to 999999 KB (a
+# byte limit tc takes: under 2^32 bytes).
+netns_expect_fifo() {  # QUEUE_KB
+  expect QUEUE_KB "$1" '^([1-9][0-9]{0,5})?$' "1 to 999999 KB (unset: 1000 packets)"
+}
+
 # Prints the FIFO a testbed puts behind its bottleneck, as tc's qdisc kind
 # and limit: with QUEUE_KB empty, 1000 packets (pfifo: with the veths' 64 KB
 # GSO packets up to 64 MB, 2.6 s at 200 Mbit/s, deeper than any switch

@@ -71,7 +71,6 @@ expect ITERATIONS "$iterations" '^[1-9][0-9]*$' "a positive whole number"
 expect RUNS "$runs" '^[1-9][0-9]*$' "a positive whole number"
 expect TCP_SAMPLES "$tcp_samples" '^[01]$' "0 or 1"
 expect TCP_IDLE_RESTART "$idle_restart" '^[01]?$' "0 or 1 (unset: the host's)"
-expect QUEUE_KB "$queue_kb" '^([1-9][0-9]{0,5})?$' "1 to 999999 KB (unset: 1000 packets)"
 for c in "${comm_list[@]}"; do
   expect COMMS "$c" '^(safs|safs-fresh|safs-paced|safs-asap|safs-ahead|safs-edf|safs-parallel|gloo-preposted|gloo)$' \
     "safs, safs-fresh, safs-paced, safs-asap, safs-ahead, safs-edf, safs-parallel, gloo-preposted, gloo"
@@ -91,6 +90,7 @@ prefix=safspp
 # shellcheck source=scripts/netns.sh
 source "$root/scripts/netns.sh"
 netns_expect_congestion_control "$cc"
+netns_expect_fifo "$queue_kb"
 netns_require "the torch pipeline testbed" "$prefix"
 if ! PYTHONPATH=$root/build/python $python -c 'import torch, safs.torch' 2>/dev/null; then
   echo "torch-pipeline: needs torch and the safs module (run scripts/setup.sh first)" >&2
