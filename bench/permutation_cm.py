@@ -33,10 +33,15 @@ def main(argv):
     for i in range(n - 1, 0, -1):
         j = rng.randrange(i)
         dst[i], dst[j] = dst[j], dst[i]
-    with open(out, "w") as f:
-        f.write(f"Nodes {n}\nConnections {n}\n")
-        for h in range(n):
-            f.write(f"{h}->{dst[h]} id {h + 1} start 0 size {size}\n")
+    try:
+        os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+        with open(out, "x") as f:
+            f.write(f"Nodes {n}\nConnections {n}\n")
+            for h in range(n):
+                f.write(f"{h}->{dst[h]} id {h + 1} start 0 size {size}\n")
+    except OSError as e:
+        sys.stderr.write(f"permutation_cm: {out}: cannot be written: {e.strerror}\n")
+        return 2
     return 0
 
 
