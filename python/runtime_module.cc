@@ -398,6 +398,7 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     d["flows_followed"] = s.flows_followed;
     d["contended_paths"] = s.contended_paths;
     d["idle_restart_warnings"] = s.idle_restart_warnings;
+    d["risk_reports"] = s.risk_reports;
     d["shortfall_episodes"] = s.shortfall_episodes;
     const runtime::GrantDelivery& delivery = s.grant_delivery;
     d["grant_delivery_windows"] =

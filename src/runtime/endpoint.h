@@ -107,6 +107,8 @@ struct EndpointStats {
   std::uint64_t refused_flows = 0;    // announces refused with an Error
   std::uint64_t deadline_misses = 0;  // incoming flows completed after their deadline
   std::uint64_t consumer_waits = 0;   // incoming flows made due now by consumer_waits()
+  // Outgoing urgent flows reported at risk (on_risk), once per episode.
+  std::uint64_t risk_reports = 0;
   // Reports that a sender's own uplink limits a flow (EndpointConfig::uplink_bps):
   // sent as a sender, received as a receiver.
   std::uint64_t uplink_reports_sent = 0;

@@ -236,6 +236,9 @@ void SendSide::start_progress(OutgoingFlow& flow) {
   p.acked_at_read_bytes = tcp->bytes_acked;
   p.retransmits_at_read = tcp->retransmits;
   p.own = GrantReached(config_.contention_fallback, now);
+  p.window_from_ns = now;
+  p.acked_at_window_bytes = tcp->bytes_acked;
+  p.window_unpaced = std::isinf(flow.pacer->rate_bps());
 }
 
 void SendSide::write_preamble(OutgoingFlow& flow, const Peer& peer) {
@@ -524,6 +527,7 @@ void SendSide::measure_paths(std::int64_t now_ns) {
     p.read_ns = now_ns;
     p.acked_at_read_bytes = tcp->bytes_acked;
     p.retransmits_at_read = tcp->retransmits;
+    measure_unpaced_delivery(flow, tcp->bytes_acked, now_ns);
     // Only a flow a grant holds to a rate (not a fallback share), with bytes
     // still to deliver, says whether it gets what its grant allows; and only
     // past its first window whether the path does.
@@ -573,28 +577,62 @@ void SendSide::check_risk(OutgoingFlow& flow, std::int64_t now_ns) {
   if (!flow.hint.urgent || flow.hint.deadline_ns == kNoDeadlineNs || !flow.pacer) return;
   // Before the first grant the flow waits by design; judge it once it has a rate.
   if (!flow.grant.held() && now_ns < flow.started_ns + config_.first_grant_wait_ns) return;
-  const double rate = flow.pacer->rate_bps();
-  if (std::isinf(rate)) return;
+  const double rate = expected_rate_bps(flow);
+  if (rate <= 0) return;
   const double remaining_bits = static_cast<double>(flow.data.size() - flow.sent_bytes) * 8;
-  const double finish_ns = rate > 0 ? static_cast<double>(now_ns) + remaining_bits / rate * 1e9
-                                    : std::numeric_limits<double>::infinity();
+  const double finish_ns = static_cast<double>(now_ns) + remaining_bits / rate * 1e9;
   const double lateness_ns = finish_ns - static_cast<double>(flow.hint.deadline_ns);
-  if (lateness_ns <= 0) {
-    flow.at_risk = false;
-    return;
-  }
-  if (flow.at_risk) return;  // told once per episode
+  // Just in time, a flow is held to about the rate it needs, and its receiver
+  // re-grants only once that moves by more than theta: a projection within
+  // theta of the time left is that lag, not a risk. An episode ends once the
+  // projection is on time again.
+  const double left_ns = static_cast<double>(flow.hint.deadline_ns - now_ns);
+  const double tolerance_ns = std::max(0.0, left_ns) * config_.scheduler.grants.change_threshold;
+  if (lateness_ns <= 0) flow.at_risk = false;
+  if (lateness_ns <= tolerance_ns || flow.at_risk) return;  // told once per episode
   flow.at_risk = true;
+  ++stats_.risk_reports;
   if (!risk_handler_) return;
   FlowRisk risk;
   risk.flow = flow.id;
-  risk.projected_lateness_ns =
-      std::isinf(lateness_ns) ? kNoDeadlineNs : static_cast<std::int64_t>(lateness_ns);
+  risk.projected_lateness_ns = static_cast<std::int64_t>(lateness_ns);
   risk.rate_bps = rate;
-  const double left_ns = static_cast<double>(flow.hint.deadline_ns - now_ns);
   risk.needed_bps =
       left_ns > 0 ? remaining_bits / left_ns * 1e9 : std::numeric_limits<double>::infinity();
   risk_handler_(risk);
+}
+
+void SendSide::measure_unpaced_delivery(OutgoingFlow& flow, std::uint64_t acked_bytes,
+                                        std::int64_t now_ns) {
+  FlowProgress& p = flow.progress;
+  const bool unpaced = std::isinf(flow.pacer->rate_bps());
+  p.window_unpaced = p.window_unpaced && unpaced;
+  if (!unpaced) {
+    p.unpaced_windows = 0;
+    p.delivered_bps = 0;
+  }
+  if (now_ns - p.window_from_ns < config_.contention_fallback.window_ns) return;
+  p.unpaced_windows = p.window_unpaced ? p.unpaced_windows + 1 : 0;
+  if (p.unpaced_windows >= 2) {
+    p.delivered_bps = static_cast<double>(acked_bytes - p.acked_at_window_bytes) * 8 /
+                      (static_cast<double>(now_ns - p.window_from_ns) / 1e9);
+  }
+  p.window_from_ns = now_ns;
+  p.acked_at_window_bytes = acked_bytes;
+  p.window_unpaced = unpaced;
+}
+
+// A flow paused for others was reported at risk on every pause, though its
+// receiver serves it in its turn (EDF at line rate: the testbed's later two
+// transfers, met with 130-200 ms to spare); an unpaced one was never judged,
+// though next to unmanaged traffic is where flows miss. So a paused flow is
+// judged at the best it could get, and an unpaced one at what TCP gives it.
+double SendSide::expected_rate_bps(const OutgoingFlow& flow) const {
+  const double held_to = flow.pacer->rate_bps();
+  if (std::isinf(held_to)) return flow.progress.delivered_bps;
+  if (held_to > 0) return held_to;
+  const double downlink = downlink_bps(flow.peer);
+  return std::isinf(downlink) ? 0 : downlink;
 }
 
 bool SendSide::has_pending() const {
@@ -609,6 +647,7 @@ void SendSide::add_stats(EndpointStats& stats) const {
   stats.data_connections_reused += stats_.data_connections_reused;
   stats.flows_followed += stats_.flows_followed;
   stats.idle_restart_warnings += stats_.idle_restart_warnings;
+  stats.risk_reports += stats_.risk_reports;
   stats.uplink_reports_sent += stats_.uplink_reports_sent;
   stats.plans_sent += stats_.plans_sent;
   stats.flows_on_plans += stats_.flows_on_plans;

@@ -20,8 +20,9 @@
 //             flow to the same peer to write its last byte, and then follow
 //             it on its connection (send_side_follow.cc).
 //   update_hint(): UPDATE with the new slack and class.
-//   risk:     each tick projects the finish at the rate held to; a flow that
-//             will miss its deadline is reported once per episode.
+//   risk:     each tick projects the finish at the rate the flow can expect
+//             (expected_rate_bps); a flow that will miss its deadline is
+//             reported once per episode.
 //   end:      DONE from the receiver (every byte arrived) completes it and
 //             gives its data connection to the pool (when the receiver reuses
 //             them; unless a flow that followed it has it already); the
@@ -68,6 +69,15 @@ struct FlowProgress {
   std::uint64_t acked_at_read_bytes = 0;
   std::uint32_t retransmits_at_read = 0;
   GrantReached own;  // whether it delivered its own grant lately
+  // What TCP delivered over the last window (ContentionFallback::window_ns)
+  // in which the flow went unpaced throughout, not the first such window in a
+  // row (a new connection's slow start): the rate an unpaced flow is judged
+  // at for risk. 0: no such window since it last went unpaced.
+  std::int64_t window_from_ns = 0;
+  std::uint64_t acked_at_window_bytes = 0;
+  int unpaced_windows = 0;  // in a row, the current one included once it ends
+  bool window_unpaced = false;
+  double delivered_bps = 0;
 };
 
 struct OutgoingFlow {
@@ -194,8 +204,15 @@ class SendSide {
   // what its granted flows were allowed and TCP delivered since the last tick.
   void measure_paths(std::int64_t now_ns);
   void start_progress(OutgoingFlow& flow);
+  // FlowProgress::delivered_bps, from the flow's acknowledged bytes now.
+  void measure_unpaced_delivery(OutgoingFlow& flow, std::uint64_t acked_bytes, std::int64_t now_ns);
   void apply_rate(OutgoingFlow& flow, std::int64_t now_ns);
   void check_risk(OutgoingFlow& flow, std::int64_t now_ns);
+  // The rate a flow's finish is projected at: the rate it is held to; unpaced,
+  // what TCP delivered it over the last window; paused (held to 0 while its
+  // receiver serves flows due before it), at best its receiver's whole
+  // downlink from now on. 0: no projection yet (not judged).
+  double expected_rate_bps(const OutgoingFlow& flow) const;
   // Shares the uplink among the granted flows and sends the reports due
   // (send_side_uplink.cc); nothing without EndpointConfig::uplink.
   void rebalance_uplink(std::int64_t now_ns);

@@ -132,6 +132,7 @@ class Transfers(Pair):
             stats = sender.stats()
             self.assertEqual(stats["contended_paths"], 0)
             self.assertEqual(stats["idle_restart_warnings"], 0)  # only on a contended path
+            self.assertEqual(stats["risk_reports"], 0)  # no deadline: never judged
             # Measured either way, per window (docs/runtime.md): none lost a packet.
             self.assertEqual(len(stats["grant_delivery_windows"]), 11)
             self.assertEqual(stats["lossy_windows"], 0)
@@ -317,6 +318,20 @@ class Transfers(Pair):
         s.wait(10)
         self.assertFalse(self.a.update(s, slack_ns=5 * MS))  # ended: nothing to move
         r.wait(10)
+
+
+class Risk(unittest.TestCase):
+    def test_a_send_that_cannot_make_its_deadline_is_counted_at_risk(self):
+        # 3 MB takes 0.3 s at the receiver's whole 80 Mbit/s: due in 100 ms
+        # it is projected late as soon as it is granted; due in 10 s it is not.
+        with endpoint(downlink_bps=80e6) as receiver, endpoint() as sender:
+            receiver.start()
+            sender.start()
+            for slack_ms, tag in ((10_000, 1), (100, 2)):
+                r = receiver.recv_into(bytearray(3 << 20), tag=tag)
+                sender.send(bytes(3 << 20), receiver.address, slack_ns=slack_ms * MS, tag=tag).wait(10)
+                r.wait(10)
+                self.assertEqual(sender.stats()["risk_reports"], 0 if tag == 1 else 1)
 
 
 class Waiting(Pair):

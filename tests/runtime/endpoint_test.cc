@@ -205,13 +205,19 @@ TEST_P(PacedAtGrant, MeasuredRateIsWithinAQuarterOfTheGrant) {
 INSTANTIATE_TEST_SUITE_P(Pacing, PacedAtGrant,
                          ::testing::Values(PacingMode::kKernel, PacingMode::kUserspace));
 
+// A loopback receiver that serves urgent flows EDF at line rate
+// (core::AllocatorConfig::urgent_first).
+EndpointConfig edf_at_line_rate(double downlink_bps) {
+  EndpointConfig config = testing::config_at("127.0.0.1", downlink_bps, nullptr);
+  config.scheduler.allocator.urgent_first = true;
+  return config;
+}
+
 TEST(Endpoint, UrgentFlowMeetsItsDeadlineNextToBackground) {
   constexpr double kDownlinkBps = 160 * kMbps;  // 20 MB/s
-  EndpointConfig receiver_config = testing::config_at("127.0.0.1", kDownlinkBps, nullptr);
   // Urgent work first (EDF at line rate): the widest margin against a CPU
   // shared with other work, which delays the loops by tens of milliseconds.
-  receiver_config.scheduler.allocator.urgent_first = true;
-  Endpoint receiver(receiver_config);
+  Endpoint receiver(edf_at_line_rate(kDownlinkBps));
   LoopThread loop(receiver);
   Endpoint sender(testing::config_at("127.0.0.1", kDownlinkBps, nullptr));
   std::vector<std::vector<std::byte>> bulk;
@@ -241,9 +247,43 @@ TEST(Endpoint, HopelessFlowIsReportedAtRisk) {
       sender.send(receiver.address(), payload, FlowHint::urgent_within(100 * kMs));
   ASSERT_EQ(sender.wait(flow, 5 * kSecond).state, FlowState::kDone);
   ASSERT_FALSE(risks.empty());
+  EXPECT_EQ(sender.stats().risk_reports, risks.size());
   EXPECT_EQ(risks.front().flow, flow);
   EXPECT_GT(risks.front().projected_lateness_ns, 0);
   EXPECT_GT(risks.front().needed_bps, risks.front().rate_bps);
+}
+
+// Served EDF at line rate, the later flow is paused (held to 0) while the
+// earlier one takes the downlink; it is not at risk: at the downlink it needs
+// 0.3 s of its 2.5 s. Before risk was judged at the rate a flow can expect,
+// every such pause was reported. (The earlier flow's first grants ramp up
+// from a quarter of the downlink, hence its ample deadline too.)
+TEST(Endpoint, PausedFlowWithTimeToSpareIsNotAtRisk) {
+  constexpr double kDownlinkBps = 80 * kMbps;  // 10 MB/s
+  Endpoint receiver(edf_at_line_rate(kDownlinkBps));
+  LoopThread loop(receiver);
+  Endpoint sender(testing::config_at("127.0.0.1", kDownlinkBps, nullptr));
+  std::vector<FlowRisk> risks;
+  sender.on_risk([&](const FlowRisk& risk) { risks.push_back(risk); });
+  const auto first = random_bytes(3 << 20, 6);  // 0.3 s at the whole downlink
+  const auto later = random_bytes(3 << 20, 7);
+  const FlowHandle earlier_flow =
+      sender.send(receiver.address(), first, FlowHint::urgent_within(1500 * kMs));
+  const FlowHandle later_flow =
+      sender.send(receiver.address(), later, FlowHint::urgent_within(2500 * kMs));
+  // The later flow is paused while the earlier one goes.
+  bool paused = false;
+  for (int i = 0; i < 400 && !paused; ++i) {
+    sender.progress(kMs);
+    const FlowStatus status = sender.test(later_flow);
+    paused = status.granted && status.rate_bps == 0 && sender.test(earlier_flow).rate_bps > 0;
+  }
+  EXPECT_TRUE(paused);
+  ASSERT_EQ(sender.wait(earlier_flow, 5 * kSecond).state, FlowState::kDone);
+  ASSERT_EQ(sender.wait(later_flow, 5 * kSecond).state, FlowState::kDone);
+  EXPECT_TRUE(risks.empty()) << risks.size() << " reported, the first for flow "
+                             << risks.front().flow << " at " << risks.front().rate_bps << " bit/s";
+  EXPECT_EQ(sender.stats().risk_reports, risks.size());
 }
 
 TEST(Endpoint, UpdatedHintReachesTheReceiver) {

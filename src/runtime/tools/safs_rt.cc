@@ -185,8 +185,11 @@ int run_send(const SendOptions& o, const SecurityConfig& security) {
   const FlowHint hint =
       o.slack_ms > 0 ? FlowHint::urgent_within(static_cast<std::int64_t>(o.slack_ms * 1e6), o.tag)
                      : FlowHint::background(o.tag);
-  bool risk = false;
-  endpoint.on_risk([&](const FlowRisk&) { risk = true; });
+  // When the flow was first reported at risk, in ms from its send (-1: never).
+  double risk_ms = -1;
+  endpoint.on_risk([&](const FlowRisk&) {
+    if (risk_ms < 0) risk_ms = static_cast<double>(monotonic_ns() - start) / 1e6;
+  });
   const FlowHandle flow = endpoint.send(address(o.to), data, hint);
   const FlowStatus status = endpoint.wait(flow, kSendTimeoutNs);
   const double fct_ms = static_cast<double>(monotonic_ns() - start) / 1e6;
@@ -195,10 +198,10 @@ int run_send(const SendOptions& o, const SecurityConfig& security) {
   const EndpointStats stats = endpoint.stats();
   std::printf(
       "send mode=safs tag=%llu bytes=%llu fct_ms=%.1f deadline_ms=%.1f met=%d risk=%d "
-      "state=%s checksum=%016llx control_bytes_sent=%llu control_bytes_received=%llu "
+      "risk_ms=%.1f state=%s checksum=%016llx control_bytes_sent=%llu control_bytes_received=%llu "
       "grants=%llu contended_paths=%llu%s%s\n",
       static_cast<unsigned long long>(o.tag), static_cast<unsigned long long>(o.bytes), fct_ms,
-      o.slack_ms, done && safs::rt::deadline_met(fct_ms, o.slack_ms), risk ? 1 : 0,
+      o.slack_ms, done && safs::rt::deadline_met(fct_ms, o.slack_ms), risk_ms >= 0 ? 1 : 0, risk_ms,
       done ? "done" : "failed", static_cast<unsigned long long>(safs::rt::checksum(data)),
       static_cast<unsigned long long>(stats.control_bytes_sent),
       static_cast<unsigned long long>(stats.control_bytes_received),
