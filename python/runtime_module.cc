@@ -137,6 +137,11 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
       : endpoint_(std::make_unique<Endpoint>(std::move(config))),
         signal_fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
     if (signal_fd_ < 0) throw std::runtime_error("eventfd unavailable");
+    // On the driving thread, without the GIL: held until risks() takes them.
+    endpoint_->on_risk([this](const runtime::FlowRisk& risk) {
+      std::lock_guard lock(risks_mutex_);
+      if (risks_.size() < kMaxHeldRisks) risks_.push_back(risk);
+    });
   }
   ~PyEndpoint() {
     close();
@@ -365,6 +370,25 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
                             std::to_string(op.nbytes) + " bytes";
   }
 
+  // The sends reported at risk since the last call, oldest first.
+  py::list risks() {
+    std::vector<runtime::FlowRisk> taken;
+    {
+      std::lock_guard lock(risks_mutex_);
+      taken.swap(risks_);
+    }
+    py::list list;
+    for (const runtime::FlowRisk& risk : taken) {
+      py::dict d;
+      d["tag"] = risk.tag;
+      d["projected_lateness_ns"] = risk.projected_lateness_ns;
+      d["rate_bps"] = risk.rate_bps;
+      d["needed_bps"] = risk.needed_bps;
+      list.append(std::move(d));
+    }
+    return list;
+  }
+
   py::dict stats() {
     const runtime::EndpointStats s = on_loop([&] { return endpoint_->stats(); });
     py::dict d;
@@ -555,6 +579,11 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
   std::uint64_t completions_generation_ = 0;
   std::map<Op*, std::shared_ptr<Op>> pending_;  // with the GIL
   std::atomic<std::uint64_t> loop_calls_ = 0;
+  // Risk reports not yet taken by risks(); beyond the bound, newer ones are
+  // not held (stats()["risk_reports"] still counts them).
+  static constexpr std::size_t kMaxHeldRisks = 1024;
+  std::mutex risks_mutex_;
+  std::vector<runtime::FlowRisk> risks_;
 };
 
 // A handle: the operation and the endpoint it runs on.
@@ -712,6 +741,7 @@ PYBIND11_MODULE(_runtime, m) {
       .def_property_readonly("pending", &PyEndpoint::pending)
       .def_property_readonly("loop_calls", &PyEndpoint::loop_calls)
       .def("stats", &PyEndpoint::stats)
+      .def("risks", &PyEndpoint::risks)
       .def(
           "send",
           [](const std::shared_ptr<PyEndpoint>& self, const py::object& buffer,

@@ -61,6 +61,7 @@ struct FlowStatus {
 // The flow will miss its deadline at the rate it is held to.
 struct FlowRisk {
   FlowHandle flow = 0;
+  std::uint64_t tag = 0;  // its hint's
   std::int64_t projected_lateness_ns = 0;
   double rate_bps = 0;
   double needed_bps = 0;

@@ -595,6 +595,7 @@ void SendSide::check_risk(OutgoingFlow& flow, std::int64_t now_ns) {
   if (!risk_handler_) return;
   FlowRisk risk;
   risk.flow = flow.id;
+  risk.tag = flow.hint.tag;
   risk.projected_lateness_ns = static_cast<std::int64_t>(lateness_ns);
   risk.rate_bps = rate;
   risk.needed_bps =

@@ -332,6 +332,11 @@ class Risk(unittest.TestCase):
                 sender.send(bytes(3 << 20), receiver.address, slack_ns=slack_ms * MS, tag=tag).wait(10)
                 r.wait(10)
                 self.assertEqual(sender.stats()["risk_reports"], 0 if tag == 1 else 1)
+            (risk,) = sender.risks()
+            self.assertEqual(risk["tag"], 2)
+            self.assertGreater(risk["projected_lateness_ns"], 0)
+            self.assertGreater(risk["needed_bps"], risk["rate_bps"])
+            self.assertEqual(sender.risks(), [])  # taken
 
 
 class Waiting(Pair):
