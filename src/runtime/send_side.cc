@@ -610,14 +610,17 @@ void SendSide::measure_unpaced_delivery(OutgoingFlow& flow, std::uint64_t acked_
   p.window_unpaced = p.window_unpaced && unpaced;
   if (!unpaced) {
     p.unpaced_windows = 0;
-    p.delivered_bps = 0;
+    p.delivered_known = false;
   }
   if (now_ns - p.window_from_ns < config_.contention_fallback.window_ns) return;
   p.unpaced_windows = p.window_unpaced ? p.unpaced_windows + 1 : 0;
-  if (p.unpaced_windows >= 2) {
-    p.delivered_bps = static_cast<double>(acked_bytes - p.acked_at_window_bytes) * 8 /
-                      (static_cast<double>(now_ns - p.window_from_ns) / 1e9);
+  if (p.unpaced_windows >= 3) {
+    p.delivered_known = true;
+    p.delivered_bps = static_cast<double>(acked_bytes - p.acked_at_previous_window_bytes) * 8 /
+                      (static_cast<double>(now_ns - p.previous_window_from_ns) / 1e9);
   }
+  p.previous_window_from_ns = p.window_from_ns;
+  p.acked_at_previous_window_bytes = p.acked_at_window_bytes;
   p.window_from_ns = now_ns;
   p.acked_at_window_bytes = acked_bytes;
   p.window_unpaced = unpaced;
@@ -630,7 +633,10 @@ void SendSide::measure_unpaced_delivery(OutgoingFlow& flow, std::uint64_t acked_
 // judged at the best it could get, and an unpaced one at what TCP gives it.
 double SendSide::expected_rate_bps(const OutgoingFlow& flow) const {
   const double held_to = flow.pacer->rate_bps();
-  if (std::isinf(held_to)) return flow.progress.delivered_bps;
+  if (std::isinf(held_to)) {
+    // Nothing delivered in two windows is a stall: projected never to finish.
+    return flow.progress.delivered_known ? std::max(flow.progress.delivered_bps, 1.0) : 0;
+  }
   if (held_to > 0) return held_to;
   const double downlink = downlink_bps(flow.peer);
   return std::isinf(downlink) ? 0 : downlink;

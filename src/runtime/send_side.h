@@ -69,14 +69,18 @@ struct FlowProgress {
   std::uint64_t acked_at_read_bytes = 0;
   std::uint32_t retransmits_at_read = 0;
   GrantReached own;  // whether it delivered its own grant lately
-  // What TCP delivered over the last window (ContentionFallback::window_ns)
-  // in which the flow went unpaced throughout, not the first such window in a
-  // row (a new connection's slow start): the rate an unpaced flow is judged
-  // at for risk. 0: no such window since it last went unpaced.
+  // What TCP delivered over the last two windows
+  // (ContentionFallback::window_ns) in which the flow went unpaced
+  // throughout, after the first such window in a row (a new connection's
+  // slow start): the rate an unpaced flow is judged at for risk. Two, so
+  // that one window's stall (a descheduled thread) is not a verdict.
   std::int64_t window_from_ns = 0;
   std::uint64_t acked_at_window_bytes = 0;
-  int unpaced_windows = 0;  // in a row, the current one included once it ends
+  std::int64_t previous_window_from_ns = 0;
+  std::uint64_t acked_at_previous_window_bytes = 0;
+  int unpaced_windows = 0;  // whole ones in a row
   bool window_unpaced = false;
+  bool delivered_known = false;  // since the flow last went unpaced
   double delivered_bps = 0;
 };
 
@@ -209,7 +213,7 @@ class SendSide {
   void apply_rate(OutgoingFlow& flow, std::int64_t now_ns);
   void check_risk(OutgoingFlow& flow, std::int64_t now_ns);
   // The rate a flow's finish is projected at: the rate it is held to; unpaced,
-  // what TCP delivered it over the last window; paused (held to 0 while its
+  // what TCP delivered it over its last two windows (FlowProgress); paused (held to 0 while its
   // receiver serves flows due before it), at best its receiver's whole
   // downlink from now on. 0: no projection yet (not judged).
   double expected_rate_bps(const OutgoingFlow& flow) const;
