@@ -69,9 +69,30 @@ progress() {
   echo "$script_name: $*" >&2
 }
 
-# Removes an output directory of this script unless SAFS_RESUME=1.
+# The file that marks a directory the scripts made (fresh below).
+output_mark=.safs-script-output
+
+# Ends the script (status 2) unless DIR is new, empty, or output the scripts
+# or safs-sim wrote (their mark, or a run's summary.json): a directory of
+# the user's is never deleted or written over.
+expect_own_output() {  # dir
+  if [[ -e $1 && ! -d $1 ]]; then
+    echo "$script_name.sh: $1 exists and is not a directory; not replacing it" >&2
+    exit 2
+  fi
+  if [[ -d $1 && ! -e $1/$output_mark && ! -e $1/summary.json && -n $(ls -A "$1") ]]; then
+    echo "$script_name.sh: $1 holds files no safs script wrote; not deleting them" \
+      "(give a new or empty directory)" >&2
+    exit 2
+  fi
+}
+
+# Empties an output directory of this script (kept as it is with
+# SAFS_RESUME=1) and marks it as the scripts'.
 fresh() {
+  expect_own_output "$1"
   if [[ ${SAFS_RESUME:-0} != 1 ]]; then rm -rf "$1"; fi
+  mkdir -p "$1" && : >"$1/$output_mark"
 }
 
 # The evaluation matrix level a script was given (standard when none):
@@ -105,6 +126,7 @@ run_one() {
     progress "$dir: done before, kept"
     return 0
   fi
+  expect_own_output "$dir"
   rm -rf "$dir"
   progress "running $dir"
   messages=$("$sim" run "$@" --out "$dir" --quiet 2>&1) || status=$?
