@@ -88,7 +88,8 @@ int main(int argc, char** argv) {
       "and the overrides)");
   add_memory_limit(run_cmd, run_options.memory_limit_gb);
   run_cmd->add_flag("--force", run_options.force,
-                    "Reuse a non-empty --out: remove an earlier run's outputs there, nothing else");
+                    "Reuse a non-empty --out: remove an earlier run's outputs there, nothing "
+                    "else; and replace an existing --trace file");
   run_cmd
       ->add_option("--queue-sample-us", run_options.queue_sample_us,
                    "Also write queues.csv: switch queue depths every this many simulated us")

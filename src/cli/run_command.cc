@@ -131,7 +131,7 @@ int run(const RunOptions& o) {
   const std::string out_dir =
       o.out_given ? o.out_dir
                   : default_output_dir(o.file, config.transport, effective.fingerprint());
-  check_trace_path(o.trace.path);
+  check_trace_path(o.trace.path, o.file, o.force);
   if (!o.pcap.empty()) check_new_output_file("--pcap", o.pcap[1]);
   if (o.verbosity == console::Verbosity::kVerbose) print_configuration(config);
 

@@ -94,8 +94,18 @@ void check_output_file(const std::string& option_name, const std::string& path) 
 
 }  // namespace
 
-void check_trace_path(const std::string& path) {
-  if (!path.empty()) check_output_file("--trace", path);
+void check_trace_path(const std::string& path, const std::string& scenario_file, bool force) {
+  if (path.empty()) return;
+  check_output_file("--trace", path);
+  if (!fs::exists(path)) return;
+  std::error_code error;
+  if (fs::equivalent(path, scenario_file, error)) {
+    throw console::BadInput("--trace " + path + ": is the scenario file; choose another name");
+  }
+  if (!force) {
+    throw console::BadInput("--trace " + path +
+                            ": exists; choose another name, or add --force to replace it");
+  }
 }
 
 void check_new_output_file(const std::string& option, const std::string& path) {

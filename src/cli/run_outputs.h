@@ -21,8 +21,9 @@ std::string default_output_dir(const std::string& scenario_path, const std::stri
                                const std::string& fingerprint);
 
 // Creates the directory `path` is in; throws BadInput if `path` is a
-// directory or cannot be written.
-void check_trace_path(const std::string& path);
+// directory, cannot be written, is the scenario file, or exists without
+// `force` (--force).
+void check_trace_path(const std::string& path, const std::string& scenario_file, bool force);
 // The same for `option` (e.g. "--pcap"), which also refuses an existing file.
 void check_new_output_file(const std::string& option, const std::string& path);
 

@@ -88,6 +88,30 @@ TEST(CliOutputs, TraceIntoADirectoryFailsBeforeTheRun) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
+// An existing --trace file is the user's: refused (exit 2, nothing run)
+// unless --force, and the scenario file itself always.
+TEST(CliOutputs, AnExistingTraceFileIsReplacedOnlyWithForce) {
+  const fs::path scenario = write_temp("safs-outputs-existing-trace.toml", kSmall);
+  const fs::path out = fresh("existing-trace");
+  const fs::path trace = fs::temp_directory_path() / "safs-outputs-existing-trace.json";
+  { std::ofstream(trace) << "the user's"; }
+  CliResult r = run_cli("run " + scenario.string() + " --quiet --out " + out.string() +
+                        " --trace " + trace.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.output, "--force")) << r.output;
+  EXPECT_EQ(read_text(trace), "the user's");
+  EXPECT_FALSE(fs::exists(out / "summary.json"));
+  r = run_cli("run " + scenario.string() + " --quiet --force --out " + out.string() + " --trace " +
+              scenario.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.output, "scenario file")) << r.output;
+  EXPECT_EQ(read_text(scenario), kSmall);
+  r = run_cli("run " + scenario.string() + " --quiet --force --out " + out.string() + " --trace " +
+              trace.string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(read_text(trace), "the user's");
+}
+
 TEST(CliOutputs, SummaryRecordsProvenance) {
   const fs::path scenario = write_temp("safs-outputs-provenance.toml", kSmall);
   const fs::path out = fresh("provenance");
