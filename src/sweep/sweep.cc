@@ -84,6 +84,31 @@ void check_points(const std::string& file, const std::vector<std::string>& overr
   }
 }
 
+// --out is a sweep's directory or a new one: never a file, and a sweep.csv
+// already there is a sweep's (its header starts with "point"), since the
+// sweep writes over it; the points' directories are checked as they run.
+void check_sweep_out(const std::string& out_dir) {
+  const std::string option = "--out " + out_dir + ": ";
+  std::error_code error;
+  if (fs::exists(out_dir, error) && !fs::is_directory(out_dir, error)) {
+    throw console::BadInput(option + "exists and is not a directory");
+  }
+  fs::create_directories(out_dir, error);
+  if (!fs::is_directory(out_dir, error)) {
+    throw console::BadInput(option + "cannot create it (" + error.message() + ")");
+  }
+  const fs::path csv = fs::path(out_dir) / "sweep.csv";
+  if (!fs::exists(csv, error)) return;
+  std::ifstream in(csv);
+  std::string header;
+  std::getline(in, header);
+  if (header != "point" && header.rfind("point,", 0) != 0) {
+    throw console::BadInput(option + csv.filename().string() +
+                            " there is not a sweep's (its first line is not point,...); not "
+                            "overwriting it: choose another directory");
+  }
+}
+
 // Every point is checked before any runs, so a typo fails fast (exit 2).
 Plan make_plan(const SweepOptions& o) {
   console::check_scenario_file(o.file);
@@ -93,6 +118,7 @@ Plan make_plan(const SweepOptions& o) {
   plan.metrics = o.metrics.empty() ? load_sweep_spec(o.file).metrics : o.metrics;
   plan.out_dir = o.out_dir.empty() ? "out/sweep-" + fs::path(o.file).stem().string() : o.out_dir;
   check_points(o.file, o.overrides, plan.points);
+  check_sweep_out(plan.out_dir);
   return plan;
 }
 

@@ -73,6 +73,23 @@ TEST(CliBadInput, SweepMetricTypoNamesTheClosest) {
                    "mean 'flows.fct_mean_s'?");
 }
 
+// A sweep writes over its --out's sweep.csv: one that is not a sweep's is
+// the user's, and a file as --out is refused before any point runs.
+TEST(CliBadInput, SweepOutThatIsNotASweeps) {
+  const fs::path scenario = write_temp("safs-bad-input-sweep-out.toml", kSmall);
+  const fs::path out = safs::testing::process_temp_dir() / "safs-bad-input-sweep-out";
+  fs::remove_all(out);
+  fs::create_directories(out);
+  const fs::path csv = write_temp("safs-bad-input-sweep-out/sweep.csv", "name,grade\nada,1\n");
+  ASSERT_EQ(csv.parent_path(), out);
+  expect_bad_input(run_cli("sweep " + scenario.string() + " --quiet --out " + out.string()),
+                   "sweep.csv there is not a sweep's");
+  EXPECT_EQ(read_text(csv), "name,grade\nada,1\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(out), fs::directory_iterator()), 1);
+  expect_bad_input(run_cli("sweep " + scenario.string() + " --quiet --out " + csv.string()),
+                   "exists and is not a directory");
+}
+
 TEST(CliBadInput, FctOfAMissingDirectoryPrintsNoTable) {
   const CliResult r = run_cli("fct /nonexistent-run-dir");
   expect_bad_input(r, "/nonexistent-run-dir/flows.csv: cannot open");
