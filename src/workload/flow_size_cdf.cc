@@ -6,11 +6,13 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "base/input_file.h"
+
 namespace safs {
 
 FlowSizeCdf FlowSizeCdf::load(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open flow-size CDF");
+  // A CDF is a few hundred lines; 16 MiB is far beyond any.
+  std::ifstream in = open_input_file(path, std::uintmax_t{16} << 20, "a flow-size CDF (CSV)");
   FlowSizeCdf cdf;
   std::string line;
   int line_no = 0;
@@ -43,7 +45,11 @@ FlowSizeCdf FlowSizeCdf::load(const std::string& path) {
     } catch (const std::exception&) {
       fail("expected two numbers, got '" + line + "'");
     }
-    if (size < 1 || !(fraction >= 0 && fraction <= 1)) fail("size must be >= 1 and cdf in [0, 1]");
+    // The bound of every flow size a scenario gives (flows.size_bytes).
+    constexpr double kMaxFlowBytes = 1e15;
+    if (!(size >= 1 && size <= kMaxFlowBytes) || !(fraction >= 0 && fraction <= 1)) {
+      fail("size must be 1 to 1e15 bytes and cdf in [0, 1]");
+    }
     if (!cdf.points_.empty() &&
         (fraction < cdf.points_.back().cdf || size < cdf.points_.back().bytes)) {
       fail("sizes and cumulative fractions must not decrease");

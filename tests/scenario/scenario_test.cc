@@ -160,7 +160,7 @@ TEST(Scenario, IntegerBeyondADoubleIsReportedForANumberKey) {
 
 TEST(Scenario, OverlongCdfPathNamesTheKey) {
   expect_error("[[poisson]]\nload = 0.5\nmax_flows = 1\ncdf = \"" + std::string(5000, 'x') + "\"\n",
-               {"bad.toml:4", "poisson[0].cdf", "cannot open"});
+               {"bad.toml:4", "poisson[0].cdf", "cannot be read"});
 }
 
 TEST(Scenario, NegativeRateIsOutOfRange) {

@@ -71,7 +71,16 @@ TEST(FlowSizeCdf, MalformedFilesNameTheLine) {
                ":4: sizes and cumulative fractions must not decrease");
   expect_error("bytes,cdf\n10,0.5\n20,0.9\n", "the last cumulative fraction must be 1");
   expect_error("bytes,cdf\nten,1\n", ":2: expected two numbers");
-  EXPECT_THROW(FlowSizeCdf::load("/nonexistent.csv"), std::runtime_error);
+  expect_error("bytes,cdf\n1e300,1\n", ":2: size must be 1 to 1e15 bytes");
+  EXPECT_THROW(FlowSizeCdf::load("/nonexistent.csv"), std::invalid_argument);
+  // A device or a FIFO is refused before it is opened (it would be read
+  // without end, or block).
+  try {
+    FlowSizeCdf::load("/dev/zero");
+    FAIL() << "/dev/zero was read as a CDF";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("a character device"), std::string::npos) << e.what();
+  }
 }
 
 // All flows a generator makes in `duration`, without a network.

@@ -4,6 +4,7 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "base/input_file.h"
 #include "workload/chakra/et_def.pb.h"
 
 namespace safs {
@@ -143,8 +144,8 @@ void put_message(std::string& out, const google::protobuf::MessageLite& message)
 bool chakra_supported() { return true; }
 
 ChakraRank load_chakra_rank(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw std::invalid_argument(path + ": cannot open the trace file");
+  // Read whole into memory: bounded at 4 GiB (a rank's trace is megabytes).
+  std::ifstream file = open_input_file(path, std::uintmax_t{4} << 30, "a Chakra trace file");
   MessageStream in(path, std::string(std::istreambuf_iterator<char>(file), {}));
   ChakraRank rank;
   rank.path = path;

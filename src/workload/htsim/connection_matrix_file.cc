@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "base/input_file.h"
+
 namespace safs {
 
 namespace {
@@ -191,8 +193,8 @@ ConnectionMatrixFile parse_connection_matrix(std::istream& in, const std::string
 }
 
 ConnectionMatrixFile load_connection_matrix(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(path + ": cannot be read");
+  // A line per connection: 1 GiB is tens of millions of them.
+  std::ifstream in = open_input_file(path, std::uintmax_t{1} << 30, "an htsim connection matrix");
   return parse_connection_matrix(in, path);
 }
 
