@@ -380,6 +380,7 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     py::list list;
     for (const runtime::FlowRisk& risk : taken) {
       py::dict d;
+      d["flow"] = risk.flow;
       d["tag"] = risk.tag;
       d["projected_lateness_ns"] = risk.projected_lateness_ns;
       d["rate_bps"] = risk.rate_bps;
@@ -659,8 +660,8 @@ EndpointConfig make_config(const py::object& listen, double downlink_bps,
 
 // Raises TransferError if it failed, TimeoutError if still pending then.
 template <typename H>
-void define_handle(py::module_& m, const char* name, const char* doc) {
-  py::class_<H>(m, name, doc)
+py::class_<H> define_handle(py::module_& m, const char* name, const char* doc) {
+  return py::class_<H>(m, name, doc)
       .def("done", [](H& h) { return h.endpoint->done(h.op); })
       .def(
           "wait",
@@ -695,7 +696,10 @@ PYBIND11_MODULE(_runtime, m) {
   m.def("monotonic_ns", &safs::runtime::monotonic_ns,
         "The clock deadlines are on (CLOCK_MONOTONIC, as time.monotonic_ns()).");
 
-  define_handle<SendHandle>(m, "SendHandle", "A send in flight: done(), wait(timeout_s), nbytes.");
+  define_handle<SendHandle>(m, "SendHandle", "A send in flight: done(), wait(timeout_s), nbytes.")
+      .def_property_readonly(
+          "flow", [](const SendHandle& h) { return h.op->id; },
+          "The send's number at its endpoint (Endpoint.risks() names sends by it).");
   define_handle<RecvHandle>(
       m, "RecvHandle",
       "A posted receive: done(), wait(timeout_s), nbytes (the buffer's), bytes "

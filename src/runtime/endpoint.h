@@ -58,13 +58,16 @@ struct FlowStatus {
   bool granted = false;  // holds a valid lease
 };
 
-// The flow will miss its deadline at the rate it is held to.
+// The flow is projected to miss its deadline (docs/runtime.md, "Risk").
 struct FlowRisk {
   FlowHandle flow = 0;
   std::uint64_t tag = 0;  // its hint's
   std::int64_t projected_lateness_ns = 0;
+  // The rate projected at: the one it is held to; unpaced, what TCP delivered
+  // it lately; paused, the receiver's whole downlink; 0 past its deadline
+  // with none of those known.
   double rate_bps = 0;
-  double needed_bps = 0;
+  double needed_bps = 0;  // what the deadline needs (infinity: past it)
 };
 
 struct IncomingMessage {

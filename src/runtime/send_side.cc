@@ -502,6 +502,7 @@ void SendSide::tick(std::int64_t now_ns) {
   start_flows_left_waiting(now_ns);
   for (auto& [id, flow] : outgoing_) {
     if (flow.state == FlowState::kPending) fail_if_peer_silent(flow, now_ns);
+    if (flow.state == FlowState::kPending && flow.awaits_connection) check_risk(flow, now_ns);
     if (flow.state != FlowState::kPending || flow.fd < 0 || !flow.connected) continue;
     apply_rate(flow, now_ns);
     if (!flow.writable && !flow.preamble.empty() && flow.sent_bytes < flow.data.size() &&
@@ -574,19 +575,23 @@ void SendSide::fail_if_peer_silent(OutgoingFlow& flow, std::int64_t now_ns) {
 }
 
 void SendSide::check_risk(OutgoingFlow& flow, std::int64_t now_ns) {
-  if (!flow.hint.urgent || flow.hint.deadline_ns == kNoDeadlineNs || !flow.pacer) return;
+  if (!flow.hint.urgent || flow.hint.deadline_ns == kNoDeadlineNs) return;
   // Before the first grant the flow waits by design; judge it once it has a rate.
   if (!flow.grant.held() && now_ns < flow.started_ns + config_.first_grant_wait_ns) return;
+  const double remaining_bits = static_cast<double>(undelivered_bytes(flow)) * 8;
   const double rate = expected_rate_bps(flow);
-  if (rate <= 0) return;
-  const double remaining_bits = static_cast<double>(flow.data.size() - flow.sent_bytes) * 8;
-  const double finish_ns = static_cast<double>(now_ns) + remaining_bits / rate * 1e9;
-  const double lateness_ns = finish_ns - static_cast<double>(flow.hint.deadline_ns);
+  const double now = static_cast<double>(now_ns);
+  const double deadline = static_cast<double>(flow.hint.deadline_ns);
+  // Without a projection (no rate known yet), only a flow already past its
+  // deadline is late.
+  if (rate <= 0 && now <= deadline) return;
+  const double finish_ns = rate > 0 ? now + remaining_bits / rate * 1e9 : now;
+  const double lateness_ns = finish_ns - deadline;
   // Just in time, a flow is held to about the rate it needs, and its receiver
   // re-grants only once that moves by more than theta: a projection within
   // theta of the time left is that lag, not a risk. An episode ends once the
   // projection is on time again.
-  const double left_ns = static_cast<double>(flow.hint.deadline_ns - now_ns);
+  const double left_ns = deadline - now;
   const double tolerance_ns = std::max(0.0, left_ns) * config_.scheduler.grants.change_threshold;
   if (lateness_ns <= 0) flow.at_risk = false;
   if (lateness_ns <= tolerance_ns || flow.at_risk) return;  // told once per episode
@@ -596,11 +601,20 @@ void SendSide::check_risk(OutgoingFlow& flow, std::int64_t now_ns) {
   FlowRisk risk;
   risk.flow = flow.id;
   risk.tag = flow.hint.tag;
-  risk.projected_lateness_ns = static_cast<std::int64_t>(lateness_ns);
+  risk.projected_lateness_ns =
+      static_cast<std::int64_t>(std::min(lateness_ns, static_cast<double>(kNoDeadlineNs)));
   risk.rate_bps = rate;
   risk.needed_bps =
       left_ns > 0 ? remaining_bits / left_ns * 1e9 : std::numeric_limits<double>::infinity();
   risk_handler_(risk);
+}
+
+std::uint64_t SendSide::undelivered_bytes(const OutgoingFlow& flow) const {
+  const FlowProgress& p = flow.progress;
+  if (flow.fd < 0 || !p.known) return flow.data.size() - flow.sent_bytes;
+  const std::uint64_t total = flow.preamble.size() + flow.data.size();
+  const std::uint64_t acked = p.acked_at_read_bytes - p.acked_at_start_bytes;
+  return acked >= total ? 0 : total - acked;
 }
 
 void SendSide::measure_unpaced_delivery(OutgoingFlow& flow, std::uint64_t acked_bytes,
@@ -632,14 +646,14 @@ void SendSide::measure_unpaced_delivery(OutgoingFlow& flow, std::uint64_t acked_
 // though next to unmanaged traffic is where flows miss. So a paused flow is
 // judged at the best it could get, and an unpaced one at what TCP gives it.
 double SendSide::expected_rate_bps(const OutgoingFlow& flow) const {
-  const double held_to = flow.pacer->rate_bps();
-  if (std::isinf(held_to)) {
-    // Nothing delivered in two windows is a stall: projected never to finish.
-    return flow.progress.delivered_known ? std::max(flow.progress.delivered_bps, 1.0) : 0;
-  }
+  // A flow waiting to follow another onto its connection is paused by this sender.
+  const double held_to = flow.pacer && !flow.awaits_connection ? flow.pacer->rate_bps() : 0;
+  // Nothing delivered in two windows (a timeout's back-off) is no projection.
+  if (std::isinf(held_to)) return flow.progress.delivered_known ? flow.progress.delivered_bps : 0;
   if (held_to > 0) return held_to;
-  const double downlink = downlink_bps(flow.peer);
-  return std::isinf(downlink) ? 0 : downlink;
+  double best_bps = downlink_bps(flow.peer);
+  if (config_.uplink.uplink_bps > 0) best_bps = std::min(best_bps, config_.uplink.uplink_bps);
+  return std::isinf(best_bps) ? 0 : best_bps;
 }
 
 bool SendSide::has_pending() const {

@@ -71,9 +71,10 @@ struct FlowProgress {
   GrantReached own;  // whether it delivered its own grant lately
   // What TCP delivered over the last two windows
   // (ContentionFallback::window_ns) in which the flow went unpaced
-  // throughout, after the first such window in a row (a new connection's
-  // slow start): the rate an unpaced flow is judged at for risk. Two, so
-  // that one window's stall (a descheduled thread) is not a verdict.
+  // throughout, after the first such window in a row (on a new connection
+  // its slow start; the first is skipped on a warm one too): the rate an
+  // unpaced flow is judged at for risk. Two, so that one window's stall (a
+  // descheduled thread) is not a verdict; nothing in two is no projection.
   std::int64_t window_from_ns = 0;
   std::uint64_t acked_at_window_bytes = 0;
   std::int64_t previous_window_from_ns = 0;
@@ -213,10 +214,16 @@ class SendSide {
   void apply_rate(OutgoingFlow& flow, std::int64_t now_ns);
   void check_risk(OutgoingFlow& flow, std::int64_t now_ns);
   // The rate a flow's finish is projected at: the rate it is held to; unpaced,
-  // what TCP delivered it over its last two windows (FlowProgress); paused (held to 0 while its
-  // receiver serves flows due before it), at best its receiver's whole
-  // downlink from now on. 0: no projection yet (not judged).
+  // what TCP delivered it over its last two windows (FlowProgress); paused
+  // (held to 0 while its receiver serves flows due before it, or waiting to
+  // follow another flow), at best its receiver's whole downlink from now on,
+  // within this endpoint's uplink when told it. 0: no projection (nothing
+  // measured yet, or nothing delivered in two windows; no downlink known).
   double expected_rate_bps(const OutgoingFlow& flow) const;
+  // Bytes the receiver has yet to get as far as this sender knows: what TCP
+  // has not acknowledged (written bytes in flight or queued are not there
+  // yet), or without TCP_INFO what is not written.
+  std::uint64_t undelivered_bytes(const OutgoingFlow& flow) const;
   // Shares the uplink among the granted flows and sends the reports due
   // (send_side_uplink.cc); nothing without EndpointConfig::uplink.
   void rebalance_uplink(std::int64_t now_ns);

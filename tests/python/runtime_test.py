@@ -329,10 +329,12 @@ class Risk(unittest.TestCase):
             sender.start()
             for slack_ms, tag in ((10_000, 1), (100, 2)):
                 r = receiver.recv_into(bytearray(3 << 20), tag=tag)
-                sender.send(bytes(3 << 20), receiver.address, slack_ns=slack_ms * MS, tag=tag).wait(10)
+                s = sender.send(bytes(3 << 20), receiver.address, slack_ns=slack_ms * MS, tag=tag)
+                s.wait(10)
                 r.wait(10)
                 self.assertEqual(sender.stats()["risk_reports"], 0 if tag == 1 else 1)
             (risk,) = sender.risks()
+            self.assertEqual(risk["flow"], s.flow)
             self.assertEqual(risk["tag"], 2)
             self.assertGreater(risk["projected_lateness_ns"], 0)
             self.assertGreater(risk["needed_bps"], risk["rate_bps"])
