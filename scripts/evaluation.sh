@@ -19,7 +19,7 @@ SAFS_SIM=$sim tools/evaluate --level "$level" --out "$out" --jobs "${SAFS_JOBS:-
   --report docs/evaluation.md || status=$?
 echo "evaluation: level $level in $(($(date +%s) - start)) s" >&2
 for family in training inference fabric incast; do
-  tools/plot matrix "$out/matrix.csv" --family "$family" -o "docs/figures/eval-$family.png" ||
+  tools/plot matrix "$out/matrix.csv" --family "$family" --force -o "docs/figures/eval-$family.png" ||
     echo "evaluation: no figure for $family (no finished cell)" >&2
 done
 exit "$status"

@@ -16,24 +16,24 @@ fresh "$out"
 sweep "$out/zb" scenarios/paper/zb-training.toml \
   --grid "transport.name=$all" --grid pipeline.background_flows_per_stage=0,1,2,3,4,5 \
   --metric compute.iteration_time_s --metric compute.planned_iteration_time_s
-tools/plot iteration "$out/zb/sweep.csv" -o "$fig/zb-iteration.png"
+tools/plot iteration "$out/zb/sweep.csv" --force -o "$fig/zb-iteration.png"
 tools/plot gantt "$out/zb/transport=dctcp,background_flows_per_stage=2" \
-  "$out/zb/transport=safs,background_flows_per_stage=2" -o "$fig/zb-gantt-k2.png"
+  "$out/zb/transport=safs,background_flows_per_stage=2" --force -o "$fig/zb-gantt-k2.png"
 
 # Web-search traffic at 50% load: FCT slowdown of every flow.
 sweep "$out/fct" scenarios/micro/workload-fct.toml --set "poisson[0].load=0.5" \
   --grid "transport.name=$all" --metric flows.slowdown_p99
 # shellcheck disable=SC2046
-tools/plot fct-cdf $(ls -d "$out"/fct/transport=*) -o "$fig/fct-cdf-load0.5.png"
+tools/plot fct-cdf $(ls -d "$out"/fct/transport=*) --force -o "$fig/fct-cdf-load0.5.png"
 
 # Receiver incast: the receiver's switch queue with DCTCP and SAFS.
 for t in dctcp safs; do
   run_one "$out/incast-$t" scenarios/micro/incast.toml --transport "$t" --queue-sample-us 10
 done
-tools/plot queue "$out/incast-dctcp" "$out/incast-safs" -o "$fig/incast-queue.png"
+tools/plot queue "$out/incast-dctcp" "$out/incast-safs" --force -o "$fig/incast-queue.png"
 
 # 16A2F inference: p50 and p99 TPOT of every transport.
 sweep "$out/afd" scenarios/paper/afd-16a2f.toml --grid "transport.name=$all" \
   --metric inference.tpot_p50_ms --metric inference.tpot_p99_ms
 # shellcheck disable=SC2046
-tools/plot tpot $(ls -d "$out"/afd/transport=*) -o "$fig/afd-tpot.png"
+tools/plot tpot $(ls -d "$out"/afd/transport=*) --force -o "$fig/afd-tpot.png"

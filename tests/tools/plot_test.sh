@@ -75,6 +75,17 @@ expect_bad "-o in a missing directory" "directory $work/missing-dir does not exi
 expect_bad "-o a directory" "is a directory" fct-cdf "${good[@]}" -o "$work"
 expect_bad "-o with an unknown format" "-o $work/x.nosuchformat" \
   fct-cdf "${good[@]}" -o "$work/x.nosuchformat"
+echo "the user's" >"$work/kept.png"
+expect_bad "an existing -o" "exists; choose another name, or add --force" \
+  fct-cdf "${good[@]}" -o "$work/kept.png"
+if [[ $(cat "$work/kept.png") == "the user's" ]] &&
+  "$plot" fct-cdf "${good[@]}" --force -o "$work/kept.png" >/dev/null &&
+  [[ $(head -c 4 "$work/kept.png" | od -An -c | tr -d ' ') == "211PNG" ]]; then
+  echo "ok: an existing -o is kept, and replaced with --force"
+else
+  echo "FAILED: an existing -o is kept, and replaced with --force"
+  failures=$((failures + 1))
+fi
 expect_bad "missing run directory" "$work/nonexistent: does not exist" \
   fct-cdf "$work/nonexistent" -o "$work/x.png"
 expect_bad "malformed summary.json" "$work/bad-json/summary.json: not valid JSON" \
