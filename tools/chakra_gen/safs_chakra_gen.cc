@@ -1,7 +1,10 @@
 // safs-chakra-gen PREFIX: writes PREFIX.0.et .. PREFIX.{stages-1}.et, a GPipe
 // iteration as a Chakra execution trace (workload/chakra/gpipe_trace.h), for
 // the [chakra] example and for trying the importer without a profiler.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
 #include <stdexcept>
 
@@ -11,8 +14,10 @@
 int main(int argc, char** argv) {
   safs::GpipeTraceOptions o;
   std::string prefix;
+  bool force = false;
   CLI::App app{"Writes a GPipe iteration as a Chakra execution trace, PREFIX.RANK.et"};
   app.add_option("prefix", prefix, "Output path prefix")->required();
+  app.add_flag("--force", force, "Replace PREFIX.RANK.et files that exist");
   app.add_option("--stages", o.stages, "Pipeline stages, one rank each")
       ->check(CLI::Range(2, 4096));
   app.add_option("--microbatches", o.microbatches, "Microbatches")->check(CLI::Range(1, 100000));
@@ -27,6 +32,24 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
+  }
+  // Every file is checked before any is written: a user's file is never
+  // replaced without --force, and a directory that is not there fails alike.
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(prefix).has_parent_path() ? fs::path(prefix).parent_path() : ".";
+  std::error_code error;
+  if (!fs::is_directory(folder, error) || access(folder.c_str(), W_OK) != 0) {
+    std::cerr << "safs-chakra-gen: " << prefix << ": " << folder.string()
+              << " is not a writable directory\n";
+    return 2;
+  }
+  for (int r = 0; r < o.stages; ++r) {
+    const std::string path = prefix + "." + std::to_string(r) + ".et";
+    if (!force && fs::exists(fs::symlink_status(path, error))) {
+      std::cerr << "safs-chakra-gen: " << path
+                << " exists; choose another prefix, or add --force to replace it\n";
+      return 2;
+    }
   }
   try {
     const std::vector<safs::ChakraRank> ranks = safs::gpipe_trace(o);
