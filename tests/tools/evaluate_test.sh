@@ -67,6 +67,17 @@ echo "my notes" >"$work/notes.md"
 expect_bad "report over a file without markers" "refusing to overwrite" \
   --matrix "$work/matrix.toml" --out "$work/out" --report "$work/notes.md"
 check "the user's file is untouched" grep -qx "my notes" "$work/notes.md"
+mkdir "$work/users"
+echo "name,grade" >"$work/users/matrix.csv"
+expect_bad "an OUT with a matrix.csv of the user's" "matrix.csv exists and is not this tool's" \
+  --matrix "$work/matrix.toml" --out "$work/users" --no-run
+check "the user's matrix.csv is untouched" grep -qx "name,grade" "$work/users/matrix.csv"
+rm "$work/users/matrix.csv"
+echo "my notes" >"$work/users/matrix.md"
+expect_bad "an OUT with a matrix.md of the user's" "refusing to overwrite" \
+  --matrix "$work/matrix.toml" --out "$work/users" --no-run
+expect_bad "an OUT that is a file" "exists and is not a directory" \
+  --matrix "$work/matrix.toml" --out "$work/notes.md" --no-run
 printf 'intro\n<!-- matrix:begin -->\nold\n<!-- matrix:end -->\nafter\n' >"$work/doc.md"
 chmod 640 "$work/doc.md"
 check "report spliced between markers" "$evaluate" --sim "$sim" --matrix "$work/matrix.toml" \
