@@ -200,11 +200,19 @@ class Run:
         differ from a CLI run's)."""
         return json.loads(self.files["summary.json"])
 
-    def save(self, directory):
+    def save(self, directory, force=False):
         """Writes the files into `directory` (created if missing), as the CLI's
-        output directory holds them, for tools that read run directories."""
+        output directory holds them, for tools that read run directories. A
+        file of the same name already there is replaced only with
+        force=True (FileExistsError names it otherwise, and nothing is
+        written), as the CLI's --force."""
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
+        there = sorted(name for name in self.files if (out / name).exists())
+        if there and not force:
+            raise FileExistsError(
+                f"{out}: {', '.join(there)} already there; choose another directory, "
+                "or save(..., force=True) to replace them")
         for name, text in self.files.items():
             (out / name).write_text(text)
         return out

@@ -87,6 +87,13 @@ class ScenarioTest(ScratchTest):
         out = run.save(self.dir / "saved")
         self.assertEqual(sorted(p.name for p in out.iterdir()), sorted(run.files))
         self.assertEqual((out / "flows.csv").read_text(), run.files["flows.csv"])
+        (out / "flows.csv").write_text("the user's")
+        with self.assertRaises(FileExistsError) as caught:
+            run.save(out)
+        self.assertIn("flows.csv", str(caught.exception))
+        self.assertEqual((out / "flows.csv").read_text(), "the user's")
+        run.save(out, force=True)
+        self.assertEqual((out / "flows.csv").read_text(), run.files["flows.csv"])
 
     def test_the_gil_is_released_while_it_runs(self):
         scenario = safs.Scenario(str(INCAST))
