@@ -14,7 +14,12 @@ namespace safs::python {
 
 namespace {
 
-toml::table table_of(const py::dict& dict, const std::string& path);
+toml::table table_of(const py::dict& dict, const std::string& path, int depth);
+
+// Deeper than any scenario nests (a table in a table in an array of tables):
+// a dict or list that contains itself would otherwise recurse until the
+// stack ends.
+constexpr int kMaxDepth = 64;
 
 std::string joined(const std::string& path, const std::string& key) {
   return path.empty() ? key : path + "." + key;
@@ -41,20 +46,32 @@ struct AssignTo {
 
 // Calls put(value) with `value` as the TOML type it maps to.
 template <class Put>
-void convert(const py::handle& value, const std::string& path, const Put& put) {
+void convert(const py::handle& value, const std::string& path, const Put& put, int depth) {
+  if (depth > kMaxDepth) {
+    const std::string where = path.size() > 80 ? path.substr(0, 80) + "..." : path;
+    throw ScenarioError(where + ": nested more than " + std::to_string(kMaxDepth) +
+                        " deep (a dict or list that contains itself?)");
+  }
   if (py::isinstance<py::bool_>(value)) {
     put(value.cast<bool>());
   } else if (py::isinstance<py::int_>(value) || PyIndex_Check(value.ptr())) {  // numpy integers too
-    put(py::int_(py::reinterpret_borrow<py::object>(value)).cast<std::int64_t>());
+    const py::int_ integer(py::reinterpret_borrow<py::object>(value));
+    const long long v = PyLong_AsLongLong(integer.ptr());
+    if (v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw ScenarioError(path + ": " + py::repr(integer).cast<std::string>() +
+                          " does not fit a 64-bit integer");
+    }
+    put(static_cast<std::int64_t>(v));
   } else if (py::isinstance<py::float_>(value)) {
     put(value.cast<double>());
   } else if (py::isinstance<py::str>(value)) {
     put(value.cast<std::string>());
   } else if (py::isinstance<py::dict>(value)) {
-    put(table_of(py::reinterpret_borrow<py::dict>(value), path));
+    put(table_of(py::reinterpret_borrow<py::dict>(value), path, depth + 1));
   } else if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
     toml::array array;
-    for (const py::handle item : value) convert(item, path, AppendTo{array});
+    for (const py::handle item : value) convert(item, path, AppendTo{array}, depth + 1);
     put(std::move(array));
   } else {
     throw ScenarioError(path + ": a Python " +
@@ -63,7 +80,7 @@ void convert(const py::handle& value, const std::string& path, const Put& put) {
   }
 }
 
-toml::table table_of(const py::dict& dict, const std::string& path) {
+toml::table table_of(const py::dict& dict, const std::string& path, int depth) {
   toml::table table;
   for (const auto& [key, value] : dict) {
     if (!py::isinstance<py::str>(key)) {
@@ -71,7 +88,7 @@ toml::table table_of(const py::dict& dict, const std::string& path) {
                           ": keys must be strings");
     }
     const std::string name = key.cast<std::string>();
-    convert(value, joined(path, name), AssignTo{table, name});
+    convert(value, joined(path, name), AssignTo{table, name}, depth);
   }
   return table;
 }
@@ -90,7 +107,7 @@ std::string formatted(const toml::table& table) {
 }  // namespace
 
 std::string toml_document(const py::dict& scenario) {
-  return formatted(table_of(scenario, "")) + "\n";
+  return formatted(table_of(scenario, "", 0)) + "\n";
 }
 
 std::string toml_value(const std::string& key, const py::handle& value) {
@@ -99,7 +116,7 @@ std::string toml_value(const std::string& key, const py::handle& value) {
   }
   toml::table holder;
   const std::string v = "v";
-  convert(value, key, AssignTo{holder, v});
+  convert(value, key, AssignTo{holder, v}, 0);
   const std::string text = formatted(holder);  // "v = VALUE"
   return text.substr(text.find('=') + 2);
 }

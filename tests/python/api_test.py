@@ -129,6 +129,21 @@ class BadInputTest(ScratchTest):
             safs.Scenario(str(INCAST)).set("topology.hosts", 1)
         self.assertIn("hosts", str(caught.exception))
 
+    def test_values_no_scenario_can_hold_are_refused_by_key(self):
+        # A dict or list that contains itself recursed until the process died;
+        # an int beyond 64 bits raised a bare cast error.
+        looped = {"topology": {}}
+        looped["topology"]["x"] = looped
+        with self.assertRaises(safs.ScenarioError) as caught:
+            safs.Scenario(looped)
+        self.assertIn("nested more than 64 deep", str(caught.exception))
+        with self.assertRaises(safs.ScenarioError) as caught:
+            safs.Scenario({"topology": {"hosts": 2**64}})
+        self.assertIn("topology.hosts: 18446744073709551616 does not fit", str(caught.exception))
+        with self.assertRaises(safs.ScenarioError) as caught:
+            safs.Scenario(str(INCAST)).set("topology.hosts", -(2**70))
+        self.assertIn("does not fit a 64-bit integer", str(caught.exception))
+
     def test_unknown_key_in_a_file_names_file_line_and_key(self):
         bad = self.dir / "bad.toml"
         bad.write_text("[topology]\nkind = \"star\"\nhostz = 4\n")
