@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include <toml++/toml.h>
 
@@ -452,10 +453,44 @@ std::string parse_error_text(const std::string& name, const toml::parse_error& e
   return out.str();
 }
 
+// A dotted key or table header of tens of thousands of parts makes a table
+// tree as deep, which the TOML library walks by recursion until the stack
+// ends (toml++ bounds nested values, not keys). No scenario key has more
+// than a few parts: refuse one of more than kMaxKeyParts before parsing.
+void check_key_depth(const std::string& text, const std::string& name) {
+  constexpr std::size_t kMaxKeyParts = 32;
+  std::size_t line_no = 0;
+  for (std::size_t begin = 0; begin <= text.size();) {
+    std::size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();
+    ++line_no;
+    const std::string_view line(text.data() + begin, end - begin);
+    begin = end + 1;
+    const std::size_t start = line.find_first_not_of(" \t");
+    if (start == std::string_view::npos || line[start] == '#') continue;
+    // The key: a table header up to its closing bracket, else what precedes
+    // '=' (a line of a multi-line array has none, or commas between brackets).
+    std::string_view key;
+    if (line[start] == '[') {
+      key = line.substr(start, line.find(']', start) - start);
+      if (key.find(',') != std::string_view::npos) continue;
+    } else {
+      const std::size_t eq = line.find('=', start);
+      if (eq == std::string_view::npos) continue;
+      key = line.substr(start, eq - start);
+    }
+    if (static_cast<std::size_t>(std::count(key.begin(), key.end(), '.')) >= kMaxKeyParts) {
+      throw ScenarioError(name + ":" + std::to_string(line_no) + ": a key of more than " +
+                          std::to_string(kMaxKeyParts) + " dotted parts; no scenario key has");
+    }
+  }
+}
+
 }  // namespace
 
 ExperimentConfig parse_scenario(const std::string& text, const std::string& name,
                                 const std::vector<std::string>& overrides, ScenarioNotes* notes) {
+  check_key_depth(text, name);
   toml::table root;
   try {
     root = toml::parse(text, name);

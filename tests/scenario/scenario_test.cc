@@ -163,6 +163,15 @@ TEST(Scenario, OverlongCdfPathNamesTheKey) {
                {"bad.toml:4", "poisson[0].cdf", "cannot be read"});
 }
 
+// A key of tens of thousands of dotted parts made a table tree the TOML
+// library walked by recursion until the process died.
+TEST(Scenario, KeyOfThousandsOfPartsIsRefusedBeforeParsing) {
+  std::string parts;
+  for (int i = 0; i < 50000; ++i) parts += "a.";
+  expect_error("[topology]\nkind = \"star\"\n[" + parts + "b]\n", {"bad.toml:3", "dotted parts"});
+  expect_error(parts + "b = 1\n", {"bad.toml:1", "dotted parts"});
+}
+
 TEST(Scenario, NegativeRateIsOutOfRange) {
   expect_error("[topology]\nlink_gbps = -100\n",
                {"bad.toml:2", "topology.link_gbps", "expected a value in"});
