@@ -74,7 +74,30 @@ std::string hex(std::span<const std::uint8_t> bytes) {
 }
 
 // A file only its owner may read, or `error`.
+// A regular file of at most `max_bytes` (a directory, a device or a FIFO is
+// refused before it is opened: reading one fails late, or never ends).
+bool small_regular_file(const std::string& path, const char* what, std::uintmax_t max_bytes,
+                        std::string& error) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) {
+    error = std::string("cannot read ") + what + " " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  if (!S_ISREG(info.st_mode)) {
+    error = std::string(what) + " " + path + " is not a regular file";
+    return false;
+  }
+  if (static_cast<std::uintmax_t>(info.st_size) > max_bytes) {
+    error = std::string(what) + " " + path + " is " + std::to_string(info.st_size) +
+            " bytes; expected at most " + std::to_string(max_bytes);
+    return false;
+  }
+  return true;
+}
+
+// A key file: small (a line), regular, and private to its owner.
 bool private_file(const std::string& path, const char* what, std::string& error) {
+  if (!small_regular_file(path, what, 4096, error)) return false;
   struct stat info {};
   if (stat(path.c_str(), &info) != 0) {
     error = std::string("cannot read ") + what + " " + path + ": " + std::strerror(errno);
@@ -179,6 +202,10 @@ std::optional<MemberKey> read_member_key_file(const std::string& path, std::stri
 }
 
 std::optional<Roster> read_roster_file(const std::string& path, std::string& error) {
+  // A line per member: 16 MiB is far beyond any job's roster.
+  if (!small_regular_file(path, "roster file", std::uintmax_t{16} << 20, error)) {
+    return std::nullopt;
+  }
   std::ifstream in(path);
   if (!in) {
     error = "cannot read roster file " + path + ": " + std::strerror(errno);

@@ -165,6 +165,15 @@ TEST(Security, KeyFilesMustBePrivateAndWellFormed) {
   EXPECT_FALSE(read_job_key_file(path, error));
   EXPECT_NE(error.find("64 hex digits"), std::string::npos) << error;
   unlink(path.c_str());
+  // A directory or a device is refused before it is read (a directory ended
+  // in a bare stream exception; a device would be read without end).
+  const std::string directory = ::testing::TempDir() + "safs_job_key_dir";
+  mkdir(directory.c_str(), 0700);
+  EXPECT_FALSE(read_job_key_file(directory, error));
+  EXPECT_NE(error.find("is not a regular file"), std::string::npos) << error;
+  rmdir(directory.c_str());
+  EXPECT_FALSE(read_roster_file("/dev/zero", error));
+  EXPECT_NE(error.find("is not a regular file"), std::string::npos) << error;
   setenv(kJobKeyVariable, std::string(64, 'b').c_str(), 1);
   const auto from_env = job_key_from_environment(error);
   unsetenv(kJobKeyVariable);
