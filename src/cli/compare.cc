@@ -64,7 +64,10 @@ struct Run {
 
 Run load_run(const std::string& dir) {
   Run run{dir, sweep::read_summary(dir + "/summary.json"), "", ""};
-  run.transport = run.summary.value("transport", "?");
+  const auto transport = run.summary.find("transport");
+  run.transport = transport != run.summary.end() && transport->is_string()
+                      ? transport->get<std::string>()
+                      : "?";
   for (const sweep::Assignment& a : sweep::read_point_file(dir)) {
     if (a.key != "transport.name") run.point_without_transport += a.key + "=" + a.value + ";";
   }

@@ -1,6 +1,8 @@
 #include "cli/fct_table.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -39,9 +41,26 @@ std::vector<std::pair<std::uint64_t, double>> read_flows(const std::string& path
     std::stringstream fields(line);
     std::string field;
     while (std::getline(fields, field, ',')) f.push_back(field);
-    if (f.size() < 9) throw console::BadInput(path + ":" + std::to_string(line_no) + ": short row");
+    const std::string where = path + ":" + std::to_string(line_no) + ": ";
+    if (f.size() < 9) throw console::BadInput(where + "short row");
     if (f[8].empty()) continue;  // did not complete
-    flows.emplace_back(std::stoull(f[3]), std::stod(f[8]));
+    // size_bytes a whole number (stoull would take "-100" as 2^64 - 100),
+    // slowdown a finite number.
+    std::uint64_t size = 0;
+    const auto [size_end, size_error] =
+        std::from_chars(f[3].data(), f[3].data() + f[3].size(), size);
+    if (f[3].empty() || size_error != std::errc() || size_end != f[3].data() + f[3].size()) {
+      throw console::BadInput(where + "size_bytes '" + f[3] +
+                              "': expected a whole number of bytes");
+    }
+    double slowdown = 0;
+    const auto [slow_end, slow_error] =
+        std::from_chars(f[8].data(), f[8].data() + f[8].size(), slowdown);
+    if (slow_error != std::errc() || slow_end != f[8].data() + f[8].size() ||
+        !std::isfinite(slowdown)) {
+      throw console::BadInput(where + "slowdown '" + f[8] + "': expected a number");
+    }
+    flows.emplace_back(size, slowdown);
   }
   return flows;
 }

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 
 #include <CLI/CLI.hpp>
 
@@ -37,14 +38,19 @@ struct VerbosityFlags {
 };
 
 // CLI11's own range checks print the type's limits (a 300-digit double).
-CLI::Validator number_at_least(double lowest, bool inclusive) {
-  const std::string bound = (inclusive ? ">= " : "> ") + CLI::detail::to_string(lowest);
+// `highest` keeps a time within what integer picoseconds hold.
+CLI::Validator number_at_least(double lowest, bool inclusive,
+                               double highest = std::numeric_limits<double>::max()) {
+  std::string bound = (inclusive ? ">= " : "> ") + CLI::detail::to_string(lowest);
+  if (highest < std::numeric_limits<double>::max()) {
+    bound += " and <= " + CLI::detail::to_string(highest);
+  }
   const std::string wanted = "a number " + bound;
   return CLI::Validator(
       [=](std::string& text) -> std::string {
         char* end = nullptr;
         const double value = std::strtod(text.c_str(), &end);
-        const bool in_range = inclusive ? value >= lowest : value > lowest;
+        const bool in_range = (inclusive ? value >= lowest : value > lowest) && value <= highest;
         if (end == text.c_str() || *end != '\0' || !in_range) {
           return "expected " + wanted + ", got " + text;
         }
@@ -54,6 +60,10 @@ CLI::Validator number_at_least(double lowest, bool inclusive) {
 }
 const CLI::Validator kNonNegative = number_at_least(0, true);
 const CLI::Validator kPositive = number_at_least(0, false);
+// Simulated times: int64 picoseconds end at 9.2e6 s; these bounds stay well
+// inside (a period of 1e12 us, a time of 1e9 ms: 1e6 s either).
+const CLI::Validator kPeriodUs = number_at_least(0, false, 1e12);
+const CLI::Validator kTimeMs = number_at_least(0, true, 1e9);
 
 // One knob for run and validate; the environment variable reaches the runs
 // a sweep starts.
@@ -93,7 +103,7 @@ int main(int argc, char** argv) {
   run_cmd
       ->add_option("--queue-sample-us", run_options.queue_sample_us,
                    "Also write queues.csv: switch queue depths every this many simulated us")
-      ->check(kPositive);
+      ->check(kPeriodUs);
   run_cmd->add_option(
       "--trace", run_options.trace.path,
       "Also write a Chrome trace-event JSON timeline (Perfetto) to this file (checked before "
@@ -101,10 +111,10 @@ int main(int argc, char** argv) {
   run_cmd
       ->add_option("--trace-from-ms", run_options.trace.from_ms,
                    "Trace only from this simulated time")
-      ->check(kNonNegative);
+      ->check(kTimeMs);
   run_cmd
       ->add_option("--trace-to-ms", run_options.trace.to_ms, "Trace only up to this simulated time")
-      ->check(kNonNegative);
+      ->check(kTimeMs);
   run_cmd
       ->add_option("--pcap", run_options.pcap,
                    "PORTS FILE: also write the packets these ports transmit as a pcap file (ports "
@@ -114,6 +124,7 @@ int main(int argc, char** argv) {
   run_cmd
       ->add_option("--trace-max-events", run_options.trace.max_events,
                    "At most this many trace events; the trace then ends early, marked truncated")
+      ->check(kPositive)
       ->capture_default_str();
   run_cmd
       ->add_option("--trace-ports", run_options.trace.ports,
@@ -122,7 +133,7 @@ int main(int argc, char** argv) {
   run_cmd
       ->add_option("--trace-sample-us", run_options.trace.sample_us,
                    "Trace queue counters sampled every this many simulated us")
-      ->check(kPositive)
+      ->check(kPeriodUs)
       ->capture_default_str();
   run_verbosity.add_to(run_cmd);
 
@@ -184,8 +195,10 @@ int main(int argc, char** argv) {
   CLI::App* fct_cmd = app.add_subcommand(
       "fct", "FCT slowdown by flow size from several runs' flows.csv (markdown)");
   fct_cmd->add_option("dirs", fct_dirs, "Run output directories")->required();
-  fct_cmd->add_option("--buckets", fct_edges,
-                      "Bucket edges in bytes (default 100000 1000000 10000000)");
+  fct_cmd
+      ->add_option("--buckets", fct_edges,
+                   "Bucket edges in bytes (default 100000 1000000 10000000)")
+      ->check(kPositive);
 
   safs::cli::CompareOptions compare_options;
   CLI::App* compare_cmd =

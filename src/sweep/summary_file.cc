@@ -12,12 +12,18 @@ namespace safs::sweep {
 nlohmann::ordered_json read_summary(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw console::BadInput(path + ": cannot open");
+  nlohmann::ordered_json summary;
   try {
     // Ordered, so flattened leaves keep the file's order.
-    return nlohmann::ordered_json::parse(in);
+    summary = nlohmann::ordered_json::parse(in);
   } catch (const nlohmann::json::exception& e) {
     throw console::BadInput(path + ": not valid JSON (" + e.what() + ")");
   }
+  if (!summary.is_object()) {
+    throw console::BadInput(path + ": a JSON " + summary.type_name() +
+                            "; expected an object (a safs-sim summary.json)");
+  }
+  return summary;
 }
 
 const nlohmann::ordered_json* lookup(const nlohmann::ordered_json& root,

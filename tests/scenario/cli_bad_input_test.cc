@@ -90,6 +90,36 @@ TEST(CliBadInput, SweepOutThatIsNotASweeps) {
                    "exists and is not a directory");
 }
 
+// Values that wrapped or overflowed: a negative count taken as 2^64 - 2, a
+// time beyond int64 picoseconds taken as some other time.
+TEST(CliBadInput, NumbersBeyondWhatTheOptionHolds) {
+  const fs::path scenario = write_temp("safs-bad-input-numbers.toml", kSmall);
+  const std::string run = "run " + scenario.string() + " --out " +
+                          (safs::testing::process_temp_dir() / "safs-bad-numbers").string();
+  expect_bad_input(run_cli(run + " --trace-max-events -2"),
+                   "--trace-max-events: expected a number > 0, got -2");
+  expect_bad_input(run_cli(run + " --queue-sample-us 1e300"),
+                   "--queue-sample-us: expected a number > 0 and <= 1e+12");
+  expect_bad_input(run_cli(run + " --trace-from-ms 1e10"), "--trace-from-ms: expected a number");
+  expect_bad_input(run_cli("fct /nonexistent --buckets -1"), "--buckets: expected a number > 0");
+}
+
+// summary.json and flows.csv of the wrong shape are named, not a bare
+// exception (exit 1): a JSON array, a size that is not a whole number.
+TEST(CliBadInput, RunFilesOfTheWrongShape) {
+  fs::create_directories(safs::testing::process_temp_dir() / "safs-bad-shape");
+  fs::create_directories(safs::testing::process_temp_dir() / "safs-bad-shape-flows");
+  const fs::path array = write_temp("safs-bad-shape/summary.json", "[]\n");
+  expect_bad_input(run_cli("compare " + array.parent_path().string()),
+                   "a JSON array; expected an object");
+  const fs::path flows =
+      write_temp("safs-bad-shape-flows/flows.csv",
+                 "id,src,dst,size_bytes,start_s,finish_s,fct_s,ideal_fct_s,slowdown,x\n"
+                 "1,0,1,-100,0,1,1,1,2.0,x\n");
+  expect_bad_input(run_cli("fct " + flows.parent_path().string()),
+                   "flows.csv:2: size_bytes '-100': expected a whole number of bytes");
+}
+
 TEST(CliBadInput, FctOfAMissingDirectoryPrintsNoTable) {
   const CliResult r = run_cli("fct /nonexistent-run-dir");
   expect_bad_input(r, "/nonexistent-run-dir/flows.csv: cannot open");
