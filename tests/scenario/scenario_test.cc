@@ -172,6 +172,14 @@ TEST(Scenario, KeyOfThousandsOfPartsIsRefusedBeforeParsing) {
   expect_error(parts + "b = 1\n", {"bad.toml:1", "dotted parts"});
 }
 
+// Each factor of a pipeline transfer in range, their product past 2^64: it
+// wrapped to a transfer of 18 EB with a negative ideal FCT.
+TEST(Scenario, PipelineTransferBeyondTheFlowBoundIsRefused) {
+  expect_error("[topology]\nhosts = 4\n[pipeline]\nstages = 2\nhidden = 1000000000\n"
+               "sequence = 1000000000\n",
+               {"pipeline.hidden", "is 2e+18 bytes per transfer; expected at most 1e15"});
+}
+
 TEST(Scenario, NegativeRateIsOutOfRange) {
   expect_error("[topology]\nlink_gbps = -100\n",
                {"bad.toml:2", "topology.link_gbps", "expected a value in"});

@@ -1,6 +1,9 @@
 // [pipeline]: pipeline-parallel training on GPU hosts, plus optional bulk
 // traffic into every stage host. [[pipeline]], one entry per job, runs
 // several training jobs side by side on hosts of their own.
+#include <cstdio>
+#include <string>
+
 #include "experiment/workload_kind.h"
 #include "workload/bulk_chain.h"
 #include "workload/compute/compute_workload.h"
@@ -72,6 +75,18 @@ void read_pipeline(const SectionReader& section, const FileResolver&, Experiment
   }
   if (w.pipeline.microbatches < w.pipeline.stages) {
     section.fail("microbatches", "must be at least the number of stages");
+  }
+  // Each factor is in range, their product need not be (it wrapped past
+  // 2^64): held to the bound of every flow size.
+  const double transfer_bytes = static_cast<double>(w.microbatch_size) *
+                                static_cast<double>(w.sequence) * static_cast<double>(w.hidden) *
+                                static_cast<double>(w.bytes_per_element);
+  if (transfer_bytes > 1e15) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", transfer_bytes);
+    section.fail("hidden", std::string("microbatch_size x sequence x hidden x bytes_per_element "
+                                       "is ") +
+                               text + " bytes per transfer; expected at most 1e15");
   }
   if (w.hosts_needed() > config.topology.num_hosts()) {
     section.fail("", "needs " + std::to_string(w.hosts_needed()) +
