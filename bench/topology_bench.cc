@@ -28,6 +28,15 @@ class NullSink final : public PacketSink {
   void receive(Packet&) override {}
 };
 
+// A whole number in [lowest, highest] (the scenario keys' ranges), else -1.
+int whole_in(const char* text, int lowest, int highest) {
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  return end != text && *end == '\0' && value >= lowest && value <= highest
+             ? static_cast<int>(value)
+             : -1;
+}
+
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -37,16 +46,25 @@ double seconds_since(Clock::time_point start) {
 int main(int argc, char** argv) {
   const std::string which = argc > 1 ? argv[1] : "";
   TopologySpec spec;
+  bool valid = false;
   if (which == "fattree" && argc == 3) {
     spec.kind = TopologyKind::kFatTree;
-    spec.fat_tree_k = std::atoi(argv[2]);
+    spec.fat_tree_k = whole_in(argv[2], 2, 128);
+    valid = spec.fat_tree_k > 0 && spec.fat_tree_k % 2 == 0;
   } else if (which == "leafspine" && argc == 5) {
     spec.kind = TopologyKind::kLeafSpine;
-    spec.leaves = std::atoi(argv[2]);
-    spec.hosts_per_leaf = std::atoi(argv[3]);
-    spec.spines = std::atoi(argv[4]);
-  } else {
-    std::fprintf(stderr, "usage: %s fattree K | leafspine LEAVES HOSTS_PER_LEAF SPINES\n", argv[0]);
+    spec.leaves = whole_in(argv[2], 1, 4096);
+    spec.hosts_per_leaf = whole_in(argv[3], 1, 65535);
+    spec.spines = whole_in(argv[4], 1, 4096);
+    valid = spec.leaves > 0 && spec.hosts_per_leaf > 0 && spec.spines > 0 &&
+            static_cast<long>(spec.leaves) * spec.hosts_per_leaf <= 65535;
+  }
+  if (!valid) {
+    std::fprintf(stderr,
+                 "usage: %s fattree K | leafspine LEAVES HOSTS_PER_LEAF SPINES\n"
+                 "  K: even, 2-128; LEAVES, SPINES: 1-4096; HOSTS_PER_LEAF: 1-65535; at most "
+                 "65535 hosts (the scenario keys' ranges)\n",
+                 argv[0]);
     return 2;
   }
   Simulator sim;
