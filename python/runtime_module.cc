@@ -107,6 +107,24 @@ struct Outcome {
   std::string peer;
 };
 
+// A (host, port) pair's parts: a str and an int, else TypeError naming `what`
+// (pybind's own cast error names no argument).
+std::pair<std::string, long long> host_and_port(const py::tuple& pair, const char* what) {
+  if (!py::isinstance<py::str>(pair[0]) || !py::isinstance<py::int_>(pair[1]) ||
+      py::isinstance<py::bool_>(pair[1])) {
+    throw py::type_error(std::string(what) + ": expected (host: str, port: int), got (" +
+                         py::str(py::type::of(pair[0]).attr("__name__")).cast<std::string>() +
+                         ", " +
+                         py::str(py::type::of(pair[1]).attr("__name__")).cast<std::string>() + ")");
+  }
+  const long long port = PyLong_AsLongLong(pair[1].ptr());
+  if (port == -1 && PyErr_Occurred()) {
+    PyErr_Clear();
+    return {pair[0].cast<std::string>(), -1};  // beyond 64 bits: out of range below
+  }
+  return {pair[0].cast<std::string>(), port};
+}
+
 PeerAddress peer_from(const py::object& peer) {
   if (py::isinstance<py::str>(peer)) {
     const std::string text = peer.cast<std::string>();
@@ -114,11 +132,11 @@ PeerAddress peer_from(const py::object& peer) {
     throw py::value_error("peer '" + text + "': expected HOST:PORT or (host, port)");
   }
   if (py::isinstance<py::tuple>(peer) && py::len(peer) == 2) {
-    const auto port = peer.cast<py::tuple>()[1].cast<long long>();
+    const auto [host, port] = host_and_port(peer.cast<py::tuple>(), "peer");
     if (port < 1 || port > 65535) {
       throw py::value_error("peer port " + std::to_string(port) + ": expected 1-65535");
     }
-    return {peer.cast<py::tuple>()[0].cast<std::string>(), static_cast<std::uint16_t>(port)};
+    return {host, static_cast<std::uint16_t>(port)};
   }
   throw py::type_error("peer: expected (host, port) or 'HOST:PORT'");
 }
@@ -607,13 +625,14 @@ EndpointConfig make_config(const py::object& listen, double downlink_bps,
                            bool unpaced_connections, bool one_connection, bool edf_when_short,
                            bool slack_adaptive, bool urgent_first, double uplink_bps, bool quiet) {
   EndpointConfig config;
-  const py::tuple where = listen.cast<py::tuple>();
-  if (where.size() != 2) throw py::value_error("listen: expected (host, port)");
-  const auto port = where[1].cast<long long>();
+  if (!py::isinstance<py::tuple>(listen) || py::len(listen) != 2) {
+    throw py::type_error("listen: expected (host, port)");
+  }
+  const auto [host, port] = host_and_port(listen.cast<py::tuple>(), "listen");
   if (port < 0 || port > 65535) {
     throw py::value_error("listen port " + std::to_string(port) + ": expected 0-65535");
   }
-  config.listen = {where[0].cast<std::string>(), static_cast<std::uint16_t>(port)};
+  config.listen = {host, static_cast<std::uint16_t>(port)};
   config.downlink_bps = downlink_bps;
   runtime::SecurityConfig& security = config.security;
   std::string error;
@@ -775,6 +794,9 @@ PYBIND11_MODULE(_runtime, m) {
           [](const std::shared_ptr<PyEndpoint>& self, SendHandle& handle,
              std::optional<std::int64_t> deadline_ns, std::optional<std::int64_t> slack_ns,
              std::optional<bool> urgent) {
+            if (handle.endpoint != self) {
+              throw py::value_error("update: the send belongs to another endpoint");
+            }
             return self->update(handle.op, deadline_ns, slack_ns, urgent);
           },
           py::arg("handle"), py::kw_only(), py::arg("deadline_ns") = py::none(),

@@ -406,9 +406,20 @@ class Failures(unittest.TestCase):
                 a.send(b"x", "no-port")
             with self.assertRaises(TypeError):
                 a.send(b"x", 1234)
+            with self.assertRaises(TypeError) as caught:
+                a.send(b"x", ("127.0.0.1", 80.5))
+            self.assertIn("peer: expected (host: str, port: int)", str(caught.exception))
+            with endpoint() as b:
+                s = b.send(b"x", a.address, tag=9)
+                with self.assertRaises(ValueError) as caught:
+                    a.update(s, slack_ns=1)  # b's send, not a's
+                self.assertIn("another endpoint", str(caught.exception))
             if np is not None:
                 with self.assertRaises(BufferError):  # not contiguous
                     a.send(np.zeros((4, 4))[:, 1], a.address)
+        with self.assertRaises(TypeError) as caught:
+            runtime.Endpoint(("127.0.0.1", "7000"), insecure_loopback_only=True)
+        self.assertIn("listen: expected (host: str, port: int)", str(caught.exception))
         with self.assertRaises(ValueError) as caught:
             runtime.Endpoint(downlink_bps=-1, insecure_loopback_only=True)
         self.assertIn("downlink_bps", str(caught.exception))
