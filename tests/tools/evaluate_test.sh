@@ -164,6 +164,16 @@ expect_bad "unknown scenario" "no scenario 'nope'" --matrix "$work/matrix.toml" 
 expect_bad "missing matrix" "cannot read" --matrix "$work/none.toml"
 sed 's/^metric = .*//' "$work/matrix.toml" >"$work/no-metric.toml"
 expect_bad "missing key" "missing key 'metric'" --matrix "$work/no-metric.toml"
+# Values of the wrong type: named, not a traceback.
+sed 's/^scale = .*/scale = "abc"/' "$work/matrix.toml" >"$work/bad-scale.toml"
+expect_bad "a scale that is not a number" "'scale' must be a finite number" \
+  --matrix "$work/bad-scale.toml" --level full
+sed 's/^transports = .*/transports = [1]/' "$work/matrix.toml" >"$work/bad-transports.toml"
+expect_bad "transports that are not strings" "'transports' must be a list of strings" \
+  --matrix "$work/bad-transports.toml" --level full
+sed 's/^\[level.full\]/level.ci = 5\n[level.full]/' "$work/matrix.toml" >"$work/bad-level.toml"
+expect_bad "a level that is not a table" "level 'ci' must be a table" \
+  --matrix "$work/bad-level.toml" --level full
 sed 's/incast.toml/gone.toml/' "$work/matrix.toml" >"$work/no-file.toml"
 expect_bad "missing scenario file" "file 'gone.toml' does not exist" --matrix "$work/no-file.toml"
 sed 's/flows\[0\].size_bytes=1048576/flows[0].size_byte=1/' "$work/matrix.toml" >"$work/bad-key.toml"
