@@ -44,14 +44,66 @@ def cell(points, counts, metric):
     return " | ".join([f"{value:.3f} ± {ci or 0.0:.3f}"] + means)
 
 
-def main(args):
+class BadInput(Exception):
+    pass
+
+
+def parse(args):
+    """metric, mode, counts, [(path, name)], or BadInput naming what is wrong."""
     metric = ("inference.tpot_p99_ms", "p99 TPOT (ms)", 1.0)
-    if args[0] == "--metric":
-        key, rest = args[1].split(":", 1)
-        label, scale = rest.rsplit(":", 1)
-        metric = (key, label, float(scale))
+    if args and args[0] == "--metric":
+        try:
+            key, rest = args[1].split(":", 1)
+            label, scale = rest.rsplit(":", 1)
+            metric = (key, label, float(scale))
+        except (IndexError, ValueError):
+            raise BadInput("--metric: expected KEY:LABEL:SCALE (SCALE a number)")
         args = args[2:]
+    if len(args) < 3:
+        raise BadInput("expected by-k|one COUNT,... DIR|NAME ...")
     mode, counts, entries = args[0], args[1].split(","), args[2:]
+    if mode not in ("by-k", "one"):
+        raise BadInput(f"mode '{mode}': expected by-k or one")
+    for c in counts:
+        if c not in COUNTS and c not in RATIOS:
+            raise BadInput(f"count '{c}': expected one of {', '.join([*COUNTS, *RATIOS])}")
+    runs = []
+    for entry in entries:
+        if "|" not in entry:
+            raise BadInput(f"'{entry}': expected DIR|NAME")
+        runs.append(tuple(entry.split("|", 1)))
+    return metric, mode, counts, runs
+
+
+def read_points(path):
+    try:
+        with open(path + "/sweep.csv", newline="") as f:
+            points = list(csv.DictReader(f))
+    except (OSError, UnicodeDecodeError) as e:
+        raise BadInput(f"{path}/sweep.csv: cannot read ({e})")
+    if not points:
+        raise BadInput(f"{path}/sweep.csv: no points")
+    return points
+
+
+def main(args):
+    metric, mode, counts, runs = parse(args)
+    # Every sweep read and every cell computed before the table starts: a bad
+    # input prints no half table.
+    rows = []
+    for path, name in runs:
+        points = read_points(path)
+        try:
+            if mode == "by-k":
+                by_k = [[p for p in points if p["network.ecn_threshold_bytes"] == k] for k in KS]
+                cells = [cell(k_points, counts, metric) for k_points in by_k]
+            else:
+                cells = [cell(points, counts, metric)]
+        except KeyError as e:
+            raise BadInput(f"{path}/sweep.csv: no column {e}")
+        except (ValueError, statistics.StatisticsError) as e:
+            raise BadInput(f"{path}/sweep.csv: {e}")
+        rows.append(f"| {name} | " + " | ".join(cells) + " |")
     group = [metric[1]] + counts
     if mode == "by-k":
         head = " | ".join(f"K = {int(k) // 1000} KB | " + " | ".join(counts) for k in KS)
@@ -60,17 +112,13 @@ def main(args):
     else:
         print("| run | " + " | ".join(group) + " |")
         print("|---|" + "---:|" * len(group))
-    for entry in entries:
-        path, name = entry.split("|", 1)
-        with open(path + "/sweep.csv") as f:
-            points = list(csv.DictReader(f))
-        if mode == "by-k":
-            by_k = [[p for p in points if p["network.ecn_threshold_bytes"] == k] for k in KS]
-            cells = [cell(k_points, counts, metric) for k_points in by_k]
-        else:
-            cells = [cell(points, counts, metric)]
-        print(f"| {name} | " + " | ".join(cells) + " |")
+    for row in rows:
+        print(row)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    try:
+        main(sys.argv[1:])
+    except BadInput as e:
+        print(f"afd_shallow_table.py: {e}", file=sys.stderr)
+        sys.exit(2)
