@@ -33,6 +33,21 @@ def host_port(text):
     return host, int(port)
 
 
+def number(kind, lowest, inclusive):
+    """An argparse type: a finite `kind` above (or at) `lowest`."""
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}': expected a number")
+        ok = value >= lowest if inclusive else value > lowest
+        if not ok or value != value or value in (float("inf"), float("-inf")):
+            raise argparse.ArgumentTypeError(
+                f"'{text}': expected a number {'>=' if inclusive else '>'} {lowest}")
+        return value
+    return parse
+
+
 def flow_spec(text):
     """HOST:PORT:TAG:SLACK_MS -> ((host, port), tag, slack_ms); SLACK_MS 0: background."""
     try:
@@ -40,9 +55,9 @@ def flow_spec(text):
         peer, tag, slack_ms = host_port(where), int(tag), float(slack_ms)
     except (ValueError, argparse.ArgumentTypeError):
         raise argparse.ArgumentTypeError(f"'{text}': expected HOST:PORT:TAG:SLACK_MS")
-    if tag < 1 or not slack_ms >= 0 or slack_ms == float("inf"):
-        raise argparse.ArgumentTypeError(f"'{text}': expected a tag of 1 or more and a slack "
-                                         "of 0 (background) or more ms")
+    if peer[1] == 0 or tag < 1 or not slack_ms >= 0 or slack_ms == float("inf"):
+        raise argparse.ArgumentTypeError(f"'{text}': expected a port of 1-65535, a tag of 1 or "
+                                         "more and a slack of 0 (background) or more ms")
     return peer, tag, slack_ms
 
 
@@ -99,8 +114,23 @@ def lines(path):
 
 
 def table(a):
+    if not os.path.isdir(a.dir):
+        print(f"uplink_testbed.py table: {a.dir}: not a directory", file=sys.stderr)
+        return 2
+    try:
+        return table_of(a)
+    except (OSError, ValueError, KeyError, IndexError, StopIteration) as e:
+        print(f"uplink_testbed.py table: {a.dir}: not a netns-uplink.sh run directory "
+              f"({type(e).__name__}: {e})", file=sys.stderr)
+        return 2
+
+
+def table_of(a):
     runs = {}
-    for path in sorted(glob.glob(os.path.join(a.dir, "*.s"))):
+    paths = sorted(glob.glob(os.path.join(a.dir, "*.s")))
+    if not paths:
+        raise ValueError("no ROUND.uplink-U.s files")
+    for path in paths:
         base = path[:-2]
         round_, mode = os.path.basename(base).split(".", 1)
         s, t, r2 = lines(base + ".s"), lines(base + ".t"), lines(base + ".r2")
@@ -136,14 +166,14 @@ def main(argv):
     sub = p.add_subparsers(dest="role", required=True)
     r = sub.add_parser("recv")
     r.add_argument("--listen", type=host_port, required=True)
-    r.add_argument("--downlink-mbit", type=float, required=True)
-    r.add_argument("--messages", type=int, required=True)
-    r.add_argument("--bytes", type=int, required=True)
+    r.add_argument("--downlink-mbit", type=number(float, 0, False), required=True)
+    r.add_argument("--messages", type=number(int, 1, True), required=True)
+    r.add_argument("--bytes", type=number(int, 1, True), required=True)
     r.add_argument("--ready")
     s = sub.add_parser("send")
     s.add_argument("--listen", required=True)
-    s.add_argument("--uplink-mbit", type=float, default=0.0)
-    s.add_argument("--bytes", type=int, required=True)
+    s.add_argument("--uplink-mbit", type=number(float, 0, True), default=0.0)
+    s.add_argument("--bytes", type=number(int, 1, True), required=True)
     s.add_argument("--flow", type=flow_spec, action="append", required=True)
     t = sub.add_parser("table")
     t.add_argument("dir")

@@ -78,6 +78,12 @@ def main(level, runs, variant_runs=None, label=None):
     except evaluate.BadInput as e:
         print(f"versus_priority_table.py: {e}", file=sys.stderr)
         return 2
+    # A directory that is not there gives a table of empty cells: say so instead.
+    for option, directory in (("RUNS", runs), ("VARIANT_RUNS", variant_runs)):
+        if directory is not None and not os.path.isdir(directory):
+            print(f"versus_priority_table.py: {option} {directory}: not a directory "
+                  "(a tools/evaluate output directory)", file=sys.stderr)
+            return 2
     head = "| scenario | variant | metric | SAFS |"
     rule = "|---|---|---|---:|"
     if variant_runs:
