@@ -22,8 +22,9 @@ def main(argv):
     except ValueError as e:
         sys.stderr.write(f"permutation_cm: expected integers N, SIZE, SEED: {e}\n")
         return 2
-    if n < 2 or size < 1:
-        sys.stderr.write("permutation_cm: N must be at least 2 and SIZE at least 1\n")
+    # A fat tree of k = 128 has 524,288 hosts; flows are held to 1e15 bytes.
+    if not 2 <= n <= 1_000_000 or not 1 <= size <= 10**15:
+        sys.stderr.write("permutation_cm: N must be 2 to 1,000,000 and SIZE 1 to 1e15 bytes\n")
         return 2
     if os.path.exists(out):
         sys.stderr.write(f"permutation_cm: {out} exists; not overwriting it\n")
