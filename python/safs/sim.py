@@ -122,6 +122,12 @@ class Scenario:
         scenario's own workloads (safs.workload). With ``queue_sample_us`` > 0
         the run also samples switch queues into ``Run.queues``, as
         ``--queue-sample-us``."""
+        # As --queue-sample-us: 0 (none), or a period within what simulated
+        # time holds.
+        if isinstance(queue_sample_us, bool) or not isinstance(queue_sample_us, (int, float)) or \
+                not 0 <= queue_sample_us <= 1e12:
+            raise ValueError(f"queue_sample_us: expected 0 (none) or a period of up to 1e12 us, "
+                             f"got {queue_sample_us!r}")
         command_line = ["safs.Scenario.run", self._name]
         files, notes = _sim.run(
             self._text,

@@ -1,9 +1,11 @@
 #include "cli/compare.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -48,8 +50,14 @@ Metric parse_metric(const std::string& text) {
     try {
       m.scale = std::stod(scale);
     } catch (const std::exception&) {
+      m.scale = std::numeric_limits<double>::quiet_NaN();
+    }
+    if (!std::isfinite(m.scale)) {
       throw console::BadInput("--metric " + text + ": scale '" + scale + "' is not a number");
     }
+  }
+  if (m.path.empty()) {
+    throw console::BadInput("--metric '" + text + "': expected PATH[:LABEL[:SCALE]]");
   }
   if (m.label.empty()) m.label = m.path;
   return m;

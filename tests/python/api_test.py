@@ -129,6 +129,11 @@ class BadInputTest(ScratchTest):
             safs.Scenario(str(INCAST)).set("topology.hosts", 1)
         self.assertIn("hosts", str(caught.exception))
 
+    def test_queue_sample_us_is_checked_as_the_cli_checks_it(self):
+        for bad in (-1, float("nan"), 1e300, "5"):
+            with self.assertRaises(ValueError):
+                safs.Scenario(pair()).run(queue_sample_us=bad)
+
     def test_values_no_scenario_can_hold_are_refused_by_key(self):
         # A dict or list that contains itself recursed until the process died;
         # an int beyond 64 bits raised a bare cast error.
