@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -37,6 +39,20 @@ TEST(ComputeGraph, PlanWithFreeAndPricedCommunication) {
   EXPECT_EQ(free[b], 2 * kPsPerMs);  // behind X, not behind the transfer
   const std::vector<TimePs> slow = planned_starts(g, 3 * kPsPerMs);
   EXPECT_EQ(slow[b], 4 * kPsPerMs);  // A ends at 1, +3 in flight
+}
+
+// Each duration in range, their sum on one GPU past int64 picoseconds: it
+// wrapped negative and was reported as a deadlock.
+TEST(ComputeGraph, PlannedTimesPastWhatTimeHoldsAreNamed) {
+  ComputeGraph g;
+  for (int i = 0; i < 12; ++i) g.add_op(0, 1'000'000 * kPsPerSec, "op" + std::to_string(i));
+  try {
+    planned_starts(g);
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("past what simulated time holds"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(ComputeGraph, DeadlockAndBadGraphsAreReported) {

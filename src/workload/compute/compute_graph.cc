@@ -73,6 +73,13 @@ std::vector<TimePs> planned_starts(const ComputeGraph& graph, TimePs transfer_ps
           ready = std::max(ready, (producer >= 0 ? end[producer] : 0) + transfer_ps);
         }
         if (!inputs_known) break;
+        // Each duration is in range, a GPU's sum of them need not be (it
+        // wrapped negative and read as a deadlock).
+        if (graph.ops[op].duration_ps > kTimeNever / 2 - ready) {
+          throw std::invalid_argument("op " + graph.ops[op].label +
+                                      ": the ops planned before it on its GPU end past what "
+                                      "simulated time holds (about 53 days)");
+        }
         start[op] = ready;
         end[op] = ready + graph.ops[op].duration_ps;
         gpu_free[g] = end[op];
