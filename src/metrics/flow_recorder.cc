@@ -1,6 +1,8 @@
 #include "metrics/flow_recorder.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "metrics/summary.h"
@@ -12,6 +14,16 @@ TimePs ideal_fct_ps(const PathSummary& path, std::uint64_t size_bytes, std::uint
   const std::uint64_t packets = (size_bytes + mtu_bytes - 1) / mtu_bytes;
   const std::uint64_t wire_bytes = size_bytes + packets * header_bytes;
   const std::uint64_t last_wire = size_bytes - (packets - 1) * mtu_bytes + header_bytes;
+  // Sizes and rates each in range can still make a transfer longer than
+  // int64 picoseconds hold (1e13 bytes at 1 Mbit/s: 2.5 years).
+  const Uint128 serial_ps = static_cast<Uint128>(wire_bytes) * 8u * 1'000'000'000'000u /
+                            std::max<std::uint64_t>(1, path.bottleneck_bps);
+  if (serial_ps > static_cast<Uint128>(kTimeNever / 4)) {
+    throw std::invalid_argument(
+        "a flow of " + std::to_string(size_bytes) + " bytes at its path's bottleneck of " +
+        std::to_string(path.bottleneck_bps) +
+        " bit/s takes longer than simulated time holds (about 26 days)");
+  }
   TimePs total = serialization_ps(wire_bytes, path.bottleneck_bps) + path.propagation_ps;
   for (const std::uint64_t rate_bps : path.downstream_rates_bps) {
     total += serialization_ps(last_wire, rate_bps);
