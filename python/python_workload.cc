@@ -105,7 +105,11 @@ class PythonWorkload final : public Workload {
 
   // ctx.after: callback(ctx) `delay_us` from now.
   void after(double delay_us, py::object callback) {
-    if (!(delay_us >= 0)) throw py::value_error("after: delay_us must be >= 0");
+    // At most 1e12 us (1e6 s): beyond, now + delay passes int64 picoseconds
+    // and the timer fired at once instead.
+    if (!(delay_us >= 0 && delay_us <= 1e12)) {
+      throw py::value_error("after: delay_us must be 0 to 1e12");
+    }
     auto timer = std::make_unique<PendingTimer>();
     PendingTimer* t = timer.get();
     t->callback = std::move(callback);

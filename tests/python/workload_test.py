@@ -80,6 +80,13 @@ class PythonWorkload(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "host 7 is out of range"):
             safs.Scenario(TOPOLOGY).run(workloads=[BadHost()])
 
+        class FarTimer(safs.Workload):  # fired at once when now + delay wrapped
+            def on_start(self, ctx):
+                ctx.after(1e13, lambda ctx: None)
+
+        with self.assertRaisesRegex(ValueError, "delay_us must be 0 to 1e12"):
+            safs.Scenario(TOPOLOGY).run(workloads=[FarTimer()])
+
     def test_a_context_kept_past_its_run(self):
         class Keep(safs.Workload):
             def on_start(self, ctx):
