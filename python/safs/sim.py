@@ -80,6 +80,9 @@ class Scenario:
         """Several ``set`` overrides (a dict of key -> value) checked together,
         for keys that are only consistent once all are set (stages and
         microbatches). Returns the scenario; refused, it is left as it was."""
+        if not isinstance(values, dict) or not all(isinstance(k, str) for k in values):
+            raise TypeError("update: expected a dict of key -> value (keys as 'section.key'), "
+                            f"got {type(values).__name__}")
         overrides = self._overrides + [k + "=" + _sim.toml_value(k, v) for k, v in values.items()]
         self._warnings = _sim.check_scenario(self._text, self._name, overrides)
         self._overrides = overrides

@@ -129,6 +129,10 @@ class BadInputTest(ScratchTest):
             safs.Scenario(str(INCAST)).set("topology.hosts", 1)
         self.assertIn("hosts", str(caught.exception))
 
+    def test_update_takes_a_dict(self):
+        with self.assertRaisesRegex(TypeError, "expected a dict"):
+            safs.Scenario(pair()).update([("topology.hosts", 4)])
+
     def test_queue_sample_us_is_checked_as_the_cli_checks_it(self):
         for bad in (-1, float("nan"), 1e300, "5"):
             with self.assertRaises(ValueError):
