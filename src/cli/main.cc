@@ -167,9 +167,15 @@ int main(int argc, char** argv) {
       ->add_option("--jobs,-j", sweep_options.jobs,
                    "Points run at once (default: the cores, shared among MPI ranks on a host)")
       ->check(kPositive);
-  CLI::Option* sweep_shard = sweep_cmd->add_option(
-      "--shard", sweep_options.shard,
-      "I/N: run only the points i with i % N == I (one task of an array job; no sweep.csv)");
+  CLI::Option* sweep_shard =
+      sweep_cmd
+          ->add_option(
+              "--shard", sweep_options.shard,
+              "I/N: run only the points i with i % N == I (one task of an array job; no sweep.csv)")
+          // Given empty, it would read as not given: the whole sweep.
+          ->check(CLI::Validator(
+              [](std::string& text) { return text.empty() ? std::string("expected I/N") : ""; },
+              "I/N"));
   sweep_cmd
       ->add_flag("--collect", sweep_options.collect,
                  "Run nothing: write sweep.csv from the points the shards finished")
