@@ -131,6 +131,13 @@ INSTANTIATE_TEST_SUITE_P(
     Cases, GraphKindBadInput,
     ::testing::Values(
         BadGraph{"no_op", "[graph]\n", "3: graph: needs at least one [[graph.op]]"},
+        // Each in range, together past int64 picoseconds (planned times wrapped).
+        BadGraph{"durations_past_time",
+                 "[[graph.op]]\ngpu = 0\nduration_us = 1e12\n"
+                 "[[graph.op]]\ngpu = 0\nduration_us = 1e12\n"
+                 "[[graph.op]]\ngpu = 0\nduration_us = 1e12\n",
+                 "3: graph: the ops' durations add up to 3000000.000000 s, past what simulated "
+                 "time holds"},
         BadGraph{"gpu", "[[graph.op]]\ngpu = 2\nduration_us = 1\n",
                  "4: graph.op[0].gpu: host 2 is out of range (the topology has 2 hosts, 0..1)"},
         BadGraph{"consumer",

@@ -145,6 +145,14 @@ void read_graph(const SectionReader& section, const FileResolver&, ExperimentCon
     graph.add_transfer(t.producer, t.consumer, t.size_bytes, t.src);
   }
   check_orders(section, graph);
+  // No op can start later than all durations end to end: within a quarter
+  // of int64 picoseconds, no planned time wraps (compute_graph.cc).
+  double total_ps = 0;
+  for (const ComputeOp& op : graph.ops) total_ps += static_cast<double>(op.duration_ps);
+  if (total_ps > static_cast<double>(kTimeNever / 4)) {
+    section.fail("", "the ops' durations add up to " + std::to_string(total_ps / 1e12) +
+                         " s, past what simulated time holds (about 26 days)");
+  }
   add_compute_job(section, std::move(graph), config);
 }
 
