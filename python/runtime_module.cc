@@ -110,17 +110,21 @@ struct Outcome {
 // A (host, port) pair's parts: a str and an int, else TypeError naming `what`
 // (pybind's own cast error names no argument).
 std::pair<std::string, long long> host_and_port(const py::tuple& pair, const char* what) {
-  if (!py::isinstance<py::str>(pair[0]) || !py::isinstance<py::int_>(pair[1]) ||
-      py::isinstance<py::bool_>(pair[1])) {
+  // An int, or anything with __index__ (numpy integers), but not a bool.
+  if (!py::isinstance<py::str>(pair[0]) || py::isinstance<py::bool_>(pair[1]) ||
+      PyIndex_Check(pair[1].ptr()) == 0) {
     throw py::type_error(std::string(what) + ": expected (host: str, port: int), got (" +
                          py::str(py::type::of(pair[0]).attr("__name__")).cast<std::string>() +
                          ", " +
                          py::str(py::type::of(pair[1]).attr("__name__")).cast<std::string>() + ")");
   }
-  const long long port = PyLong_AsLongLong(pair[1].ptr());
-  if (port == -1 && PyErr_Occurred()) {
-    PyErr_Clear();
-    return {pair[0].cast<std::string>(), -1};  // beyond 64 bits: out of range below
+  const py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(pair[1].ptr()));
+  if (!index) throw py::error_already_set();
+  int overflow = 0;
+  const long long port = PyLong_AsLongLongAndOverflow(index.ptr(), &overflow);
+  if (overflow != 0) {
+    throw py::value_error(std::string(what) + " port " + py::repr(index).cast<std::string>() +
+                          ": expected 0-65535");
   }
   return {pair[0].cast<std::string>(), port};
 }

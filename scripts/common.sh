@@ -72,17 +72,20 @@ progress() {
 # The file that marks a directory the scripts made (fresh below).
 output_mark=.safs-script-output
 
-# Ends the script (status 2) unless DIR is new, empty, or output the scripts
-# or safs-sim wrote (their mark, or a run's summary.json): a directory of
-# the user's is never deleted or written over.
+# Ends the script (status 2) unless DIR is new, empty, under the project's
+# own out/ (where the scripts' defaults write, marked or from before the
+# mark), or output the scripts or safs-sim wrote elsewhere (their mark, or a
+# run's summary.json): a directory of the user's is never deleted or
+# written over.
 expect_own_output() {  # dir
   if [[ -e $1 && ! -d $1 ]]; then
     echo "$script_name.sh: $1 exists and is not a directory; not replacing it" >&2
     exit 2
   fi
+  [[ $(realpath -m "$1") == "$(realpath -m out)"/* ]] && return 0
   if [[ -d $1 && ! -e $1/$output_mark && ! -e $1/summary.json && -n $(ls -A "$1") ]]; then
     echo "$script_name.sh: $1 holds files no safs script wrote; not deleting them" \
-      "(give a new or empty directory)" >&2
+      "(give a new or empty directory, or remove it)" >&2
     exit 2
   fi
 }

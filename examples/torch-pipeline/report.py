@@ -55,6 +55,7 @@ def main(argv):
     cells = defaultdict(lambda: {"iters": [], "bubble": [], "exposed": [], "misses": 0,
                                  "control": [], "sim": [], "waited_transfer": [], "background": [],
                                  "run_bubble": {}, "delivery": None, "plans": [0, 0], "calls": [],
+                                 "risks": None,
                                  "parts": defaultdict(list)})
     order = []
     congestion_controls, idle_restarts, queues = set(), set(), set()
@@ -91,6 +92,10 @@ def main(argv):
                         cell["parts"]["other_cpu_s"].append(it["cpu_s"] - it["main_cpu_s"])
             if "loop_calls" in r:
                 cell["calls"].append(r["loop_calls"] / len(r["iterations"]))
+            if "risk_reports" in r:  # sends, reported at risk (older outputs: none)
+                sends = sum(len(it.get("sends", [])) for it in r["iterations"])
+                cell["risks"] = [a + b for a, b in zip(cell["risks"] or [0, 0],
+                                                       [sends, r["risk_reports"]])]
             cell["plans"][0] += r.get("plans_sent", 0)
             cell["plans"][1] += r.get("flows_on_plans", 0)
         cell["waited_transfer"] += waited_transfers(ranks)
@@ -143,6 +148,7 @@ def main(argv):
     print_runs(cells, ordered, rank)
     print_delivery(cells, ordered)
     print_plans(cells, ordered)
+    print_risks(cells, ordered)
     print_parts(cells, ordered)
     return 0
 
@@ -241,18 +247,36 @@ def print_parts(cells, ordered):
               f"| {calls(cells[k]['calls'])} |")
 
 
-def print_plans(cells, ordered):
-    """Sends announced ahead, and those that started under their planned grant."""
-    rows = [k for k in ordered if cells[k]["plans"][0]]
+def print_counts(title, columns, rows):
+    """A small table after the main one: the cell's three keys, then `columns`
+    (numbers), one row per (key, values)."""
     if not rows:
         return
-    print("\nSends announced ahead (every rank and run), and those that started under "
-          "their planned grant:\n")
-    print("| schedule | communication | competitor | announced | on their plan |")
-    print("|---|---|---|---:|---:|")
-    for k in rows:
+    print(f"\n{title}:\n")
+    print("| schedule | communication | competitor | " + " | ".join(columns) + " |")
+    print("|---|---|---|" + "---:|" * len(columns))
+    for k, values in rows:
+        print(f"| {k[0]} | {k[1]} | {k[2]} | " + " | ".join(str(v) for v in values) + " |")
+
+
+def print_plans(cells, ordered):
+    """Sends announced ahead, and those that started under their planned grant."""
+    rows = []
+    for k in ordered:
         sent, on_plan = cells[k]["plans"]
-        print(f"| {k[0]} | {k[1]} | {k[2]} | {sent} | {on_plan} ({on_plan / sent:.0%}) |")
+        if sent:
+            rows.append((k, [sent, f"{on_plan} ({on_plan / sent:.0%})"]))
+    print_counts("Sends announced ahead (every rank and run), and those that started under "
+                 "their planned grant", ["announced", "on their plan"], rows)
+
+
+def print_risks(cells, ordered):
+    """SAFS's sends reported at risk (Endpoint.risks(): projected to miss
+    their deadlines) beside the deadlines its receivers saw missed."""
+    rows = [(k, [*cells[k]["risks"], cells[k]["misses"]]) for k in ordered if cells[k]["risks"]]
+    print_counts("Sends projected to miss their deadlines (reported at risk, once per episode) "
+                 "and deadlines missed at the receivers (every rank and run)",
+                 ["sends", "reported at risk", "missed"], rows)
 
 
 if __name__ == "__main__":

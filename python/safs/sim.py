@@ -8,6 +8,7 @@ processes and its resume.
 """
 
 import json
+import numbers
 import os
 import shutil
 import sys
@@ -80,9 +81,12 @@ class Scenario:
         """Several ``set`` overrides (a dict of key -> value) checked together,
         for keys that are only consistent once all are set (stages and
         microbatches). Returns the scenario; refused, it is left as it was."""
-        if not isinstance(values, dict) or not all(isinstance(k, str) for k in values):
+        if not isinstance(values, Mapping):
             raise TypeError("update: expected a dict of key -> value (keys as 'section.key'), "
                             f"got {type(values).__name__}")
+        for k in values:
+            if not isinstance(k, str):
+                raise TypeError(f"update: key {k!r}: expected a str ('section.key')")
         overrides = self._overrides + [k + "=" + _sim.toml_value(k, v) for k, v in values.items()]
         self._warnings = _sim.check_scenario(self._text, self._name, overrides)
         self._overrides = overrides
@@ -127,8 +131,9 @@ class Scenario:
         ``--queue-sample-us``."""
         # As --queue-sample-us: 0 (none), or a period within what simulated
         # time holds.
-        if isinstance(queue_sample_us, bool) or not isinstance(queue_sample_us, (int, float)) or \
-                not 0 <= queue_sample_us <= 1e12:
+        if isinstance(queue_sample_us, bool) or not isinstance(queue_sample_us, numbers.Real):
+            raise TypeError(f"queue_sample_us: expected a number, got {queue_sample_us!r}")
+        if not 0 <= queue_sample_us <= 1e12:
             raise ValueError(f"queue_sample_us: expected 0 (none) or a period of up to 1e12 us, "
                              f"got {queue_sample_us!r}")
         command_line = ["safs.Scenario.run", self._name]

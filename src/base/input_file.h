@@ -11,18 +11,22 @@
 #include <stdexcept>
 #include <string>
 
+#include "base/input_error.h"
+
 namespace safs {
 
-// Throws std::invalid_argument "PATH: what it is; expected WHAT" for
+// Throws InputError "PATH: what it is; expected WHAT" for
 // anything but a readable regular file of at most `max_bytes`.
 inline std::ifstream open_input_file(const std::string& path, std::uintmax_t max_bytes,
                                      const std::string& what) {
   namespace fs = std::filesystem;
   std::error_code error;
   const fs::file_status status = fs::status(path, error);  // stat: never opens it
-  if (error || status.type() == fs::file_type::not_found) {
-    throw std::invalid_argument(path + ": cannot be read (no such file); expected " + what);
+  if (status.type() == fs::file_type::not_found) {
+    throw InputError(path + ": cannot be read (no such file); expected " + what);
   }
+  if (error)
+    throw InputError(path + ": cannot be read (" + error.message() + "); expected " + what);
   if (status.type() != fs::file_type::regular) {
     const fs::file_type type = status.type();
     const char* kind = type == fs::file_type::directory   ? "a directory"
@@ -31,15 +35,15 @@ inline std::ifstream open_input_file(const std::string& path, std::uintmax_t max
                        : type == fs::file_type::block     ? "a block device"
                        : type == fs::file_type::socket    ? "a socket"
                                                           : "not a regular file";
-    throw std::invalid_argument(path + ": " + kind + "; expected " + what);
+    throw InputError(path + ": " + kind + "; expected " + what);
   }
   const std::uintmax_t size = fs::file_size(path, error);
   if (!error && size > max_bytes) {
-    throw std::invalid_argument(path + ": " + std::to_string(size) + " bytes; expected " + what +
-                                " of at most " + std::to_string(max_bytes) + " bytes");
+    throw InputError(path + ": " + std::to_string(size) + " bytes; expected " + what +
+                     " of at most " + std::to_string(max_bytes) + " bytes");
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument(path + ": cannot be read; expected " + what);
+  if (!in) throw InputError(path + ": cannot be read; expected " + what);
   return in;
 }
 

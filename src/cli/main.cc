@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "base/input_error.h"
 #include "cli/compare.h"
 #include "cli/fct_table.h"
 #include "cli/memory_estimate.h"
@@ -277,6 +278,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitBadInput;
   } catch (const safs::console::BadInput& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitBadInput;
+  } catch (const safs::InputError& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitBadInput;
   } catch (const std::exception& e) {

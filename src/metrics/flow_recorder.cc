@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "base/input_error.h"
 #include "metrics/summary.h"
 
 namespace safs {
@@ -18,11 +19,11 @@ TimePs ideal_fct_ps(const PathSummary& path, std::uint64_t size_bytes, std::uint
   // int64 picoseconds hold (1e13 bytes at 1 Mbit/s: 2.5 years).
   const Uint128 serial_ps = static_cast<Uint128>(wire_bytes) * 8u * 1'000'000'000'000u /
                             std::max<std::uint64_t>(1, path.bottleneck_bps);
-  if (serial_ps > static_cast<Uint128>(kTimeNever / 4)) {
-    throw std::invalid_argument(
-        "a flow of " + std::to_string(size_bytes) + " bytes at its path's bottleneck of " +
-        std::to_string(path.bottleneck_bps) +
-        " bit/s takes longer than simulated time holds (about 26 days)");
+  // Half the range: a deadline is a multiple of it past the flow's start.
+  if (serial_ps > static_cast<Uint128>(kTimeNever / 2)) {
+    throw InputError("a flow of " + std::to_string(size_bytes) +
+                     " bytes at its path's bottleneck of " + std::to_string(path.bottleneck_bps) +
+                     " bit/s takes longer than half of what simulated time holds (about 53 days)");
   }
   TimePs total = serialization_ps(wire_bytes, path.bottleneck_bps) + path.propagation_ps;
   for (const std::uint64_t rate_bps : path.downstream_rates_bps) {

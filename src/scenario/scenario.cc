@@ -103,6 +103,53 @@ void Loader::fail(const toml::node* node, const std::string& key,
   throw ScenarioError(out.str());
 }
 
+// A dotted key of tens of thousands of parts makes a table tree as deep,
+// which the TOML library walks by recursion until the stack ends (toml++
+// bounds nested values, not key parts; in a table header, an assignment or an
+// inline table alike). No scenario key has more than a few parts: `text` is
+// scanned, outside strings and comments, for a run of more than kMaxKeyParts
+// dots with none of = , [ ] { } or a line end between them (a float or a
+// date has one), before the library sees it.
+void check_key_parts(const std::string& text, const std::string& where) {
+  constexpr int kMaxKeyParts = 32;
+  int dots = 0;
+  std::size_t line = 1;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '"' || c == '\'') {  // a string (or quoted key): skipped whole
+      const bool multi = text.compare(i, 3, std::string(3, c)) == 0;
+      const std::size_t open = multi ? 3 : 1;
+      std::size_t j = i + open;
+      for (; j < text.size(); ++j) {
+        if (text[j] == '\n') {
+          if (!multi) break;  // an unterminated string: the parser says so
+          ++line;
+        }
+        if (c == '"' && text[j] == '\\') {
+          ++j;
+          continue;
+        }
+        if (text.compare(j, open, std::string(open, c)) == 0) break;
+      }
+      i = j + open - 1;
+      continue;
+    }
+    if (c == '#') {  // a comment, to the line's end
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+      continue;
+    }
+    if (c == '.') {
+      if (++dots > kMaxKeyParts) {
+        throw ScenarioError(where + ":" + std::to_string(line) + ": a key of more than " +
+                            std::to_string(kMaxKeyParts) + " dotted parts; no scenario key has");
+      }
+    } else if (c == '\n' || c == '=' || c == ',' || c == '[' || c == ']' || c == '{' || c == '}') {
+      dots = 0;
+    }
+    if (c == '\n') ++line;
+  }
+}
+
 void Loader::apply_override(const std::string& text) {
   const std::size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0) {
@@ -126,6 +173,7 @@ void Loader::apply_override(const std::string& text) {
     }
   }
   // Read the value as TOML; a bare word (dctcp) is taken as a string.
+  check_key_parts(raw, "--set " + key);
   toml::table parsed;
   try {
     parsed = toml::parse("v = " + raw);
@@ -453,44 +501,11 @@ std::string parse_error_text(const std::string& name, const toml::parse_error& e
   return out.str();
 }
 
-// A dotted key or table header of tens of thousands of parts makes a table
-// tree as deep, which the TOML library walks by recursion until the stack
-// ends (toml++ bounds nested values, not keys). No scenario key has more
-// than a few parts: refuse one of more than kMaxKeyParts before parsing.
-void check_key_depth(const std::string& text, const std::string& name) {
-  constexpr std::size_t kMaxKeyParts = 32;
-  std::size_t line_no = 0;
-  for (std::size_t begin = 0; begin <= text.size();) {
-    std::size_t end = text.find('\n', begin);
-    if (end == std::string::npos) end = text.size();
-    ++line_no;
-    const std::string_view line(text.data() + begin, end - begin);
-    begin = end + 1;
-    const std::size_t start = line.find_first_not_of(" \t");
-    if (start == std::string_view::npos || line[start] == '#') continue;
-    // The key: a table header up to its closing bracket, else what precedes
-    // '=' (a line of a multi-line array has none, or commas between brackets).
-    std::string_view key;
-    if (line[start] == '[') {
-      key = line.substr(start, line.find(']', start) - start);
-      if (key.find(',') != std::string_view::npos) continue;
-    } else {
-      const std::size_t eq = line.find('=', start);
-      if (eq == std::string_view::npos) continue;
-      key = line.substr(start, eq - start);
-    }
-    if (static_cast<std::size_t>(std::count(key.begin(), key.end(), '.')) >= kMaxKeyParts) {
-      throw ScenarioError(name + ":" + std::to_string(line_no) + ": a key of more than " +
-                          std::to_string(kMaxKeyParts) + " dotted parts; no scenario key has");
-    }
-  }
-}
-
 }  // namespace
 
 ExperimentConfig parse_scenario(const std::string& text, const std::string& name,
                                 const std::vector<std::string>& overrides, ScenarioNotes* notes) {
-  check_key_depth(text, name);
+  check_key_parts(text, name);
   toml::table root;
   try {
     root = toml::parse(text, name);

@@ -263,6 +263,7 @@ class LoopbackPipelineTest(unittest.TestCase):
                     for r in reports:
                         self.assertEqual(r["shortfall_episodes"], 0)
                         self.assertEqual(r["contended_paths"], 0)
+                        self.assertGreaterEqual(r["risk_reports"], 0)  # recorded
                 sim = subprocess.run(
                     [sys.executable, str(EXAMPLE / "to_scenario.py"), os.path.join(d, f"{comm}.toml")] + outs,
                     capture_output=True, text=True, timeout=120)
@@ -288,6 +289,11 @@ class LoopbackPipelineTest(unittest.TestCase):
                      if line.startswith("| ") and "schedule" not in line]
             self.assertEqual(len(parts), 4)
             self.assertIn("| 1f1b | safs-ahead | none | 6 |", table.stdout)
+            # Every SAFS run's sends beside its risk reports and misses.
+            risks = [line for line in
+                     table.stdout.split("Sends projected to miss")[1].split("\n\n")[1].splitlines()
+                     if line.startswith("| ") and "schedule" not in line]
+            self.assertEqual(len(risks), sum(1 for comm, _ in runs if comm.startswith("safs")))
             bad = subprocess.run([sys.executable, str(EXAMPLE / "pipeline.py"), "--rank", "3", "--master",
                                   "127.0.0.1:1", "--out", os.path.join(d, "x.json")],
                                  capture_output=True, text=True, timeout=60)

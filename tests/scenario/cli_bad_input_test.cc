@@ -112,7 +112,7 @@ TEST(CliBadInput, FlowLongerThanSimulatedTimeHolds) {
                            (safs::testing::process_temp_dir() / "safs-long-flow").string() +
                            " --set topology.link_gbps=0.001 --set flows[0].size_bytes=" +
                            "10000000000000"),
-                   "takes longer than simulated time holds");
+                   "takes longer than half of what simulated time holds");
 }
 
 // summary.json and flows.csv of the wrong shape are named, not a bare

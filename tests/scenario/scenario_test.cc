@@ -170,6 +170,17 @@ TEST(Scenario, KeyOfThousandsOfPartsIsRefusedBeforeParsing) {
   for (int i = 0; i < 50000; ++i) parts += "a.";
   expect_error("[topology]\nkind = \"star\"\n[" + parts + "b]\n", {"bad.toml:3", "dotted parts"});
   expect_error(parts + "b = 1\n", {"bad.toml:1", "dotted parts"});
+  expect_error("[topology]\nx = { " + parts + "b = 1 }\n", {"bad.toml:2", "dotted parts"});
+  expect_error("[topology]\nhosts = 4\n", {"--set topology.kind:1", "dotted parts"},
+               {"topology.kind={" + parts + "b=1}"});
+  // Dots in strings and comments are no key's: a list of 40 dotted names, a
+  // comment with '=' in it.
+  std::string names;
+  for (int i = 0; i < 40; ++i) names += "\"urgent.m" + std::to_string(i) + "\", ";
+  EXPECT_NO_THROW(parse_scenario("[topology]\nhosts = 4\n[[flows]]\nsrc = 1\ndst = 0\n"
+                                 "size_bytes = 1000\n[sweep]\nmetrics = [\n" +
+                                     names + " # every column; p99 = a.b.c.d.e.f.g.h\n]\n",
+                                 "good.toml"));
 }
 
 // Each factor of a pipeline transfer in range, their product past 2^64: it

@@ -174,5 +174,5 @@ else
 fi
 
 total=$(grep -cE '^(expect_png|expect_bad) ' "$0")
-echo "$((total + 3 - failures)) passed, $failures failed"
+echo "$((total + 4 - failures)) passed, $failures failed"
 ((failures == 0))
