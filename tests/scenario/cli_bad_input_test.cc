@@ -108,11 +108,11 @@ TEST(CliBadInput, NumbersBeyondWhatTheOptionHolds) {
 // wrapped (7.7e6 s reported for 8e7) where it is now refused before the run.
 TEST(CliBadInput, FlowLongerThanSimulatedTimeHolds) {
   const fs::path scenario = write_temp("safs-bad-input-long-flow.toml", kSmall);
-  expect_bad_input(run_cli("run " + scenario.string() + " --quiet --out " +
-                           (safs::testing::process_temp_dir() / "safs-long-flow").string() +
-                           " --set topology.link_gbps=0.001 --set flows[0].size_bytes=" +
-                           "10000000000000"),
-                   "takes longer than half of what simulated time holds");
+  expect_bad_input(
+      run_cli("run " + scenario.string() + " --quiet --out " +
+              (safs::testing::process_temp_dir() / "safs-long-flow").string() +
+              " --set topology.link_gbps=0.001 --set flows[0].size_bytes=" + "10000000000000"),
+      "takes longer than half of what simulated time holds");
 }
 
 // summary.json and flows.csv of the wrong shape are named, not a bare

@@ -177,18 +177,20 @@ TEST(Scenario, KeyOfThousandsOfPartsIsRefusedBeforeParsing) {
   // comment with '=' in it.
   std::string names;
   for (int i = 0; i < 40; ++i) names += "\"urgent.m" + std::to_string(i) + "\", ";
-  EXPECT_NO_THROW(parse_scenario("[topology]\nhosts = 4\n[[flows]]\nsrc = 1\ndst = 0\n"
-                                 "size_bytes = 1000\n[sweep]\nmetrics = [\n" +
-                                     names + " # every column; p99 = a.b.c.d.e.f.g.h\n]\n",
-                                 "good.toml"));
+  EXPECT_NO_THROW(
+      parse_scenario("[topology]\nhosts = 4\n[[flows]]\nsrc = 1\ndst = 0\n"
+                     "size_bytes = 1000\n[sweep]\nmetrics = [\n" +
+                         names + " # every column; p99 = a.b.c.d.e.f.g.h\n]\n",
+                     "good.toml"));
 }
 
 // Each factor of a pipeline transfer in range, their product past 2^64: it
 // wrapped to a transfer of 18 EB with a negative ideal FCT.
 TEST(Scenario, PipelineTransferBeyondTheFlowBoundIsRefused) {
-  expect_error("[topology]\nhosts = 4\n[pipeline]\nstages = 2\nhidden = 1000000000\n"
-               "sequence = 1000000000\n",
-               {"pipeline.hidden", "is 2e+18 bytes per transfer; expected at most 1e15"});
+  expect_error(
+      "[topology]\nhosts = 4\n[pipeline]\nstages = 2\nhidden = 1000000000\n"
+      "sequence = 1000000000\n",
+      {"pipeline.hidden", "is 2e+18 bytes per transfer; expected at most 1e15"});
 }
 
 TEST(Scenario, NegativeRateIsOutOfRange) {
