@@ -34,11 +34,17 @@ constexpr TimePs sec_to_ps(double s) {
 constexpr double ps_to_sec(TimePs t) { return static_cast<double>(t) / 1e12; }
 constexpr double ps_to_us(TimePs t) { return static_cast<double>(t) / 1e6; }
 
-// Time to put `bytes` on a wire of `rate_bps`, rounded up to a whole picosecond.
-// 128-bit intermediate so that any rate and any size up to 2^56 bytes is exact.
-constexpr TimePs serialization_ps(std::uint64_t bytes, std::uint64_t rate_bps) {
+// Time to put `bytes` on a wire of `rate_bps`, rounded up to a whole
+// picosecond, in 128 bits: exact for any rate and size, also past what
+// TimePs holds (a caller can check before it narrows).
+constexpr Uint128 serialization_ps_wide(std::uint64_t bytes, std::uint64_t rate_bps) {
   const Uint128 bits_ps = static_cast<Uint128>(bytes) * 8u * 1'000'000'000'000u;
-  return static_cast<TimePs>((bits_ps + rate_bps - 1) / rate_bps);
+  return (bits_ps + rate_bps - 1) / rate_bps;
+}
+
+// The same as TimePs: exact for any rate and any size up to 2^56 bytes.
+constexpr TimePs serialization_ps(std::uint64_t bytes, std::uint64_t rate_bps) {
+  return static_cast<TimePs>(serialization_ps_wide(bytes, rate_bps));
 }
 
 }  // namespace safs

@@ -1,6 +1,5 @@
 #include "metrics/flow_recorder.h"
 
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -17,15 +16,14 @@ TimePs ideal_fct_ps(const PathSummary& path, std::uint64_t size_bytes, std::uint
   const std::uint64_t last_wire = size_bytes - (packets - 1) * mtu_bytes + header_bytes;
   // Sizes and rates each in range can still make a transfer longer than
   // int64 picoseconds hold (1e13 bytes at 1 Mbit/s: 2.5 years).
-  const Uint128 serial_ps = static_cast<Uint128>(wire_bytes) * 8u * 1'000'000'000'000u /
-                            std::max<std::uint64_t>(1, path.bottleneck_bps);
+  const Uint128 serial_ps = serialization_ps_wide(wire_bytes, path.bottleneck_bps);
   // Half the range: a deadline is a multiple of it past the flow's start.
   if (serial_ps > static_cast<Uint128>(kTimeNever / 2)) {
     throw InputError("a flow of " + std::to_string(size_bytes) +
                      " bytes at its path's bottleneck of " + std::to_string(path.bottleneck_bps) +
                      " bit/s takes longer than half of what simulated time holds (about 53 days)");
   }
-  TimePs total = serialization_ps(wire_bytes, path.bottleneck_bps) + path.propagation_ps;
+  TimePs total = static_cast<TimePs>(serial_ps) + path.propagation_ps;
   for (const std::uint64_t rate_bps : path.downstream_rates_bps) {
     total += serialization_ps(last_wire, rate_bps);
   }

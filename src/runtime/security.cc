@@ -73,12 +73,11 @@ std::string hex(std::span<const std::uint8_t> bytes) {
   return text;
 }
 
-// A file only its owner may read, or `error`.
 // A regular file of at most `max_bytes` (a directory, a device or a FIFO is
-// refused before it is opened: reading one fails late, or never ends).
+// refused before it is opened: reading one fails late, or never ends), its
+// status in `info`; else false and `error`.
 bool small_regular_file(const std::string& path, const char* what, std::uintmax_t max_bytes,
-                        std::string& error) {
-  struct stat info {};
+                        struct stat& info, std::string& error) {
   if (stat(path.c_str(), &info) != 0) {
     error = std::string("cannot read ") + what + " " + path + ": " + std::strerror(errno);
     return false;
@@ -95,14 +94,10 @@ bool small_regular_file(const std::string& path, const char* what, std::uintmax_
   return true;
 }
 
-// A key file: small (a line), regular, and private to its owner.
+// A key file: small (a line), regular, and private to its owner; else `error`.
 bool private_file(const std::string& path, const char* what, std::string& error) {
-  if (!small_regular_file(path, what, 4096, error)) return false;
   struct stat info {};
-  if (stat(path.c_str(), &info) != 0) {
-    error = std::string("cannot read ") + what + " " + path + ": " + std::strerror(errno);
-    return false;
-  }
+  if (!small_regular_file(path, what, 4096, info, error)) return false;
   if ((info.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
     error = std::string(what) + " " + path + " is readable by group or others (chmod 600 it)";
     return false;
@@ -203,7 +198,8 @@ std::optional<MemberKey> read_member_key_file(const std::string& path, std::stri
 
 std::optional<Roster> read_roster_file(const std::string& path, std::string& error) {
   // A line per member: 16 MiB is far beyond any job's roster.
-  if (!small_regular_file(path, "roster file", std::uintmax_t{16} << 20, error)) {
+  struct stat info {};
+  if (!small_regular_file(path, "roster file", std::uintmax_t{16} << 20, info, error)) {
     return std::nullopt;
   }
   std::ifstream in(path);
