@@ -2,7 +2,9 @@
 
 #include <chrono>
 #include <stdexcept>
+#include <string>
 
+#include "base/input_error.h"
 #include "experiment/consumer_waits.h"
 #include "experiment/timestamp_errors.h"
 #include "transport/common/tenant_mux.h"
@@ -189,7 +191,17 @@ Experiment::Experiment(ExperimentConfig config) : config_(std::move(config)) {
 
 FlowSpec Experiment::register_flow(FlowSpec flow, FlowTerms terms) {
   flow.id = static_cast<std::uint32_t>(recorder_->size());
-  const TimePs ideal = ideal_fct(flow);
+  TimePs ideal = 0;
+  try {
+    ideal = ideal_fct(flow);
+  } catch (const InputError& e) {
+    // Found only now, when the flow's route is known (validate builds no
+    // routes): name the flow and the workloads that can have made it.
+    throw InputError("flow " + std::to_string(flow.id) + " (host " + std::to_string(flow.src) +
+                     " to host " + std::to_string(flow.dst) + ", starting at " +
+                     std::to_string(ps_to_sec(flow.start_ps)) + " s, from " +
+                     config_.workloads.describe() + "): " + e.what());
+  }
   if (terms.deadline_factor > 0) {
     flow.deadline_ps =
         flow.start_ps + static_cast<TimePs>(terms.deadline_factor * static_cast<double>(ideal));

@@ -19,9 +19,9 @@ TimePs ideal_fct_ps(const PathSummary& path, std::uint64_t size_bytes, std::uint
   const Uint128 serial_ps = serialization_ps_wide(wire_bytes, path.bottleneck_bps);
   // Half the range: a deadline is a multiple of it past the flow's start.
   if (serial_ps > static_cast<Uint128>(kTimeNever / 2)) {
-    throw InputError("a flow of " + std::to_string(size_bytes) +
-                     " bytes at its path's bottleneck of " + std::to_string(path.bottleneck_bps) +
-                     " bit/s takes longer than half of what simulated time holds (about 53 days)");
+    throw InputError(std::to_string(size_bytes) + " bytes at the path's bottleneck of " +
+                     std::to_string(path.bottleneck_bps) +
+                     " bit/s take longer than half of what simulated time holds (about 53 days)");
   }
   TimePs total = static_cast<TimePs>(serial_ps) + path.propagation_ps;
   for (const std::uint64_t rate_bps : path.downstream_rates_bps) {

@@ -105,14 +105,16 @@ TEST(CliBadInput, NumbersBeyondWhatTheOptionHolds) {
 }
 
 // A flow longer than int64 picoseconds hold at its bottleneck: its ideal FCT
-// wrapped (7.7e6 s reported for 8e7) where it is now refused before the run.
+// wrapped (7.7e6 s reported for 8e7) where it is now refused when the flow
+// is registered, naming the flow and the workloads that can have made it.
 TEST(CliBadInput, FlowLongerThanSimulatedTimeHolds) {
   const fs::path scenario = write_temp("safs-bad-input-long-flow.toml", kSmall);
-  expect_bad_input(
+  const CliResult result =
       run_cli("run " + scenario.string() + " --quiet --out " +
               (safs::testing::process_temp_dir() / "safs-long-flow").string() +
-              " --set topology.link_gbps=0.001 --set flows[0].size_bytes=" + "10000000000000"),
-      "takes longer than half of what simulated time holds");
+              " --set topology.link_gbps=0.001 --set flows[0].size_bytes=" + "10000000000000");
+  expect_bad_input(result, "take longer than half of what simulated time holds");
+  expect_bad_input(result, "flow 0 (host 1 to host 0, starting at 0.000000 s, from ");
 }
 
 // summary.json and flows.csv of the wrong shape are named, not a bare
