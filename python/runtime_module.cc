@@ -404,6 +404,7 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
       py::dict d;
       d["flow"] = risk.flow;
       d["tag"] = risk.tag;
+      d["reported_at_ns"] = risk.reported_at_ns;
       d["projected_lateness_ns"] = risk.projected_lateness_ns;
       d["rate_bps"] = risk.rate_bps;
       d["needed_bps"] = risk.needed_bps;

@@ -175,6 +175,7 @@ class Stage:
         drain1 = time.monotonic_ns()
         dist.barrier()
         iteration_s = (time.monotonic_ns() - t0) / 1e9
+        risks = self.risks(sends) if a.safs else []
         for k, values in measured.items():
             if values:
                 self.durations[k] = sum(values) / len(values)
@@ -189,9 +190,25 @@ class Stage:
                   "barrier_s": iteration_s - (drain1 - t0) / 1e9,
                   "cpu_s": time.process_time() - cpu0, "main_cpu_s": time.thread_time() - main_cpu0,
                   "busy_s": busy_s}
+        if a.safs:
+            result["risks"] = risks
         if record_ops:
             result["ops"] = log
         return result
+
+    def risks(self, sends):
+        """This iteration's sends reported at risk (safs.torch.risks(); all of
+        them have ended, so no report of theirs is still to come), each as
+        [kind, micro-batch, reported at (monotonic ns), projected lateness
+        (ns)], its first report only."""
+        import safs.torch as st
+        kind_of = {self.tag(kind, mb): (kind, mb) for kind, mb, _ in sends}
+        first = {}
+        for risk in st.risks():
+            if risk["tag"] in kind_of and risk["tag"] not in first:
+                first[risk["tag"]] = [*kind_of[risk["tag"]], risk["reported_at_ns"],
+                                      risk["projected_lateness_ns"]]
+        return list(first.values())
 
     def compute(self, kind, mb, inputs, outputs, grads_in):
         """Runs one op; returns the tensor to send, if any."""

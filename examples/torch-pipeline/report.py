@@ -18,7 +18,9 @@ what its granted sends delivered against their grants per 20 ms window
 bubble goes (waiting for tensors, for the stage's own sends to complete,
 at the closing barrier, the rest) beside the ops' wall time and the CPU
 time of the stage's main thread and of its other (the transport's)
-threads, and for SAFS the calls from Python into the endpoint's thread.
+threads, and for SAFS the calls from Python into the endpoint's thread,
+its sends reported at risk, and each send judged: late for its consumer
+or not, reported at risk or not.
 """
 
 import glob
@@ -55,7 +57,7 @@ def main(argv):
     cells = defaultdict(lambda: {"iters": [], "bubble": [], "exposed": [], "misses": 0,
                                  "control": [], "sim": [], "waited_transfer": [], "background": [],
                                  "run_bubble": {}, "delivery": None, "plans": [0, 0], "calls": [],
-                                 "risks": None,
+                                 "risks": None, "verdicts": None,
                                  "parts": defaultdict(list)})
     order = []
     congestion_controls, idle_restarts, queues = set(), set(), set()
@@ -99,6 +101,12 @@ def main(argv):
             cell["plans"][0] += r.get("plans_sent", 0)
             cell["plans"][1] += r.get("flows_on_plans", 0)
         cell["waited_transfer"] += waited_transfers(ranks)
+        verdicts = risk_verdicts(ranks)
+        if verdicts is not None:
+            cell["verdicts"] = cell["verdicts"] or {"sends": 0, "late": 0, "warned": 0, "early": 0,
+                                                    "false": 0, "unwarned": 0, "leads": []}
+            for name, value in verdicts.items():
+                cell["verdicts"][name] += value
         for i in range(len(ranks[0]["iterations"])):
             cell["iters"].append(max(r["iterations"][i]["iteration_s"] for r in ranks))
             cell["bubble"].append(statistics.mean(r["iterations"][i]["bubble_s"] for r in ranks))
@@ -149,6 +157,7 @@ def main(argv):
     print_delivery(cells, ordered)
     print_plans(cells, ordered)
     print_risks(cells, ordered)
+    print_verdicts(cells, ordered)
     print_parts(cells, ordered)
     return 0
 
@@ -173,6 +182,44 @@ def waited_transfers(ranks):
                 if ended - began >= 1_000_000 and t is not None:
                     seconds.append((ended - t) / 1e9)
     return seconds
+
+
+def risk_verdicts(ranks):
+    """Each SAFS send judged against what its consumer saw: late if the
+    receiving rank waited at least 1 ms for it; warned if it was reported
+    at risk (its first report), early if that came before the consumer
+    began to wait, with the lead in seconds. None for runs that did not
+    record reports per send (gloo, older outputs)."""
+    if not all("risks" in it for r in ranks for it in r["iterations"]):
+        return None
+    # (receiving rank, iteration, forward?, micro-batch) -> (wait began, ended)
+    waited = {}
+    for r in ranks:
+        for i, iteration in enumerate(r["iterations"]):
+            for kind, mb, began, ended in iteration.get("waits", []):
+                waited[(r["rank"], i, kind == "F", mb)] = (began, ended)
+    counts = {"sends": 0, "late": 0, "warned": 0, "early": 0, "false": 0, "unwarned": 0, "leads": []}
+    for r in ranks:
+        for i, iteration in enumerate(r["iterations"]):
+            reported = {(kind, mb): at for kind, mb, at, _ in iteration["risks"]}
+            for kind, mb, _ in iteration.get("sends", []):
+                receiver = r["rank"] + 1 if kind == "F" else r["rank"] - 1
+                wait = waited.get((receiver, i, kind == "F", mb))
+                if wait is None:
+                    continue
+                late = wait[1] - wait[0] >= 1_000_000
+                at = reported.get((kind, mb))
+                counts["sends"] += 1
+                counts["late"] += late
+                if at is not None and late:
+                    counts["warned"] += 1
+                    counts["early"] += at < wait[0]
+                    counts["leads"].append((wait[0] - at) / 1e9)
+                elif at is not None:
+                    counts["false"] += 1
+                elif late:
+                    counts["unwarned"] += 1
+    return counts
 
 
 def print_runs(cells, ordered, rank):
@@ -277,6 +324,24 @@ def print_risks(cells, ordered):
     print_counts("Sends projected to miss their deadlines (reported at risk, once per episode) "
                  "and deadlines missed at the receivers (every rank and run)",
                  ["sends", "reported at risk", "missed"], rows)
+
+
+def print_verdicts(cells, ordered):
+    """Per send: was it late for its consumer, and was it reported at risk."""
+    rows = []
+    for k in ordered:
+        v = cells[k]["verdicts"]
+        if v is None:
+            continue
+        lead = f"{statistics.median(v['leads']) * 1000:.0f}" if v["leads"] else "-"
+        rows.append((k, [v["sends"], v["late"], v["warned"], v["early"], lead, v["unwarned"],
+                         v["false"]]))
+    print_counts("SAFS's sends judged one by one (every rank and run): late when the consumer "
+                 "waited at least 1 ms for it; warned when it was reported at risk; early when "
+                 "that came before the consumer began to wait; lead: the consumer's wait began "
+                 "that long after the report (median, ms)",
+                 ["sends", "late", "late and warned", "warned early", "lead (ms)",
+                  "late, not warned", "warned, not late"], rows)
 
 
 if __name__ == "__main__":

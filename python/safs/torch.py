@@ -173,6 +173,22 @@ def stats(group=None):
     return pg.endpoint.stats()
 
 
+def risks(group=None):
+    """The sends of a safs process group (default: the default group)
+    projected to miss their deadlines since the last call, oldest first
+    (the endpoint's `risks()`, docs/runtime.md "Risk"), each named as torch
+    names it: `tag` is the torch tag and `seq` the send's number among that
+    tag's sends to its peer (the first is 0)."""
+    pg = group if group is not None else dist.distributed_c10d._get_default_group()
+    if not isinstance(pg, ProcessGroupSafs):
+        raise TypeError("safs.torch.risks: not a safs process group")
+    named = []
+    for risk in pg.endpoint.risks():
+        safs_tag = risk.pop("tag")
+        named.append({"tag": safs_tag >> 32, "seq": safs_tag & (2**32 - 1), **risk})
+    return named
+
+
 def _tensor_buffer(tensor, what):
     """A writable view of a CPU tensor's bytes, without a copy (any dtype:
     numpy has no bfloat16)."""
@@ -448,4 +464,4 @@ if BACKEND_NAME.upper() not in dist.Backend._plugins:
 atexit.register(_close_all)
 
 __all__ = ["BACKEND_NAME", "BACKGROUND_TAG", "ProcessGroupSafs", "SafsWork", "announce", "hint",
-           "options", "stats", "update"]
+           "options", "risks", "stats", "update"]

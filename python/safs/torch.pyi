@@ -1,6 +1,6 @@
 # Type stubs for safs.torch (safs/torch.py): the "safs" torch.distributed backend.
 from datetime import timedelta
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Union
 
 import torch
 from torch._C._distributed_c10d import ProcessGroup, Store, Work
@@ -57,6 +57,7 @@ def announce(
     group: Optional[ProcessGroup] = None,
 ) -> None: ...
 def stats(group: Optional[ProcessGroup] = None) -> Dict[str, int]: ...
+def risks(group: Optional[ProcessGroup] = None) -> List[Dict[str, Union[int, float]]]: ...
 
 class SafsWork(Work):
     endpoint: Endpoint

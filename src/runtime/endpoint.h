@@ -61,7 +61,8 @@ struct FlowStatus {
 // The flow is projected to miss its deadline (docs/runtime.md, "Risk").
 struct FlowRisk {
   FlowHandle flow = 0;
-  std::uint64_t tag = 0;  // its hint's
+  std::uint64_t tag = 0;            // its hint's
+  std::int64_t reported_at_ns = 0;  // when it was judged at risk (monotonic_ns())
   std::int64_t projected_lateness_ns = 0;
   // The rate projected at: the one it is held to; unpaced, what TCP delivered
   // it lately; paused, the receiver's whole downlink; 0 past its deadline

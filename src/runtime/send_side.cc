@@ -601,6 +601,7 @@ void SendSide::check_risk(OutgoingFlow& flow, std::int64_t now_ns) {
   FlowRisk risk;
   risk.flow = flow.id;
   risk.tag = flow.hint.tag;
+  risk.reported_at_ns = now_ns;
   risk.projected_lateness_ns =
       static_cast<std::int64_t>(std::min(lateness_ns, static_cast<double>(kNoDeadlineNs)));
   risk.rate_bps = rate;

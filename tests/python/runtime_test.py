@@ -327,6 +327,7 @@ class Risk(unittest.TestCase):
         with endpoint(downlink_bps=80e6) as receiver, endpoint() as sender:
             receiver.start()
             sender.start()
+            began_ns = time.monotonic_ns()  # the runtime's clock is CLOCK_MONOTONIC too
             for slack_ms, tag in ((10_000, 1), (100, 2)):
                 r = receiver.recv_into(bytearray(3 << 20), tag=tag)
                 s = sender.send(bytes(3 << 20), receiver.address, slack_ns=slack_ms * MS, tag=tag)
@@ -336,6 +337,8 @@ class Risk(unittest.TestCase):
             (risk,) = sender.risks()
             self.assertEqual(risk["flow"], s.flow)
             self.assertEqual(risk["tag"], 2)
+            self.assertLess(began_ns, risk["reported_at_ns"])
+            self.assertLessEqual(risk["reported_at_ns"], time.monotonic_ns())
             self.assertGreater(risk["projected_lateness_ns"], 0)
             self.assertGreater(risk["needed_bps"], risk["rate_bps"])
             self.assertEqual(sender.risks(), [])  # taken

@@ -271,6 +271,22 @@ class TorchOptionsTest(unittest.TestCase):
             self.assertIs(made[-1]["urgent_first"], value)
 
 
+class TorchRisksTest(unittest.TestCase):
+    def test_reports_name_the_torch_tag_and_the_sends_number(self):
+        class Reporting:
+            def risks(self):
+                return [{"flow": 7, "tag": (5 << 32) | 2, "reported_at_ns": 11,
+                         "projected_lateness_ns": 3, "rate_bps": 1.0, "needed_bps": 2.0}]
+
+        group = safs_torch.ProcessGroupSafs.__new__(safs_torch.ProcessGroupSafs)
+        group.endpoint = Reporting()
+        self.assertEqual(safs_torch.risks(group), [
+            {"tag": 5, "seq": 2, "flow": 7, "reported_at_ns": 11, "projected_lateness_ns": 3,
+             "rate_bps": 1.0, "needed_bps": 2.0}])
+        with self.assertRaisesRegex(TypeError, "not a safs process group"):
+            safs_torch.risks(object())
+
+
 class BackgroundDrainTest(unittest.TestCase):
     def test_background_is_taken_and_dropped_and_close_stops_it(self):
         import time

@@ -119,6 +119,38 @@ class WaitedTransfersTest(unittest.TestCase):
         self.assertEqual(report.waited_transfers([alone]), [])
 
 
+class RiskVerdictsTest(unittest.TestCase):
+    """report.risk_verdicts: each send judged by its consumer's wait (late at
+    1 ms or more) against its first risk report."""
+
+    MS = 1_000_000
+
+    def test_each_send_is_judged_by_its_consumers_wait(self):
+        ms = self.MS
+        # Rank 0 sends F 0..3 to rank 1; rank 1 sends the gradient of 0 back.
+        # F 0: warned 5 ms before its consumer waited 10 ms (late and warned,
+        # early); F 1: warned after the wait began (late, warned, not early);
+        # F 2: late, never reported; F 3: reported, on time; gradient 0 on
+        # time, not reported.
+        first = {"rank": 0, "iterations": [{
+            "sends": [["F", 0, 0], ["F", 1, 0], ["F", 2, 0], ["F", 3, 0]],
+            "waits": [["BW", 0, 100 * ms, 100 * ms]],
+            "risks": [["F", 0, 15 * ms, 1], ["F", 1, 32 * ms, 1], ["F", 3, 40 * ms, 1]]}]}
+        last = {"rank": 1, "iterations": [{
+            "sends": [["BW", 0, 90 * ms]],
+            "waits": [["F", 0, 20 * ms, 30 * ms], ["F", 1, 30 * ms, 35 * ms],
+                      ["F", 2, 40 * ms, 42 * ms], ["F", 3, 50 * ms, 50 * ms]],
+            "risks": []}]}
+        v = report.risk_verdicts([first, last])
+        self.assertEqual({k: v[k] for k in v if k != "leads"},
+                         {"sends": 5, "late": 3, "warned": 2, "early": 1, "false": 1, "unwarned": 1})
+        self.assertEqual(sorted(v["leads"]), [-0.002, 0.005])
+
+    def test_runs_without_reports_per_send_give_none(self):
+        older = {"rank": 0, "iterations": [{"sends": [], "waits": []}]}
+        self.assertIsNone(report.risk_verdicts([older]))
+
+
 @unittest.skipUnless(HAVE_TORCH, "torch is not installed (scripts/setup.sh installs it)")
 class TensorsScriptTest(unittest.TestCase):
     """tensors.py: per cell, the waited-for tensors' count, mean, median,
@@ -264,6 +296,11 @@ class LoopbackPipelineTest(unittest.TestCase):
                         self.assertEqual(r["shortfall_episodes"], 0)
                         self.assertEqual(r["contended_paths"], 0)
                         self.assertGreaterEqual(r["risk_reports"], 0)  # recorded
+                        # and per send, each first report naming one of its sends
+                        for it in r["iterations"]:
+                            sent = {(k, m) for k, m, _ in it["sends"]}
+                            self.assertTrue(all((k, m) in sent for k, m, _, _ in it["risks"]))
+                    self.assertIsNotNone(report.risk_verdicts(reports))
                 sim = subprocess.run(
                     [sys.executable, str(EXAMPLE / "to_scenario.py"), os.path.join(d, f"{comm}.toml")] + outs,
                     capture_output=True, text=True, timeout=120)
