@@ -20,6 +20,23 @@ python=/usr/bin/python3
 jobs=${SAFS_JOBS:-$(nproc)}
 script_name=$(basename "$0" .sh)
 
+# The environment is checked before anything runs (or is emptied): the
+# variable, its value and what was expected, exit 2.
+bad_environment() {  # NAME WHAT
+  echo "$script_name.sh: $1 = '${!1}': expected $2" >&2
+  exit 2
+}
+[[ ${SAFS_RESUME:-0} =~ ^[01]$ ]] || bad_environment SAFS_RESUME "1 (keep finished runs) or 0"
+[[ $jobs =~ ^[1-9][0-9]{0,3}$ ]] || bad_environment SAFS_JOBS "a number of parallel runs, 1 to 9999"
+if [[ -n ${SAFS_TRANSPORTS:-} && -x $sim ]]; then
+  known_transports=$("$sim" transports | awk '{print $1}')
+  IFS=, read -r -a wanted_transports <<<"$SAFS_TRANSPORTS"
+  for wanted in "${wanted_transports[@]}"; do
+    grep -qxF -- "$wanted" <<<"$known_transports" ||
+      bad_environment SAFS_TRANSPORTS "transports of '$sim transports', separated by commas"
+  done
+fi
+
 # Every transport, one a line (or those of SAFS_TRANSPORTS).
 transports() {
   if [[ -n ${SAFS_TRANSPORTS:-} ]]; then

@@ -10,7 +10,10 @@
 #
 #   scripts/netns-testbed.sh [RATE_MBIT=400] [BYTES=15000000] [SLACKS_MS="700 1100 1500"] [BULK=1] [QOS=0]
 #
-# BULK=0 leaves the unmanaged flow out. QOS=1 configures the bottleneck as an
+# BULK=0 leaves the unmanaged flow out. SAFS_RT picks the safs-rt binary
+# (default: the build tree's). A transfer that fails (its sender exits
+# non-zero) counts as a miss and is named, the receiver is then given 10 s
+# to finish before it is stopped, and the script exits 1 at its end. QOS=1 configures the bottleneck as an
 # operator configures switch QoS for SAFS (the deployment requirement for
 # protection from unmanaged traffic, docs/runtime.md): htb with a
 # high-priority class (90% of the rate guaranteed, may borrow all of it, first
@@ -45,13 +48,25 @@ queue_kb=${QUEUE_KB:-}
 expect_prefix=netns-testbed
 # shellcheck source=scripts/expect.sh
 source "$root/scripts/expect.sh"
+expect_no_more_arguments $# 5 "scripts/netns-testbed.sh [RATE_MBIT] [BYTES] [SLACKS_MS] [BULK] [QOS]"
+# The bounds are safs-rt's (a message is at most 1 GiB, a slack at most
+# 10^9 ms) and tc's (a rate it takes; 100 Gbit/s is beyond any veth here).
 expect RATE_MBIT "$rate_mbit" '^[1-9][0-9]*$' "a positive whole number of Mbit/s"
+expect_at_most RATE_MBIT "$rate_mbit" 100000 "at most 100000 Mbit/s"
 expect BYTES "$bytes" '^[1-9][0-9]*$' "a positive whole number of bytes"
+expect_at_most BYTES "$bytes" 1073741824 "at most 1073741824 bytes (1 GiB)"
 ((${#slacks[@]} == 3)) || expect SLACKS_MS "${3:-}" '^$' "three slacks in ms"
-for slack in "${slacks[@]}"; do expect SLACKS_MS "$slack" '^[1-9][0-9]*$' "positive whole ms"; done
-expect BULK "$bulk_flows" '^[0-9]+$' "a number of bulk flows (0 or more)"
+for slack in "${slacks[@]}"; do
+  expect SLACKS_MS "$slack" '^[1-9][0-9]*$' "positive whole ms"
+  expect_at_most SLACKS_MS "$slack" 1000000000 "at most 1000000000 ms each"
+done
+expect BULK "$bulk_flows" '^[01]$' "0 or 1 (the unmanaged bulk flow, or none)"
 expect QOS "$qos" '^[01]$' "0 or 1"
 expect TCP_IDLE_RESTART "$idle_restart" '^[01]?$' "0 or 1 (unset: the host's)"
+if [[ -n ${SAFS_RT:-} && ! ( -f $tool && -x $tool ) ]]; then
+  echo "netns-testbed: SAFS_RT = '$tool': expected an executable safs-rt" >&2
+  exit 2
+fi
 
 prefix=safstb
 # shellcheck source=scripts/netns.sh
@@ -101,6 +116,7 @@ else
 fi
 
 in_ns() { local ns=$1; shift; ip netns exec "$prefix-$ns" "$@"; }
+any_failed=0
 
 run_phase() {  # $1: safs | safs-urgent-first | plain
   local mode=$1 flag="" recv_flag="" port=7000
@@ -119,14 +135,27 @@ run_phase() {  # $1: safs | safs-urgent-first | plain
     bulk=$!
     sleep 1  # the bulk flow fills the bottleneck first
   fi
-  local senders=()
+  local senders=() failed=()
   for i in 1 2 3; do
     in_ns "s$i" "$tool" send $flag "${sender_extra[@]}" --to "198.18.0.1:$port" --bytes "$bytes" \
       --slack-ms "${slacks[$((i - 1))]}" --tag "$i" --listen "${address[s$i]}:0" \
-      >"$out/$mode-send-$i.txt" &
+      >"$out/$mode-send-$i.txt" 2>"$out/$mode-send-$i.err" &
     senders+=($!)
   done
-  for pid in "${senders[@]}"; do wait "$pid" || true; done
+  local i status
+  for i in 1 2 3; do
+    status=0
+    wait "${senders[$((i - 1))]}" || status=$?
+    if ((status != 0)); then
+      failed+=("$i")
+      any_failed=1
+      echo "$mode: transfer $i failed (safs-rt send, exit $status): $(tail -n 1 "$out/$mode-send-$i.err")"
+    fi
+  done
+  # The receiver ends after its three messages; one that never came (a
+  # failed sender) must not hold the run.
+  for _ in $(seq 100); do kill -0 "$receiver" 2>/dev/null || break; sleep 0.1; done
+  kill "$receiver" 2>/dev/null || true
   wait "$receiver" || true
   if [[ -n $bulk ]]; then
     kill "$bulk" 2>/dev/null || true
@@ -136,14 +165,19 @@ run_phase() {  # $1: safs | safs-urgent-first | plain
   cat "$out"/$mode-send-*.txt
   local misses
   misses=$(cat "$out"/$mode-send-*.txt | grep -c 'met=0' || true)
-  echo "$mode: deadline misses $misses of 3"
+  # A failed transfer met nothing, whatever it printed.
+  for i in "${failed[@]}"; do
+    grep -q 'met=0' "$out/$mode-send-$i.txt" || misses=$((misses + 1))
+  done
+  echo "$mode: deadline misses $misses of 3${failed[*]:+ (failed: ${failed[*]})}"
   if [[ $mode != plain ]]; then
     grep -h recv-summary "$out/$mode-recv.txt" || true
     # Every byte intact: the receiver's checksum of each message is the sender's.
     local tag sent got
     for tag in 1 2 3; do
-      sent=$(grep -ho 'checksum=[0-9a-f]*' "$out/$mode-send-$tag.txt" | head -1)
-      got=$(grep -h "recv tag=$tag " "$out/$mode-recv.txt" | grep -o 'checksum=[0-9a-f]*')
+      [[ " ${failed[*]} " == *" $tag "* ]] && continue  # named above
+      sent=$(grep -ho 'checksum=[0-9a-f]*' "$out/$mode-send-$tag.txt" | head -1 || true)
+      got=$(grep -h "recv tag=$tag " "$out/$mode-recv.txt" | grep -o 'checksum=[0-9a-f]*' || true)
       [[ -n $sent && $sent == "$got" ]] || echo "$mode: CHECKSUM MISMATCH for tag $tag ($sent vs $got)"
     done
   fi
@@ -157,4 +191,8 @@ sleep 1
 run_phase plain
 if ((qos)); then  # what each class carried: SAFS's marks must land in 1:10
   sw_tc -s class show dev sw-r | grep -A1 -E "class htb 1:(10|20)" | grep -E "class|Sent" || true
+fi
+if ((any_failed)); then
+  echo "netns-testbed: some transfers failed (above)" >&2
+  exit 1
 fi

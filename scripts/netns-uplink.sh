@@ -29,9 +29,12 @@ python=/usr/bin/python3  # Debian's, with its packages
 expect_prefix=netns-uplink
 # shellcheck source=scripts/expect.sh
 source "$root/scripts/expect.sh"
+expect_no_more_arguments $# 4 "scripts/netns-uplink.sh [RATE_MBIT] [BYTES] [SLACK_MS] [ROUNDS]"
 expect RATE_MBIT "$rate_mbit" '^[1-9][0-9]*$' "a positive whole number of Mbit/s"
+expect_at_most RATE_MBIT "$rate_mbit" 100000 "at most 100000 Mbit/s"
 expect BYTES "$bytes" '^[1-9][0-9]{5,8}$' "a whole number of bytes, 100000 to 999999999"
 expect SLACK_MS "$slack_ms" '^[1-9][0-9]*$' "positive whole ms"
+expect_at_most SLACK_MS "$slack_ms" 1000000000 "at most 1000000000 ms"
 expect ROUNDS "$rounds" '^[1-9][0-9]?$' "1 to 99 rounds"
 
 prefix=safsul

@@ -8,11 +8,13 @@
 # network namespaces.
 netns_require() {  # WHAT PREFIX
   if [[ $(id -u) -ne 0 ]]; then echo "SKIP: $1 needs root" >&2; exit 0; fi
-  if ! ip netns add "$2-probe" 2>/dev/null; then
+  # A name of this shell's own: a leftover namespace is not a missing
+  # capability (netns_claim names leftovers).
+  if ! ip netns add "$2-probe-$$" 2>/dev/null; then
     echo "SKIP: cannot create network namespaces" >&2
     exit 0
   fi
-  ip netns del "$2-probe"
+  ip netns del "$2-probe-$$"
 }
 
 # Exits 1 if another run owns the PREFIX-* namespaces.
