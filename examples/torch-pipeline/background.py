@@ -26,6 +26,10 @@ def main(argv):
     a = p.parse_args(argv)
     if a.bytes < 1:
         p.error("--bytes: expected a positive number of bytes")
+    for peer in a.peers:
+        host, colon, port = peer.rpartition(":")
+        if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            p.error(f"peer {peer!r}: expected HOST:PORT")
     payload = bytearray(a.bytes)
     if a.mode == "tcp":
         def blast(peer):

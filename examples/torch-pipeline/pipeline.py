@@ -86,8 +86,13 @@ def parse_args(argv):
     for name in ("microbatches", "iterations", "layers", "hidden", "sequence"):
         if getattr(a, name) < 1:
             p.error(f"--{name}: expected a positive whole number")
-    if a.link_mbit <= 0:
-        p.error("--link-mbit: expected a positive rate")
+    if not 0 < a.link_mbit <= 1e7:  # NaN fails too
+        p.error(f"--link-mbit {a.link_mbit}: expected a rate above 0 and at most 1e7 Mbit/s")
+    if a.microbatches >= 100000:  # gradients' tags start at 100000 (Stage.tag)
+        p.error(f"--microbatches {a.microbatches}: expected fewer than 100000")
+    host, colon, port = a.master.rpartition(":")
+    if not colon or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        p.error(f"--master {a.master!r}: expected HOST:PORT")
     if a.queue_kb < 0:
         p.error("--queue-kb: expected 0 (the testbed's 1000 packets) or a positive number of KB")
     return a

@@ -35,10 +35,13 @@ def runs(out):
     """Each run in a run.sh output directory, in name order:
     ((schedule, communication, competitor), run number, file name stem,
     every rank's JSON)."""
-    for path in sorted(glob.glob(os.path.join(out, "*.rank0.json"))):
+    # The directory's name is not a pattern: escape it (run.sh takes any).
+    here = glob.escape(out)
+    for path in sorted(glob.glob(os.path.join(here, "*.rank0.json"))):
         name = os.path.basename(path)[: -len(".rank0.json")]
         schedule, comm, competition, run = name.split(".")
-        ranks = [json.load(open(p)) for p in sorted(glob.glob(os.path.join(out, name + ".rank*.json")))]
+        ranks = [json.load(open(p))
+                 for p in sorted(glob.glob(os.path.join(here, glob.escape(name) + ".rank*.json")))]
         yield (schedule, comm, competition), int(run), name, ranks
 
 
@@ -54,6 +57,10 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     out, rate = argv
+    if not any(runs(out)):
+        print(f"report.py: {out}: no run's *.rank0.json here (a run.sh output directory?)",
+              file=sys.stderr)
+        return 2
     cells = defaultdict(lambda: {"iters": [], "bubble": [], "exposed": [], "misses": 0,
                                  "control": [], "sim": [], "waited_transfer": [], "background": [],
                                  "run_bubble": {}, "delivery": None, "plans": [0, 0], "calls": [],
@@ -117,7 +124,7 @@ def main(argv):
         if "background_bytes" in ranks[0] and key[2] == "background":
             cell["background"].append(statistics.mean(
                 r["background_bytes"] * 8 / r["measured_s"] / 1e6 for r in ranks))
-        sinks = sorted(glob.glob(os.path.join(out, name + ".sink*")))
+        sinks = sorted(glob.glob(os.path.join(glob.escape(out), glob.escape(name) + ".sink*")))
         if sinks:
             rates = []
             for sink in sinks:

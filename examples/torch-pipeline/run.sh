@@ -5,6 +5,7 @@
 # docs/real-pipeline.md and the sim-to-real check (to_scenario.py).
 #
 #   examples/torch-pipeline/run.sh [OUT_DIR]   (root; after scripts/setup.sh)
+#   examples/torch-pipeline/run.sh --help
 #
 # Environment: RATE_MBIT (bottleneck into each stage, default 200), GSO (1:
 # the veths' 64 KB GSO packets; 0: every host sends wire-sized packets, as a
@@ -40,6 +41,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
+if [[ ${1:-} == -h || ${1:-} == --help ]]; then
+  sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'
+  exit 0
+fi
 out=${1:-$root/out/torch-pipeline}
 rate_mbit=${RATE_MBIT:-200}
 gso=${GSO:-1}
@@ -61,14 +66,26 @@ python=/usr/bin/python3
 expect_prefix=torch-pipeline
 # shellcheck source=scripts/expect.sh
 source "$root/scripts/expect.sh"
+expect_no_more_arguments $# 1 "examples/torch-pipeline/run.sh [OUT_DIR]"
+expect OUT_DIR "$out" '^[^-]' "a directory (one starting with - as ./-...)"
+# The bounds: tc's (a rate and a burst it takes), the pipeline's tags
+# (gradients' start at 100000) and what a stage's 300 s limit holds.
 expect RATE_MBIT "$rate_mbit" '^[1-9][0-9]*$' "a positive whole number of Mbit/s"
+expect_at_most RATE_MBIT "$rate_mbit" 100000 "at most 100000 Mbit/s"
 expect GSO "$gso" '^[01]$' "0 or 1"
 expect BURST_KB "$burst_kb" '^[1-9][0-9]*$' "a positive whole number of KB"
+expect_at_most BURST_KB "$burst_kb" 65536 "at most 65536 KB"
 expect UNPACED_CONNECTIONS "$unpaced_connections" '^[01]$' "0 or 1"
 expect STAGES "$stages" '^[2-8]$' "2..8 stages"
 expect MICROBATCHES "$microbatches" '^[1-9][0-9]*$' "a positive whole number"
+expect_at_most MICROBATCHES "$microbatches" 99999 "at most 99999"
 expect ITERATIONS "$iterations" '^[1-9][0-9]*$' "a positive whole number"
+expect_at_most ITERATIONS "$iterations" 100 "at most 100"
 expect RUNS "$runs" '^[1-9][0-9]*$' "a positive whole number"
+expect_at_most RUNS "$runs" 100 "at most 100"
+((${#comm_list[@]})) || expect COMMS "${COMMS:-}" '^$' "one or more communications"
+((${#schedule_list[@]})) || expect SCHEDULES "${SCHEDULES:-}" '^$' "one or more schedules"
+((${#competition_list[@]})) || expect COMPETITION "${COMPETITION:-}" '^$' "one or more competitors"
 expect TCP_SAMPLES "$tcp_samples" '^[01]$' "0 or 1"
 expect TCP_IDLE_RESTART "$idle_restart" '^[01]?$' "0 or 1 (unset: the host's)"
 for c in "${comm_list[@]}"; do
@@ -100,8 +117,8 @@ netns_claim "$prefix"
 hosts=(bg)
 for ((s = 0; s < stages; s++)); do hosts+=("s$s"); done
 address() { [[ $1 == bg ]] && echo 198.18.1.100 || echo "198.18.1.$((10 + ${1#s}))"; }
-mkdir -p "$out"
-rm -f "$out"/*.rank*.json "$out"/*.sim.json "$out"/*.sink* "$out"/*.toml "$out"/*.tcp.txt \
+mkdir -p -- "$out"
+rm -f -- "$out"/*.rank*.json "$out"/*.sim.json "$out"/*.sink* "$out"/*.toml "$out"/*.tcp.txt \
   "$out"/table.md  # an earlier run's
 touch "$out/.torch-pipeline"
 keydir=$(mktemp -d)
@@ -256,8 +273,18 @@ run_cell() {  # SCHEDULE COMM COMPETITION RUN
       --master "$(address s0):29500" --out "$out/$name.rank$s.json" &
     pids+=($!)
   done
-  # On a failure the others, and the sampler, go with cleanup.
-  for pid in "${pids[@]}"; do wait "$pid" || { echo "torch-pipeline: a stage of $name failed" >&2; return 1; }; done
+  # The first stage to fail ends the cell at once (the others, and the
+  # sampler, go with cleanup), whichever rank it is.
+  local finished status
+  while ((${#pids[@]})); do
+    status=0
+    wait -n -p finished "${pids[@]}" || status=$?
+    if ((status != 0)); then
+      echo "torch-pipeline: a stage of $name failed (exit $status)" >&2
+      return 1
+    fi
+    for s in "${!pids[@]}"; do [[ ${pids[s]} == "$finished" ]] && unset 'pids[s]'; done
+  done
   if [[ -n $sampler ]]; then
     kill "$sampler" 2>/dev/null || true
     wait "$sampler" 2>/dev/null || true

@@ -67,7 +67,15 @@ def main(argv):
     if competitor not in ("none", "background", "bulk", "bulk-qos") or len(argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
-    reports = [json.load(open(path)) for path in argv[1:]]
+    reports = []
+    for path in argv[1:]:
+        try:
+            with open(path) as f:
+                reports.append(json.load(f))
+        except (OSError, ValueError) as e:
+            print(f"to_scenario.py: {path}: {e}; expected a rank's JSON from pipeline.py",
+                  file=sys.stderr)
+            return 2
     scenario = safs.Scenario(build(reports, competitor))
     with open(argv[0], "w") as f:
         f.write(scenario.toml)

@@ -151,6 +151,29 @@ class RiskVerdictsTest(unittest.TestCase):
         self.assertIsNone(report.risk_verdicts([older]))
 
 
+class ReportDirectoryTest(unittest.TestCase):
+    """report.py reads a directory of any name (glob characters are not a
+    pattern) and refuses one without runs."""
+
+    def test_a_name_with_glob_characters_is_read_as_it_is(self):
+        with tempfile.TemporaryDirectory() as parent:
+            out = os.path.join(parent, "out[2]")
+            os.mkdir(out)
+            for rank in (0, 1):
+                with open(os.path.join(out, f"gpipe.safs.none.1.rank{rank}.json"), "w") as f:
+                    json.dump({"rank": rank, "iterations": []}, f)
+            found = list(report.runs(out))
+            self.assertEqual([(key, run, len(ranks)) for key, run, _, ranks in found],
+                             [(("gpipe", "safs", "none"), 1, 2)])
+
+    def test_a_directory_without_runs_exits_2(self):
+        with tempfile.TemporaryDirectory() as empty:
+            done = subprocess.run([sys.executable, str(EXAMPLE / "report.py"), empty, "200"],
+                                  capture_output=True, text=True, timeout=60)
+            self.assertEqual(done.returncode, 2)
+            self.assertIn("no run's *.rank0.json", done.stderr)
+
+
 @unittest.skipUnless(HAVE_TORCH, "torch is not installed (scripts/setup.sh installs it)")
 class TensorsScriptTest(unittest.TestCase):
     """tensors.py: per cell, the waited-for tensors' count, mean, median,

@@ -21,6 +21,20 @@ expect_exit2 "an unknown congestion control" "CC = 'vegas-ng': expected one of w
 expect_exit2 "tcp samples not 0 or 1" "TCP_SAMPLES = 'on'" env TCP_SAMPLES=on bash "$script" "$scratch/out"
 expect_exit2 "idle restart not 0 or 1" "TCP_IDLE_RESTART = 'off': expected 0 or 1" env TCP_IDLE_RESTART=off bash "$script" "$scratch/out"
 expect_exit2 "a queue not in KB" "QUEUE_KB = '1m': expected 1 to 999999 KB" env QUEUE_KB=1m bash "$script" "$scratch/out"
+expect_exit2 "a rate past what tc takes" "RATE_MBIT = '99999999999999999999': expected at most" \
+  env RATE_MBIT=99999999999999999999 bash "$script" "$scratch/out"
+expect_exit2 "a burst past what tc takes" "BURST_KB = '4194304': expected at most" \
+  env BURST_KB=4194304 bash "$script" "$scratch/out"
+expect_exit2 "micro-batches whose tags meet the gradients'" "MICROBATCHES = '100000': expected at most" \
+  env MICROBATCHES=100000 bash "$script" "$scratch/out"
+expect_exit2 "no schedule at all" "SCHEDULES = ' ': expected one or more" env SCHEDULES=" " bash "$script" "$scratch/out"
+expect_exit2 "no communication at all" "COMMS = ' ': expected one or more" env COMMS=" " bash "$script" "$scratch/out"
+expect_exit2 "an option for a directory" "OUT_DIR = '-x': expected a directory" bash "$script" -x
+expect_exit2 "a second argument" "2 arguments, expected at most 1" bash "$script" "$scratch/out" more
+if ! bash "$script" --help | grep -q "RATE_MBIT"; then
+  echo "FAIL: --help does not print the settings"
+  failures=$((failures + 1))
+fi
 mkdir -p "$scratch/out" && echo mine >"$scratch/out/notes.txt"
 expect_exit2 "someone else's directory" "is not an earlier run's output" env bash "$script" "$scratch/out"
 [[ $(cat "$scratch/out/notes.txt") == mine ]] || { echo "FAIL: notes.txt changed"; failures=$((failures + 1)); }
