@@ -67,6 +67,7 @@ void PathContention::close_window_if_due(std::int64_t now_ns) {
     if (short_windows_ >= config_.windows) {
       ++episodes_;
       contended_ = true;
+      unpaced_delivery_bps_ = 0;  // an earlier episode's competitor may be gone
       last_evidence_ns_ = now_ns;
       short_windows_ = 0;
     }

@@ -118,6 +118,11 @@ class PathContention {
            std::int64_t queue_delay_ns, std::int64_t now_ns);
   bool contended(std::int64_t now_ns) const;
   std::uint64_t episodes() const { return episodes_; }
+  // What TCP last delivered to an unpaced flow on this path in this
+  // contention episode (the flow's own two-window measurement), to judge a
+  // new flow by before it has one of its own; 0: none yet.
+  void note_unpaced_delivery(double bps) { unpaced_delivery_bps_ = bps; }
+  double unpaced_delivery_bps() const { return unpaced_delivery_bps_; }
   const GrantDelivery& delivery() const { return delivery_; }
 
  private:
@@ -133,6 +138,7 @@ class PathContention {
   bool contended_ = false;
   std::int64_t last_evidence_ns_ = 0;
   std::uint64_t episodes_ = 0;
+  double unpaced_delivery_bps_ = 0;
   GrantDelivery delivery_;
 };
 

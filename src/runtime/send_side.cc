@@ -633,6 +633,9 @@ void SendSide::measure_unpaced_delivery(OutgoingFlow& flow, std::uint64_t acked_
     p.delivered_known = true;
     p.delivered_bps = static_cast<double>(acked_bytes - p.acked_at_previous_window_bytes) * 8 /
                       (static_cast<double>(now_ns - p.previous_window_from_ns) / 1e9);
+    if (const auto path = paths_.find(flow.peer); path != paths_.end()) {
+      path->second.note_unpaced_delivery(p.delivered_bps);
+    }
   }
   p.previous_window_from_ns = p.window_from_ns;
   p.acked_at_previous_window_bytes = p.acked_at_window_bytes;
@@ -650,7 +653,14 @@ double SendSide::expected_rate_bps(const OutgoingFlow& flow) const {
   // A flow waiting to follow another onto its connection is paused by this sender.
   const double held_to = flow.pacer && !flow.awaits_connection ? flow.pacer->rate_bps() : 0;
   // Nothing delivered in two windows (a timeout's back-off) is no projection.
-  if (std::isinf(held_to)) return flow.progress.delivered_known ? flow.progress.delivered_bps : 0;
+  if (std::isinf(held_to) && flow.progress.delivered_known) return flow.progress.delivered_bps;
+  // Not measured yet (its own first three windows, 60 ms: longer than a
+  // 0.5 MiB tensor next to a competitor): what the path's last unpaced flow
+  // got in this contention episode, else no projection.
+  if (std::isinf(held_to)) {
+    const auto path = paths_.find(flow.peer);
+    return path != paths_.end() ? path->second.unpaced_delivery_bps() : 0;
+  }
   if (held_to > 0) return held_to;
   double best_bps = downlink_bps(flow.peer);
   if (config_.uplink.uplink_bps > 0) best_bps = std::min(best_bps, config_.uplink.uplink_bps);

@@ -214,7 +214,8 @@ class SendSide {
   void apply_rate(OutgoingFlow& flow, std::int64_t now_ns);
   void check_risk(OutgoingFlow& flow, std::int64_t now_ns);
   // The rate a flow's finish is projected at: the rate it is held to; unpaced,
-  // what TCP delivered it over its last two windows (FlowProgress); paused
+  // what TCP delivered it over its last two windows (FlowProgress), or before
+  // it has those what the path's last unpaced flow got (PathContention); paused
   // (held to 0 while its receiver serves flows due before it, or waiting to
   // follow another flow), at best its receiver's whole downlink from now on,
   // within this endpoint's uplink when told it. 0: no projection (nothing
