@@ -15,6 +15,14 @@ sim=${SAFS_SIM:-build/bin/safs-sim}
   echo "afd-fattree: $sim is not built (run scripts/setup.sh)" >&2
   exit 2
 }
+if (($# > 0)); then
+  echo "afd-fattree: $# argument(s), expected none" >&2
+  exit 2
+fi
+if [[ ! ${SAFS_JOBS:-2} =~ ^[1-9][0-9]{0,3}$ ]]; then
+  echo "afd-fattree: SAFS_JOBS = '$SAFS_JOBS': expected a number of runs at once, 1 to 9999" >&2
+  exit 2
+fi
 fat_tree=bench/fattree-afd-alone.toml
 mkdir -p out/afd-fattree
 # The star: the same file with its [topology] table replaced by one switch

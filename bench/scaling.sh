@@ -7,6 +7,11 @@
 # bench/README.md tabulates one run. Run scripts/setup.sh first.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+expect_prefix=bench/scaling.sh
+# shellcheck source=scripts/expect.sh
+source scripts/expect.sh
+expect_no_more_arguments $# 0 "bench/scaling.sh"
+expect_executable BIN/sim_bench "${BIN:-build/bin}/sim_bench" "a benchmark binary (scripts/setup.sh builds it)"
 bin=${BIN:-build/bin}
 echo "== fat tree k, DCTCP =="
 for k in 8 16 24 32; do "$bin/sim_bench" fattree "$k" dctcp | head -1; done

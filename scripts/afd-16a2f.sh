@@ -9,7 +9,9 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh
+at_most_arguments 1 "$@"
 scenario=${1:-scenarios/paper/afd-16a2f.toml}
+expect_scenario "$scenario"
 out=out/afd-16a2f
 grid=(--grid "transport.name=$(transports | joined)")
 fresh "$out"

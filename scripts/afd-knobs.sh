@@ -27,6 +27,16 @@ bandwidth_bound=(--set inference.attention_instances=32 --set inference.prefill_
   --set inference.measured_requests=192 --set inference.output_tokens_min=4
   --set inference.output_tokens_max=6)
 
+# Every variant is checked before anything is emptied or run: a name, and
+# knobs SAFS takes.
+for v in "$@"; do
+  if [[ $v != *"|"* || -z ${v%%|*} ]]; then
+    echo "afd-knobs.sh: variant '$v': expected \"NAME|KEY=VALUE ...\"" >&2
+    exit 2
+  fi
+  safs_sets "${v#*|}"
+  expect_scenario "$afd_shallow_scenario" --set transport.name=safs "${sets[@]}"
+done
 fresh "$out"
 shallow_tables=() bound_tables=() runs=0
 # run NAME TRANSPORT CELLS ARGS...: one sweep per cell (CELLS: shallow, bound

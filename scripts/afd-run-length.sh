@@ -13,6 +13,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh
+at_most_arguments 0 "$@"
 out=out/afd-run-length
 fresh "$out"
 # afd_shallow (common.sh) without its output lengths, which vary here.

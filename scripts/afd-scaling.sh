@@ -13,19 +13,28 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh
+at_most_arguments 0 "$@"
 afd=scenarios/paper/afd-16a2f.toml
 sizes=${SIZES:-8A1F 16A2F 32A4F}
 transports=${TRANSPORTS:-dctcp safs}
 # Every size and transport is checked before anything runs, so a bad entry
 # late in the list costs no run and overwrites no earlier output.
 shapes=()  # "attention ffn" per size
+# n and m at most 4096, as [inference] takes them; digits read as decimal
+# (08 is 8), four at most, so no arithmetic wraps.
 for size in $sizes; do
-  if [[ ! $size =~ ^([0-9]+)A([0-9]+)F$ ]] || ((BASH_REMATCH[1] < 2 || BASH_REMATCH[2] < 1)); then
-    echo "afd-scaling: SIZES entry '$size': expected nAmF with n >= 2 and m >= 1 (16A2F)" >&2
+  if [[ ! $size =~ ^0*([0-9]{1,4})A0*([0-9]{1,4})F$ ]] ||
+    ((10#${BASH_REMATCH[1]} < 2 || 10#${BASH_REMATCH[1]} > 4096 ||
+      10#${BASH_REMATCH[2]} < 1 || 10#${BASH_REMATCH[2]} > 4096)); then
+    echo "afd-scaling: SIZES entry '$size': expected nAmF with 2 <= n <= 4096 and 1 <= m <= 4096 (16A2F)" >&2
     exit 2
   fi
-  shapes+=("${BASH_REMATCH[1]} ${BASH_REMATCH[2]}")
+  shapes+=("$((10#${BASH_REMATCH[1]})) $((10#${BASH_REMATCH[2]}))")
 done
+if ((${#shapes[@]} == 0)); then
+  echo "afd-scaling: SIZES = '$sizes': expected one or more sizes (16A2F)" >&2
+  exit 2
+fi
 known=$("$sim" transports | awk '{print $1}')
 for t in $transports; do
   if ! grep -qx -- "$t" <<<"$known"; then

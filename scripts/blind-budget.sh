@@ -11,6 +11,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh
+at_most_arguments 0 "$@"
 out=out/blind-budget
 scenario=$afd_shallow_scenario
 seeds=$afd_shallow_seeds

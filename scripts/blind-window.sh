@@ -6,6 +6,10 @@
 # and with both (docs/safs.md, "Blind caps as a window"). Tables and runs as
 # scripts/afd-knobs.sh makes them, into out/blind-window/.
 set -euo pipefail
+if (($# > 0)); then
+  echo "blind-window.sh: $# argument(s), expected none" >&2
+  exit 2
+fi
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 exec scripts/afd-knobs.sh out/blind-window \
   "safs (defaults)|" \

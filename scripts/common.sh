@@ -28,14 +28,46 @@ bad_environment() {  # NAME WHAT
 }
 [[ ${SAFS_RESUME:-0} =~ ^[01]$ ]] || bad_environment SAFS_RESUME "1 (keep finished runs) or 0"
 [[ $jobs =~ ^[1-9][0-9]{0,3}$ ]] || bad_environment SAFS_JOBS "a number of parallel runs, 1 to 9999"
-if [[ -n ${SAFS_TRANSPORTS:-} && -x $sim ]]; then
+[[ -f $sim && -x $sim ]] || bad_environment SAFS_SIM "the safs-sim binary (scripts/setup.sh builds it)"
+if [[ -n ${SAFS_TRANSPORTS:-} ]]; then
   known_transports=$("$sim" transports | awk '{print $1}')
   IFS=, read -r -a wanted_transports <<<"$SAFS_TRANSPORTS"
+  [[ $SAFS_TRANSPORTS =~ ^[^,]+(,[^,]+)*$ ]] ||
+    bad_environment SAFS_TRANSPORTS "transport names separated by single commas"
+  [[ -z $(printf '%s\n' "${wanted_transports[@]}" | sort | uniq -d) ]] ||
+    bad_environment SAFS_TRANSPORTS "each transport once"
   for wanted in "${wanted_transports[@]}"; do
     grep -qxF -- "$wanted" <<<"$known_transports" ||
       bad_environment SAFS_TRANSPORTS "transports of '$sim transports', separated by commas"
   done
 fi
+
+# Ends the script (status 2) when it was given more than MAX arguments:
+#   at_most_arguments MAX "$@"
+at_most_arguments() {
+  local max=$1
+  shift
+  if (($# > max)); then
+    echo "$script_name.sh: $# argument(s) ($*), expected at most $max (its header says which)" >&2
+    exit 2
+  fi
+}
+
+# Ends the script (status 2) unless SAFS_TRANSPORTS, when set, has every
+# transport named (the script compares them): needs_transports NAME...
+needs_transports() {
+  local name
+  [[ -n ${SAFS_TRANSPORTS:-} ]] || return 0
+  for name in "$@"; do
+    [[ ,$SAFS_TRANSPORTS, == *",$name,"* ]] || bad_environment SAFS_TRANSPORTS "a list with $*"
+  done
+}
+
+# Ends the script (status 2) unless safs-sim accepts SCENARIO with ARGS
+# (--set ...; run before anything is emptied; safs-sim names what is wrong).
+expect_scenario() {  # SCENARIO ARGS...
+  "$sim" validate "$@" >/dev/null || exit 2
+}
 
 # Every transport, one a line (or those of SAFS_TRANSPORTS).
 transports() {
@@ -89,17 +121,22 @@ progress() {
 # The file that marks a directory the scripts made (fresh below).
 output_mark=.safs-script-output
 
-# Ends the script (status 2) unless DIR is new, empty, under the project's
-# own out/ (where the scripts' defaults write, marked or from before the
-# mark), or output the scripts or safs-sim wrote elsewhere (their mark, or a
-# run's summary.json): a directory of the user's is never deleted or
-# written over.
+# Ends the script (status 2) unless DIR is new, empty, or output the
+# scripts or safs-sim wrote (their mark, or a run's summary.json), in the
+# project's out/ as anywhere else: a directory of the user's is never
+# deleted or written over. (Until 2026-12-07 anything under out/ was taken
+# as the scripts'; such a directory from before the mark is refused now:
+# remove it.) Relative paths are the project's (the scripts run from its top).
 expect_own_output() {  # dir
+  if [[ -z $1 || $1 == -* ]]; then
+    echo "$script_name.sh: output directory '$1': expected a directory (one starting with -" \
+      "as ./-...)" >&2
+    exit 2
+  fi
   if [[ -e $1 && ! -d $1 ]]; then
     echo "$script_name.sh: $1 exists and is not a directory; not replacing it" >&2
     exit 2
   fi
-  [[ $(realpath -m "$1") == "$(realpath -m out)"/* ]] && return 0
   if [[ -d $1 && ! -e $1/$output_mark && ! -e $1/summary.json && -n $(ls -A "$1") ]]; then
     echo "$script_name.sh: $1 holds files no safs script wrote; not deleting them" \
       "(give a new or empty directory, or remove it)" >&2

@@ -10,6 +10,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh
+at_most_arguments 1 "$@"
 level=$(matrix_level "${1:-}") || exit 2
 runs=out/eval/$level
 if ! compgen -G "$runs/*/*/safs" >/dev/null; then

@@ -10,13 +10,22 @@
 # once, default: the cores).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+if (($# > 1)); then
+  echo "evaluation.sh: $# arguments, expected at most one (a level)" >&2
+  exit 2
+fi
 level=${1:-standard}
+if [[ ! ${SAFS_JOBS:-1} =~ ^[1-9][0-9]{0,3}$ ]]; then
+  echo "evaluation.sh: SAFS_JOBS = '$SAFS_JOBS': expected a number of cells at once, 1 to 9999" >&2
+  exit 2
+fi
 sim=${SAFS_SIM:-build/bin/safs-sim}
 out=out/eval/$level
 start=$(date +%s)
 status=0
 SAFS_SIM=$sim tools/evaluate --level "$level" --out "$out" --jobs "${SAFS_JOBS:-$(nproc)}" \
   --report docs/evaluation.md || status=$?
+((status != 2)) || exit 2  # bad input, named by evaluate; nothing ran
 echo "evaluation: level $level in $(($(date +%s) - start)) s" >&2
 for family in training inference fabric incast; do
   tools/plot matrix "$out/matrix.csv" --family "$family" --force -o "docs/figures/eval-$family.png" ||

@@ -28,3 +28,11 @@ expect_no_more_arguments() {  # COUNT MAX USAGE
     exit 2
   fi
 }
+
+# `expect_executable NAME PATH WHAT`: PATH is a file this shell may run.
+expect_executable() {  # NAME PATH WHAT
+  if [[ ! -f $2 || ! -x $2 ]]; then
+    echo "${expect_prefix:?}: $1 = '$2': expected $3" >&2
+    exit 2
+  fi
+}

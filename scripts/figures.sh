@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh
+at_most_arguments 0 "$@"
+needs_transports dctcp safs  # the figures compare the two
 out=out/figures
 fig=docs/figures
 mkdir -p "$fig"

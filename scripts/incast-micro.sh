@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh
+at_most_arguments 0 "$@"
 out=out/incast-micro
 scenario=scenarios/micro/incast.toml
 fresh "$out"

@@ -10,6 +10,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh
+at_most_arguments 0 "$@"
 zb=scenarios/paper/zb-training.toml
 afd=scenarios/paper/afd-16a2f.toml
 run() {  # name, scenario, overrides...

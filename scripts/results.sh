@@ -7,6 +7,9 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh
+at_most_arguments 0 "$@"
+# The 16A2F ablation compares these, and the paper's claims need d2tcp too.
+needs_transports safs dctcp homa d2tcp
 export SAFS_SIM=$sim SAFS_JOBS=$jobs
 bin=$(dirname "$sim")
 out=docs/results.md
@@ -49,7 +52,7 @@ afd_ablation=$("$sim" compare "$afd/background/transport=safs" "$afd/safs-blind"
   --metric "inference.step_mean_ms:mean step (ms)" \
   --metric "inference.transfers.late_fraction:late transfers")
 progress "7/8 the paper's claims"
-paper_table=$(python3 scripts/paper-compare.py)
+paper_table=$("$python" scripts/paper-compare.py)
 progress "8/8 cost of larger variants"
 scaling_table=$(scripts/paper-scaling.sh)
 

@@ -28,12 +28,19 @@ if [[ ! -f $matrix_runs/matrix.csv ]]; then
   echo "$name: no $matrix_runs/matrix.csv: run scripts/evaluation.sh $level first" >&2
   exit 2
 fi
+[[ $name =~ ^[a-z0-9][a-z0-9-]*$ ]] || {
+  echo "safs-variant.sh: NAME '$name': expected lower-case letters, digits and -" >&2
+  exit 2
+}
+# The settings, before anything is emptied or run.
+expect_scenario scenarios/examples/incast.toml --set transport.name=safs "${overrides[@]}"
 runs=out/eval-$name/$level
 progress "SAFS with $*, level $level, into $runs"
 fresh "$runs"
 status=0
 SAFS_SIM=$sim tools/evaluate --level "$level" --transport safs "${overrides[@]}" \
   --out "$runs" --jobs "$jobs" >&2 || status=$?
+((status != 2)) || exit 2  # bad input, named by evaluate
 "$python" - "$matrix_runs" "$runs" "$long_label" "$short_label" <<'EOF'
 import csv, glob, importlib.machinery, importlib.util, json, statistics, sys
 matrix_runs, runs, long_label, short_label = sys.argv[1:5]

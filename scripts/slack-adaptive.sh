@@ -12,6 +12,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh
+at_most_arguments 0 "$@"
 out=out/slack-adaptive
 variants=(
   "safs (defaults: just in time)|"

@@ -14,11 +14,14 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seeds=${SEEDS:-1}
-if [[ ! $seeds =~ ^[0-9]+(,[0-9]+)*$ ]]; then
-  echo "timestamp-bias: SEEDS '$seeds': expected run seeds, comma-separated (1,2,3,4)" >&2
+# A seed is at most 18 digits (the scenario's int64 range), each once.
+if [[ ! $seeds =~ ^[0-9]{1,18}(,[0-9]{1,18})*$ ]] ||
+  [[ -n $(tr , '\n' <<<"$seeds" | sed 's/^0*//' | sort | uniq -d) ]]; then
+  echo "timestamp-bias: SEEDS '$seeds': expected run seeds, comma-separated, each once (1,2,3,4)" >&2
   exit 2
 fi
 source scripts/common.sh
+at_most_arguments 0 "$@"
 out=out/timestamp-bias
 biases=0,0.25,0.5,1,2
 scenario=scenarios/eval/zb-comm-bound.toml

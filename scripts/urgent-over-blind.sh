@@ -11,6 +11,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh
+at_most_arguments 1 "$@"
 level=$(matrix_level "${1:-}") || exit 2
 baseline=out/eval-priority/$level
 if [[ ! -f $baseline/matrix.csv ]]; then

@@ -6,5 +6,9 @@
 # out/eval-window-background/LEVEL; scripts/safs-variant.sh says the rest.
 #   scripts/window-background.sh [standard|quick|full|ci]   (default standard)
 set -euo pipefail
+if (($# > 1)); then
+  echo "window-background.sh: $# arguments, expected at most one (a level)" >&2
+  exit 2
+fi
 exec "$(dirname "${BASH_SOURCE[0]}")/safs-variant.sh" window-background \
   "background under its window" "under its window" "${1:-}" grant_background=false

@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh
+at_most_arguments 0 "$@"
 out=out/workload-fct/sweep
 loads=(0.3 0.5 0.7)
 sweep "$out" scenarios/micro/workload-fct.toml \

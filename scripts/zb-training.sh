@@ -7,7 +7,9 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh
+at_most_arguments 1 "$@"
 scenario=${1:-scenarios/paper/zb-training.toml}
+expect_scenario "$scenario"
 out=out/zb-training
 fresh "$out"
 sweep "$out/sweep" "$scenario" --grid "transport.name=$(transports | joined)" \

@@ -58,6 +58,16 @@ cp "$work/out/matrix.csv" "$work/ran.csv"
 check "--no-run reports the finished cells" \
   "$evaluate" --sim "$sim" --matrix "$work/matrix.toml" --out "$work/out" --no-run
 check "--no-run gives the same matrix.csv" cmp -s "$work/out/matrix.csv" "$work/ran.csv"
+# A bad --set, or a simulator that does not run, ends before any cell runs,
+# and an earlier run's matrix stays as it was.
+expect_bad "a bad --set" "nothing was run" --matrix "$work/matrix.toml" --out "$work/out" \
+  --set transport.safs.bogus=1
+check "a bad --set leaves matrix.csv" cmp -s "$work/out/matrix.csv" "$work/ran.csv"
+code=0
+"$evaluate" --sim /bin/false --matrix "$work/matrix.toml" --out "$work/out" >"$work/false.log" 2>&1 ||
+  code=$?
+check "a simulator that does not run: exit 2" test "$code" -eq 2
+check "a simulator that does not run leaves matrix.csv" cmp -s "$work/out/matrix.csv" "$work/ran.csv"
 code=0
 "$evaluate" --sim "$sim" --matrix "$work/matrix.toml" --out "$work/empty" --no-run \
   >"$work/empty.log" 2>&1 || code=$?
