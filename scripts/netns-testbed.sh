@@ -162,6 +162,7 @@ run_phase() {  # $1: safs | safs-urgent-first | plain
     wait "$bulk" 2>/dev/null || true
   fi
   ip netns pids "$prefix-r" | xargs -r kill 2>/dev/null || true
+  cat "$out"/$mode-send-*.err >&2  # the senders' log lines (warnings), as before
   cat "$out"/$mode-send-*.txt
   local misses
   misses=$(cat "$out"/$mode-send-*.txt | grep -c 'met=0' || true)

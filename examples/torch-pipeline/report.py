@@ -194,8 +194,8 @@ def waited_transfers(ranks):
 def risk_verdicts(ranks):
     """Each SAFS send judged against what its consumer saw: late if the
     receiving rank waited at least 1 ms for it; warned if it was reported
-    at risk (its first report), early if that came before the consumer
-    began to wait, with the lead in seconds. None for runs that did not
+    at risk (its first report) before the consumer had it, early if that
+    came before the consumer began to wait, with the lead in seconds. None for runs that did not
     record reports per send (gloo, older outputs)."""
     if not all("risks" in it for r in ranks for it in r["iterations"]):
         return None
@@ -216,6 +216,10 @@ def risk_verdicts(ranks):
                     continue
                 late = wait[1] - wait[0] >= 1_000_000
                 at = reported.get((kind, mb))
+                if at is not None and at >= wait[1]:
+                    # Reported once the consumer had it (past its deadline,
+                    # awaiting the receiver's Done): no warning to anyone.
+                    at = None
                 counts["sends"] += 1
                 counts["late"] += late
                 if at is not None and late:

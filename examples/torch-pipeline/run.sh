@@ -39,6 +39,11 @@
 # traffic in a QoS class of its own). Only 198.18.0.0/15; a trap removes the
 # namespaces. Skips (exit 0, with a message) without root or namespaces.
 set -euo pipefail
+# `wait -n -p` (the first stage to fail ends a cell) is bash 5.1's.
+if ((BASH_VERSINFO[0] < 5 || (BASH_VERSINFO[0] == 5 && BASH_VERSINFO[1] < 1))); then
+  echo "torch-pipeline: needs bash 5.1 or later (this is $BASH_VERSION)" >&2
+  exit 2
+fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 if [[ ${1:-} == -h || ${1:-} == --help ]]; then

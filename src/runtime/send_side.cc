@@ -579,7 +579,7 @@ void SendSide::check_risk(OutgoingFlow& flow, std::int64_t now_ns) {
   // Before the first grant the flow waits by design; judge it once it has a rate.
   if (!flow.grant.held() && now_ns < flow.started_ns + config_.first_grant_wait_ns) return;
   const double remaining_bits = static_cast<double>(undelivered_bytes(flow)) * 8;
-  const double rate = expected_rate_bps(flow);
+  const double rate = expected_rate_bps(flow, now_ns);
   const double now = static_cast<double>(now_ns);
   const double deadline = static_cast<double>(flow.hint.deadline_ns);
   // Without a projection (no rate known yet), only a flow already past its
@@ -633,7 +633,11 @@ void SendSide::measure_unpaced_delivery(OutgoingFlow& flow, std::uint64_t acked_
     p.delivered_known = true;
     p.delivered_bps = static_cast<double>(acked_bytes - p.acked_at_previous_window_bytes) * 8 /
                       (static_cast<double>(now_ns - p.previous_window_from_ns) / 1e9);
-    if (const auto path = paths_.find(flow.peer); path != paths_.end()) {
+    // For the path only from windows in which the flow still had bytes to
+    // deliver (its last ones say less than what the path gives).
+    const bool backlogged =
+        acked_bytes - p.acked_at_start_bytes < flow.preamble.size() + flow.data.size();
+    if (const auto path = paths_.find(flow.peer); path != paths_.end() && backlogged) {
       path->second.note_unpaced_delivery(p.delivered_bps);
     }
   }
@@ -649,7 +653,7 @@ void SendSide::measure_unpaced_delivery(OutgoingFlow& flow, std::uint64_t acked_
 // transfers, met with 130-200 ms to spare); an unpaced one was never judged,
 // though next to unmanaged traffic is where flows miss. So a paused flow is
 // judged at the best it could get, and an unpaced one at what TCP gives it.
-double SendSide::expected_rate_bps(const OutgoingFlow& flow) const {
+double SendSide::expected_rate_bps(const OutgoingFlow& flow, std::int64_t now_ns) const {
   // A flow waiting to follow another onto its connection is paused by this sender.
   const double held_to = flow.pacer && !flow.awaits_connection ? flow.pacer->rate_bps() : 0;
   // Nothing delivered in two windows (a timeout's back-off) is no projection.
@@ -659,7 +663,9 @@ double SendSide::expected_rate_bps(const OutgoingFlow& flow) const {
   // got in this contention episode, else no projection.
   if (std::isinf(held_to)) {
     const auto path = paths_.find(flow.peer);
-    return path != paths_.end() ? path->second.unpaced_delivery_bps() : 0;
+    return path != paths_.end() && path->second.contended(now_ns)
+               ? path->second.unpaced_delivery_bps()
+               : 0;
   }
   if (held_to > 0) return held_to;
   double best_bps = downlink_bps(flow.peer);

@@ -220,7 +220,7 @@ class SendSide {
   // follow another flow), at best its receiver's whole downlink from now on,
   // within this endpoint's uplink when told it. 0: no projection (nothing
   // measured yet, or nothing delivered in two windows; no downlink known).
-  double expected_rate_bps(const OutgoingFlow& flow) const;
+  double expected_rate_bps(const OutgoingFlow& flow, std::int64_t now_ns) const;
   // Bytes the receiver has yet to get as far as this sender knows: what TCP
   // has not acknowledged (written bytes in flight or queued are not there
   // yet), or without TCP_INFO what is not written.

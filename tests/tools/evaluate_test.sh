@@ -134,6 +134,11 @@ cut -d, -f1-9 "$work/out/matrix.csv" >"$work/no-mean.csv"
 "$compare" "$work/out/matrix.csv" "$work/no-mean.csv" >"$work/out.log" 2>&1 || code=$?
 check "compare-levels: a missing column: exit 2" test "$code" -eq 2
 check "compare-levels: names it" grep -q "no-mean.csv: missing column(s) mean" "$work/out.log"
+sed '2s/,ratio,/,ratoi,/' "$work/out/matrix.csv" >"$work/typo.csv"
+code=0
+"$compare" "$work/out/matrix.csv" "$work/typo.csv" >"$work/out.log" 2>&1 || code=$?
+check "compare-levels: an unknown compare: exit 2" test "$code" -eq 2
+check "compare-levels: names it" grep -q "typo.csv:2: compare 'ratoi'" "$work/out.log"
 
 # A level that extends another applies that one's per-scenario settings first,
 # then its own: its own win, and the other's still reach the runs.

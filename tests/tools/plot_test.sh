@@ -73,6 +73,8 @@ good=("$work/incast-dctcp" "$work/incast-safs")
 expect_bad "-o in a missing directory" "directory $work/missing-dir does not exist" \
   fct-cdf "${good[@]}" -o "$work/missing-dir/x.png"
 expect_bad "-o a directory" "is a directory" fct-cdf "${good[@]}" -o "$work"
+expect_bad "a scale that is not a number" "--scale: 'nan': expected a finite number" \
+  iteration "$work/empty.csv" --scale nan -o "$work/nan.png"
 expect_bad "-o with an unknown format" "-o $work/x.nosuchformat" \
   fct-cdf "${good[@]}" -o "$work/x.nosuchformat"
 echo "the user's" >"$work/kept.png"
