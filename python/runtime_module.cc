@@ -627,8 +627,9 @@ EndpointConfig make_config(const py::object& listen, double downlink_bps,
                            std::optional<std::uint64_t> max_unexpected_bytes,
                            std::optional<std::uint64_t> max_unexpected_messages,
                            bool reuse_connections, bool contention_fallback,
-                           bool unpaced_connections, bool one_connection, bool edf_when_short,
-                           bool slack_adaptive, bool urgent_first, double uplink_bps, bool quiet) {
+                           bool unpaced_connections, bool one_connection, bool judge_by_path_rate,
+                           bool edf_when_short, bool slack_adaptive, bool urgent_first,
+                           double uplink_bps, bool quiet) {
   EndpointConfig config;
   if (!py::isinstance<py::tuple>(listen) || py::len(listen) != 2) {
     throw py::type_error("listen: expected (host, port)");
@@ -674,6 +675,7 @@ EndpointConfig make_config(const py::object& listen, double downlink_bps,
   config.contention_fallback.enabled = contention_fallback;
   config.contention_fallback.unpaced_connections = unpaced_connections;
   config.contention_fallback.one_connection = one_connection;
+  config.contention_fallback.judge_by_path_rate = judge_by_path_rate;
   config.shortfall_response.urgent_first = edf_when_short;
   config.scheduler.allocator.slack_adaptive = slack_adaptive;
   config.scheduler.allocator.urgent_first = urgent_first;
@@ -738,13 +740,14 @@ PYBIND11_MODULE(_runtime, m) {
                        std::optional<std::uint64_t> max_unexpected_bytes,
                        std::optional<std::uint64_t> max_unexpected_messages, bool reuse_connections,
                        bool contention_fallback, bool unpaced_connections, bool one_connection,
-                       bool edf_when_short, bool slack_adaptive, bool urgent_first,
-                       double uplink_bps, bool quiet) {
-             EndpointConfig config = make_config(
-                 listen, downlink_bps, job_key, job_key_file, insecure_loopback_only,
-                 member_key_file, roster_file, max_unexpected_bytes, max_unexpected_messages,
-                 reuse_connections, contention_fallback, unpaced_connections, one_connection,
-                 edf_when_short, slack_adaptive, urgent_first, uplink_bps, quiet);
+                       bool judge_by_path_rate, bool edf_when_short, bool slack_adaptive,
+                       bool urgent_first, double uplink_bps, bool quiet) {
+             EndpointConfig config =
+                 make_config(listen, downlink_bps, job_key, job_key_file, insecure_loopback_only,
+                             member_key_file, roster_file, max_unexpected_bytes,
+                             max_unexpected_messages, reuse_connections, contention_fallback,
+                             unpaced_connections, one_connection, judge_by_path_rate,
+                             edf_when_short, slack_adaptive, urgent_first, uplink_bps, quiet);
              py::gil_scoped_release release;
              return std::make_shared<PyEndpoint>(std::move(config));
            }),
@@ -755,9 +758,9 @@ PYBIND11_MODULE(_runtime, m) {
            py::arg("max_unexpected_bytes") = py::none(),
            py::arg("max_unexpected_messages") = py::none(), py::arg("reuse_connections") = true,
            py::arg("contention_fallback") = true, py::arg("unpaced_connections") = true,
-           py::arg("one_connection") = true, py::arg("edf_when_short") = true,
-           py::arg("slack_adaptive") = false, py::arg("urgent_first") = false,
-           py::arg("uplink_bps") = 0.0, py::arg("quiet") = false)
+           py::arg("one_connection") = true, py::arg("judge_by_path_rate") = true,
+           py::arg("edf_when_short") = true, py::arg("slack_adaptive") = false,
+           py::arg("urgent_first") = false, py::arg("uplink_bps") = 0.0, py::arg("quiet") = false)
       .def_property_readonly("address", &PyEndpoint::address)
       .def("fileno", &PyEndpoint::fileno)
       .def("completion_fd", &PyEndpoint::fileno)

@@ -58,7 +58,7 @@ import torch.distributed as dist
 import schedules
 
 COMMS = ("safs", "safs-fresh", "safs-paced", "safs-asap", "safs-ahead", "safs-edf",
-         "safs-parallel", "gloo-preposted", "gloo")
+         "safs-parallel", "safs-ownrate", "gloo-preposted", "gloo")
 
 
 def parse_args(argv):
@@ -301,6 +301,7 @@ def main(argv):
                    contention_fallback=(a.comm != "safs-paced"),
                    urgent_first=(a.comm == "safs-edf"),
                    one_connection=(a.comm != "safs-parallel"),
+                   judge_by_path_rate=(a.comm != "safs-ownrate"),
                    unpaced_connections=bool(a.unpaced_connections))
     dist.init_process_group("safs" if a.safs else "gloo",
                             init_method=f"tcp://{host}:{port}", rank=a.rank, world_size=a.stages)

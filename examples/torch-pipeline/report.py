@@ -143,7 +143,7 @@ def main(argv):
     print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---|")
     rank = {"gpipe": 0, "1f1b": 1, "zb-h1": 2, "none": 0, "background": 1, "bulk": 2, "bulk-qos": 3,
             "safs": 0, "safs-fresh": 1, "safs-paced": 2, "safs-asap": 3, "safs-ahead": 4, "safs-edf": 5,
-            "safs-parallel": 6, "gloo-preposted": 7, "gloo": 8}
+            "safs-parallel": 6, "safs-ownrate": 7, "gloo-preposted": 8, "gloo": 9}
     for key in sorted(order, key=lambda k: (rank.get(k[2], 9), rank.get(k[0], 9), rank.get(k[1], 9))):
         c = cells[key]
         it = [x * 1000 for x in c["iters"]]

@@ -20,8 +20,9 @@
 # safs-paced, SAFS with its contention fallback off, safs-asap, SAFS with
 # every send due at once, safs-ahead, SAFS with each send announced
 # ahead, safs-edf, SAFS's receivers serving every urgent send EDF at
-# line rate, and safs-parallel, SAFS with sends started together on a
-# contended path each on a connection of its own), CC (the hosts' TCP congestion control, one the host allows in
+# line rate, safs-parallel, SAFS with sends started together on a
+# contended path each on a connection of its own, and safs-ownrate, SAFS
+# judging an unpaced send for risk by its own windows only), CC (the hosts' TCP congestion control, one the host allows in
 # namespaces, net.ipv4.tcp_allowed_congestion_control; default: what new
 # namespaces inherit from the host; recorded in each run's output either way),
 # TCP_IDLE_RESTART (every host's net.ipv4.tcp_slow_start_after_idle: 1, a
@@ -94,8 +95,8 @@ expect_at_most RUNS "$runs" 100 "at most 100"
 expect TCP_SAMPLES "$tcp_samples" '^[01]$' "0 or 1"
 expect TCP_IDLE_RESTART "$idle_restart" '^[01]?$' "0 or 1 (unset: the host's)"
 for c in "${comm_list[@]}"; do
-  expect COMMS "$c" '^(safs|safs-fresh|safs-paced|safs-asap|safs-ahead|safs-edf|safs-parallel|gloo-preposted|gloo)$' \
-    "safs, safs-fresh, safs-paced, safs-asap, safs-ahead, safs-edf, safs-parallel, gloo-preposted, gloo"
+  expect COMMS "$c" '^(safs|safs-fresh|safs-paced|safs-asap|safs-ahead|safs-edf|safs-parallel|safs-ownrate|gloo-preposted|gloo)$' \
+    "safs, safs-fresh, safs-paced, safs-asap, safs-ahead, safs-edf, safs-parallel, safs-ownrate, gloo-preposted, gloo"
 done
 for c in "${schedule_list[@]}"; do
   expect SCHEDULES "$c" '^(gpipe|1f1b|zb-h1)$' "gpipe, 1f1b, zb-h1"

@@ -47,6 +47,7 @@ class Endpoint:
         contention_fallback: bool = True,
         unpaced_connections: bool = True,
         one_connection: bool = True,
+        judge_by_path_rate: bool = True,
         edf_when_short: bool = True,
         slack_adaptive: bool = False,
         urgent_first: bool = False,

@@ -58,7 +58,7 @@ _groups = weakref.WeakSet()
 def options(*, listen_host=None, listen_port=None, downlink_bps=None, wait_timeout_s=None,
             quiet=None, background=None, background_max_bytes=None, reuse_connections=None,
             contention_fallback=None, unpaced_connections=None, one_connection=None,
-            edf_when_short=None, slack_adaptive=None, urgent_first=None, uplink_bps=None):
+            judge_by_path_rate=None, edf_when_short=None, slack_adaptive=None, urgent_first=None, uplink_bps=None):
     """Sets how the next process groups' endpoints are made (before
     init_process_group; the environment's SAFS_LISTEN_HOST and
     SAFS_DOWNLINK_BPS are read when an option is not set here):
@@ -79,7 +79,9 @@ def options(*, listen_host=None, listen_port=None, downlink_bps=None, wait_timeo
     tensor after another on one such connection when `one_connection`
     (default True: a tensor started while an earlier one to that peer, due
     no later, is still being written waits for it and follows it);
-    `edf_when_short` (default True) lets the rank's receiver serve urgent
+    `judge_by_path_rate` (default True) projects such an unpaced tensor,
+    for `risks()`, at what the path's last one got until it has three 20 ms
+    windows of its own; `edf_when_short` (default True) lets the rank's receiver serve urgent
     transfers earliest deadline first at line rate while its granted flows
     fall short of their grants on a full downlink (docs/runtime.md,
     "Namespace testbed"); `slack_adaptive` (default False) lets it serve an
@@ -103,6 +105,7 @@ def options(*, listen_host=None, listen_port=None, downlink_bps=None, wait_timeo
         "contention_fallback": contention_fallback,
         "unpaced_connections": unpaced_connections,
         "one_connection": one_connection,
+        "judge_by_path_rate": judge_by_path_rate,
         "edf_when_short": edf_when_short,
         "slack_adaptive": slack_adaptive,
         "urgent_first": urgent_first,
@@ -277,6 +280,7 @@ class ProcessGroupSafs(_ProcessGroup):
                   "contention_fallback": bool(_options.get("contention_fallback", True)),
                   "unpaced_connections": bool(_options.get("unpaced_connections", True)),
                   "one_connection": bool(_options.get("one_connection", True)),
+                  "judge_by_path_rate": bool(_options.get("judge_by_path_rate", True)),
                   "edf_when_short": bool(_options.get("edf_when_short", True)),
                   "slack_adaptive": bool(_options.get("slack_adaptive", False)),
                   "urgent_first": bool(_options.get("urgent_first", False)),

@@ -23,6 +23,7 @@ def options(
     contention_fallback: Optional[bool] = None,
     unpaced_connections: Optional[bool] = None,
     one_connection: Optional[bool] = None,
+    judge_by_path_rate: Optional[bool] = None,
     edf_when_short: Optional[bool] = None,
     slack_adaptive: Optional[bool] = None,
     urgent_first: Optional[bool] = None,

@@ -104,6 +104,11 @@ struct ContentionFallback {
   // (its plan would lapse). Only with unpaced_connections and
   // EndpointConfig::data_reuse (docs/runtime.md, "Contention fallback").
   bool one_connection = true;
+  // For risk (SendSide::check_risk): an unpaced flow without three windows
+  // of its own delivery yet is projected at what the path's last unpaced
+  // flow got in this contention episode (PathContention); false, it has no
+  // projection until then. docs/real-pipeline.md, "Sends reported at risk".
+  bool judge_by_path_rate = true;
 };
 
 class PathContention {

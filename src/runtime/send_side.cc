@@ -663,7 +663,8 @@ double SendSide::expected_rate_bps(const OutgoingFlow& flow, std::int64_t now_ns
   // got in this contention episode, else no projection.
   if (std::isinf(held_to)) {
     const auto path = paths_.find(flow.peer);
-    return path != paths_.end() && path->second.contended(now_ns)
+    return config_.contention_fallback.judge_by_path_rate && path != paths_.end() &&
+                   path->second.contended(now_ns)
                ? path->second.unpaced_delivery_bps()
                : 0;
   }

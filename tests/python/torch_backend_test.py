@@ -250,6 +250,7 @@ class TorchOptionsTest(unittest.TestCase):
         for value in (False, True):
             safs_torch.options(edf_when_short=value, contention_fallback=value,
                                unpaced_connections=value, one_connection=value,
+                               judge_by_path_rate=value,
                                slack_adaptive=value,
                                urgent_first=value)
             try:
@@ -261,11 +262,13 @@ class TorchOptionsTest(unittest.TestCase):
                 safs_torch._options.pop("contention_fallback", None)
                 safs_torch._options.pop("unpaced_connections", None)
                 safs_torch._options.pop("one_connection", None)
+                safs_torch._options.pop("judge_by_path_rate", None)
                 safs_torch._options.pop("slack_adaptive", None)
                 safs_torch._options.pop("urgent_first", None)
             self.assertIs(made[-1]["edf_when_short"], value)
             self.assertIs(made[-1]["contention_fallback"], value)
             self.assertIs(made[-1]["one_connection"], value)
+            self.assertIs(made[-1]["judge_by_path_rate"], value)
             self.assertIs(made[-1]["unpaced_connections"], value)
             self.assertIs(made[-1]["slack_adaptive"], value)
             self.assertIs(made[-1]["urgent_first"], value)
