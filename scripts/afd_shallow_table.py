@@ -79,7 +79,7 @@ def read_points(path):
     try:
         with open(path + "/sweep.csv", newline="") as f:
             points = list(csv.DictReader(f))
-    except (OSError, UnicodeDecodeError) as e:
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
         raise BadInput(f"{path}/sweep.csv: cannot read ({e})")
     if not points:
         raise BadInput(f"{path}/sweep.csv: no points")

@@ -33,10 +33,15 @@ for cell in sorted(glob.glob(f"{runs}/*/*/safs")):
     for path in summaries:
         with open(path) as f:
             s = json.load(f)
-        stats = s["transport_stats"]
-        sched.append(100 * stats["scheduling_packets"] / max(1, stats["data_packets"]))
-        urgent.append(s["urgent"]["control_per_100_data_packets"])
-        per_flow.append(s["urgent"]["control_packets_per_flow"])
+        try:
+            stats = s["transport_stats"]
+            sched.append(100 * stats["scheduling_packets"] / max(1, stats["data_packets"]))
+            urgent.append(s["urgent"]["control_per_100_data_packets"])
+            per_flow.append(s["urgent"]["control_packets_per_flow"])
+        except (KeyError, TypeError) as e:
+            print(f"control-overhead: {path}: no {e} (not a SAFS run's summary.json?)",
+                  file=sys.stderr)
+            sys.exit(2)
     print(f"| {scenario} | {variant} | {len(summaries)} | {statistics.mean(sched):.2f} "
           f"| {statistics.mean(urgent):.2f} | {statistics.mean(per_flow):.1f} |")
 EOF
