@@ -15,10 +15,10 @@ sim=${SAFS_SIM:-build/bin/safs-sim}
   echo "afd-fattree: $sim is not built (run scripts/setup.sh)" >&2
   exit 2
 }
-if (($# > 0)); then
-  echo "afd-fattree: $# argument(s), expected none" >&2
-  exit 2
-fi
+expect_prefix=afd-fattree
+# shellcheck source=scripts/expect.sh
+source scripts/expect.sh
+expect_no_more_arguments $# 0 "bench/afd-fattree.sh"
 if [[ ! ${SAFS_JOBS:-2} =~ ^[1-9][0-9]{0,3}$ ]]; then
   echo "afd-fattree: SAFS_JOBS = '$SAFS_JOBS': expected a number of runs at once, 1 to 9999" >&2
   exit 2

@@ -5,9 +5,9 @@
 # go to out/eval-announce-ahead/LEVEL; scripts/safs-variant.sh says the rest.
 #   scripts/announce-ahead.sh [standard|quick|full|ci]   (default standard)
 set -euo pipefail
-if (($# > 1)); then
-  echo "announce-ahead.sh: $# arguments, expected at most one (a level)" >&2
-  exit 2
-fi
+expect_prefix=announce-ahead.sh
+# shellcheck source=scripts/expect.sh
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
+expect_no_more_arguments $# 1 "scripts/announce-ahead.sh [LEVEL]"
 exec "$(dirname "${BASH_SOURCE[0]}")/safs-variant.sh" announce-ahead \
   "transfers announced ahead" "announced ahead" "${1:-}" announce_ahead=true

@@ -5,9 +5,9 @@
 # out/eval-background-streams/LEVEL; scripts/safs-variant.sh says the rest.
 #   scripts/background-streams.sh [standard|quick|full|ci]   (default standard)
 set -euo pipefail
-if (($# > 1)); then
-  echo "background-streams.sh: $# arguments, expected at most one (a level)" >&2
-  exit 2
-fi
+expect_prefix=background-streams.sh
+# shellcheck source=scripts/expect.sh
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
+expect_no_more_arguments $# 1 "scripts/background-streams.sh [LEVEL]"
 exec "$(dirname "${BASH_SOURCE[0]}")/safs-variant.sh" background-streams \
   "background streams" "streams" "${1:-}" background_streams=true

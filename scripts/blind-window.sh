@@ -6,10 +6,10 @@
 # and with both (docs/safs.md, "Blind caps as a window"). Tables and runs as
 # scripts/afd-knobs.sh makes them, into out/blind-window/.
 set -euo pipefail
-if (($# > 0)); then
-  echo "blind-window.sh: $# argument(s), expected none" >&2
-  exit 2
-fi
+expect_prefix=blind-window.sh
+# shellcheck source=scripts/expect.sh
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
+expect_no_more_arguments $# 0 "scripts/blind-window.sh"
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 exec scripts/afd-knobs.sh out/blind-window \
   "safs (defaults)|" \

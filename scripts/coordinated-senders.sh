@@ -6,9 +6,9 @@
 # scripts/safs-variant.sh says the rest.
 #   scripts/coordinated-senders.sh [standard|quick|full|ci]   (default standard)
 set -euo pipefail
-if (($# > 1)); then
-  echo "coordinated-senders.sh: $# arguments, expected at most one (a level)" >&2
-  exit 2
-fi
+expect_prefix=coordinated-senders.sh
+# shellcheck source=scripts/expect.sh
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
+expect_no_more_arguments $# 1 "scripts/coordinated-senders.sh [LEVEL]"
 exec "$(dirname "${BASH_SOURCE[0]}")/safs-variant.sh" coordinated-senders \
   "coordinated senders" "coordinated" "${1:-}" uplink_by_deadline=true report_keeps_cap=true

@@ -10,10 +10,10 @@
 # once, default: the cores).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-if (($# > 1)); then
-  echo "evaluation.sh: $# arguments, expected at most one (a level)" >&2
-  exit 2
-fi
+expect_prefix=evaluation.sh
+# shellcheck source=scripts/expect.sh
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
+expect_no_more_arguments $# 1 "scripts/evaluation.sh [LEVEL]"
 level=${1:-standard}
 if [[ ! ${SAFS_JOBS:-1} =~ ^[1-9][0-9]{0,3}$ ]]; then
   echo "evaluation.sh: SAFS_JOBS = '$SAFS_JOBS': expected a number of cells at once, 1 to 9999" >&2

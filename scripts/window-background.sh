@@ -6,9 +6,9 @@
 # out/eval-window-background/LEVEL; scripts/safs-variant.sh says the rest.
 #   scripts/window-background.sh [standard|quick|full|ci]   (default standard)
 set -euo pipefail
-if (($# > 1)); then
-  echo "window-background.sh: $# arguments, expected at most one (a level)" >&2
-  exit 2
-fi
+expect_prefix=window-background.sh
+# shellcheck source=scripts/expect.sh
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"
+expect_no_more_arguments $# 1 "scripts/window-background.sh [LEVEL]"
 exec "$(dirname "${BASH_SOURCE[0]}")/safs-variant.sh" window-background \
   "background under its window" "under its window" "${1:-}" grant_background=false

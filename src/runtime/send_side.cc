@@ -635,9 +635,8 @@ void SendSide::measure_unpaced_delivery(OutgoingFlow& flow, std::uint64_t acked_
                       (static_cast<double>(now_ns - p.previous_window_from_ns) / 1e9);
     // For the path only from windows in which the flow still had bytes to
     // deliver (its last ones say less than what the path gives).
-    const bool backlogged =
-        acked_bytes - p.acked_at_start_bytes < flow.preamble.size() + flow.data.size();
-    if (const auto path = paths_.find(flow.peer); path != paths_.end() && backlogged) {
+    const auto path = paths_.find(flow.peer);
+    if (path != paths_.end() && undelivered_bytes(flow) > 0) {
       path->second.note_unpaced_delivery(p.delivered_bps);
     }
   }
