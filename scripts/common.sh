@@ -152,6 +152,21 @@ fresh() {
   mkdir -p "$1" && : >"$1/$output_mark"
 }
 
+# SAFS alone in every cell of the evaluation matrix at LEVEL, into a fresh
+# RUNS, with the --set overrides given; evaluate's messages go to stderr.
+# Ends the script (status 2) on bad input, which evaluate names; otherwise
+# matrix_status is evaluate's exit status (1: a cell failed, left out).
+#   safs_matrix RUNS LEVEL --set KEY=VALUE...
+safs_matrix() {
+  local runs=$1 level=$2
+  shift 2
+  fresh "$runs"
+  matrix_status=0
+  SAFS_SIM=$sim tools/evaluate --level "$level" --transport safs "$@" \
+    --out "$runs" --jobs "$jobs" >&2 || matrix_status=$?
+  ((matrix_status != 2)) || exit 2
+}
+
 # The evaluation matrix level a script was given (standard when none):
 # full, standard, quick or ci; anything else is refused with a message
 # (status 2). Use as

@@ -36,11 +36,7 @@ fi
 expect_scenario scenarios/examples/incast.toml --set transport.name=safs "${overrides[@]}"
 runs=out/eval-$name/$level
 progress "SAFS with $*, level $level, into $runs"
-fresh "$runs"
-status=0
-SAFS_SIM=$sim tools/evaluate --level "$level" --transport safs "${overrides[@]}" \
-  --out "$runs" --jobs "$jobs" >&2 || status=$?
-((status != 2)) || exit 2  # bad input, named by evaluate
+safs_matrix "$runs" "$level" "${overrides[@]}"
 "$python" - "$matrix_runs" "$runs" "$long_label" "$short_label" <<'EOF'
 import csv, glob, importlib.machinery, importlib.util, json, statistics, sys
 matrix_runs, runs, long_label, short_label = sys.argv[1:5]
@@ -94,4 +90,4 @@ for (scenario, variant, transport), (value, compare) in full.items():
           f"| {versus(window[(scenario, variant, 'safs')][0])} "
           f"| {c0} | {c1} | {d0} | {d1} |")
 EOF
-exit "$status"
+exit "$matrix_status"

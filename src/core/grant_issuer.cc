@@ -5,7 +5,23 @@
 
 namespace safs::core {
 
+namespace {
+
+GrantReason reason_of(double sent_rate_bps, std::uint8_t sent_priority, const GrantTarget& target) {
+  if (sent_rate_bps < 0) return GrantReason::kFirst;
+  if (sent_rate_bps == 0 && target.rate_bps > 0) return GrantReason::kResume;
+  if (sent_priority != target.priority) return GrantReason::kPriority;
+  if (target.rate_bps > sent_rate_bps) return GrantReason::kIncrease;
+  if (target.rate_bps < sent_rate_bps) return GrantReason::kDecrease;
+  return GrantReason::kRefresh;
+}
+
+}  // namespace
+
 Grant GrantIssuer::issue(FlowState& state, const GrantTarget& target, TimePs now) {
+  auto& counts = target.urgent ? grant_counts_.urgent : grant_counts_.background;
+  ++counts[static_cast<std::size_t>(reason_of(state.sent_rate_bps, state.sent_priority, target))];
+  state.sent_urgent = target.urgent;
   state.sent_rate_bps = target.rate_bps;
   state.sent_priority = target.priority;
   state.lease_end_ps = now + config_.validity_ps;
@@ -154,7 +170,8 @@ std::vector<Grant> GrantIssuer::due(TimePs now) {
     } else if (!state.pending && state.sent_rate_bps >= 0 &&
                now >= state.lease_end_ps - config_.refresh_margin_ps) {
       if (refreshes(state)) {
-        out.push_back(issue(state, {id, state.sent_rate_bps, state.sent_priority}, now));
+        out.push_back(
+            issue(state, {id, state.sent_rate_bps, state.sent_priority, state.sent_urgent}, now));
       } else if (now >= state.lease_end_ps) {  // unused and over: its rate is no longer in effect
         state.lapsed = true;
         state.sent_rate_bps = -1;

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -49,6 +50,25 @@ struct GrantConfig {
   // background increases wait for free rate and only the small decreases
   // needed go, the largest first; false, every small decrease goes.
   bool only_needed_decreases = true;
+};
+
+// Why a grant was sent (GrantIssuer counts them): a flow's first grant, a
+// rate up or down past theta, a new priority, a paused flow resumed, or a
+// lease refreshed at the same rate.
+enum class GrantReason : std::uint8_t {
+  kFirst,
+  kIncrease,
+  kDecrease,
+  kPriority,
+  kResume,
+  kRefresh
+};
+inline constexpr std::size_t kGrantReasons = 6;
+
+// Grants sent, by reason, to urgent and to background flows.
+struct GrantCounts {
+  std::array<std::uint64_t, kGrantReasons> urgent{};
+  std::array<std::uint64_t, kGrantReasons> background{};
 };
 
 struct GrantTarget {
@@ -101,11 +121,13 @@ class GrantIssuer {
   double reserved_bps() const;
 
   std::uint64_t grants_issued() const { return grants_issued_; }
+  const GrantCounts& grant_counts() const { return grant_counts_; }
 
  private:
   struct FlowState {
     double sent_rate_bps = -1;  // last rate sent (-1: none yet)
     std::uint8_t sent_priority = 0;
+    bool sent_urgent = false;      // the flow was urgent at its last grant (for counts)
     TimePs lease_end_ps = 0;       // as the receiver estimates it
     bool pending = false;          // an increase is held back
     bool listed = false;           // in the current allocation
@@ -146,6 +168,7 @@ class GrantIssuer {
   // across a flow's removal and return, with no state kept for gone flows.
   std::uint32_t last_epoch_ = 0;
   std::uint64_t grants_issued_ = 0;
+  GrantCounts grant_counts_;
 };
 
 }  // namespace safs::core

@@ -34,12 +34,14 @@ void ReceiverScheduler::add_flow(const SemanticFlow& flow) {
 }
 
 AnnounceOutcome ReceiverScheduler::announce(const Announcement& announcement, TimePs now) {
+  ++announcements_received_;
   if (announcements_pending() >= config_.max_announcements) {
     ++announcements_dropped_;
     return AnnounceOutcome::kDropped;
   }
   const bool feasible = urgent_set_feasible(announcement, now);
   announced_.push_back(announcement);
+  announced_.back().warned = !feasible;
   if (announcement.start_ps - config_.announce_lead_ps <= now) dirty_ = true;
   if (feasible) return AnnounceOutcome::kPlanned;
   ++announcements_infeasible_;
@@ -50,7 +52,21 @@ AnnounceOutcome ReceiverScheduler::announce(const Announcement& announcement, Ti
 // either way the plan has done its work, and what it reserved is the flow's.
 void ReceiverScheduler::replace_plan(const SemanticFlow& flow) {
   if (!flow.urgent()) return;
+  if (const Announcement* a = find_announcement(flow.sender, flow.dependency)) {
+    announced_flows_.emplace_back(flow.id, a->warned);
+  }
   drop_plan(flow.sender, flow.dependency, flow.on_stream_lease ? flow.id : kNoFlow);
+}
+
+const Announcement* ReceiverScheduler::find_announcement(std::uint32_t sender,
+                                                         std::uint64_t dependency) const {
+  if (dependency == 0) return nullptr;
+  for (const std::vector<Announcement>* list : {&planned_, &announced_}) {
+    for (const Announcement& a : *list) {
+      if (a.sender == sender && a.dependency == dependency) return &a;
+    }
+  }
+  return nullptr;
 }
 
 void ReceiverScheduler::forget_announcement(std::uint32_t sender, std::uint64_t dependency) {
@@ -82,7 +98,9 @@ void ReceiverScheduler::plan_announcements(TimePs now) {
       ++i;
       continue;
     }
-    if (!given_up(a)) {
+    if (given_up(a)) {
+      ++announcements_given_up_;
+    } else {
       SemanticFlow f;
       f.id = a.planned_id;
       f.sender = a.sender;
@@ -99,6 +117,7 @@ void ReceiverScheduler::plan_announcements(TimePs now) {
   }
   for (std::size_t i = 0; i < planned_.size();) {
     if (given_up(planned_[i])) {
+      ++announcements_given_up_;
       remove_flow(planned_[i].planned_id);
       planned_.erase(planned_.begin() + static_cast<std::ptrdiff_t>(i));
     } else {
@@ -117,8 +136,15 @@ bool ReceiverScheduler::urgent_set_feasible(const Announcement& extra, TimePs no
     if (a.no_bubble_ps != kTimeNever) due.emplace_back(a.no_bubble_ps, a.size_bytes);
   }
   if (extra.no_bubble_ps != kTimeNever) due.emplace_back(extra.no_bubble_ps, extra.size_bytes);
-  std::sort(due.begin(), due.end());
   const double budget_bps = config_.allocator.link_bps * config_.allocator.overload_usable_fraction;
+  // It cannot start before its producer ends: due as that op ends (a
+  // consumer with nothing else to do), it is late by its own transfer time.
+  if (extra.no_bubble_ps != kTimeNever &&
+      transfer_ps(static_cast<double>(extra.size_bytes), budget_bps) >
+          extra.no_bubble_ps - std::max(now, extra.start_ps)) {
+    return false;
+  }
+  std::sort(due.begin(), due.end());
   double bytes = 0;
   for (const auto& [deadline_ps, size_bytes] : due) {
     bytes += static_cast<double>(size_bytes);
@@ -155,6 +181,7 @@ void ReceiverScheduler::remove_flow(FlowId id) {
                                [id](const SemanticFlow& f) { return f.id == id; });
   if (it == flows_.end()) return;
   flows_.erase(it);
+  std::erase_if(announced_flows_, [id](const auto& entry) { return entry.first == id; });
   dirty_ = true;
 }
 
@@ -162,6 +189,14 @@ void ReceiverScheduler::complete_flow(FlowId id, TimePs now) {
   const SemanticFlow* f = find(id);
   if (f == nullptr) return;
   if (f->stream != 0) issuer_.retire(id, f->stream, now);
+  const auto announced = std::find_if(announced_flows_.begin(), announced_flows_.end(),
+                                      [id](const auto& entry) { return entry.first == id; });
+  if (announced != announced_flows_.end()) {
+    const bool late = now > f->no_bubble_ps;
+    AnnouncedOutcomes& o = announced_outcomes_;
+    ++(announced->second ? (late ? o.warned_late : o.warned_on_time)
+                         : (late ? o.unwarned_late : o.unwarned_on_time));
+  }
   remove_flow(id);
 }
 

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/allocator.h"
@@ -36,6 +37,17 @@ struct Announcement {
   TimePs no_bubble_ps = kTimeNever;
   std::uint64_t dependency = 0;  // the consumer op: with the sender, what the real flow is known by
   std::uint32_t criticality = 0;
+  bool warned = false;  // announce() found the urgent set it joins infeasible
+};
+
+// Announced transfers whose flow came and ended, by whether their
+// announcement was warned of (AnnounceOutcome::kInfeasible) and whether their
+// last byte arrived by their no-bubble timestamp: how good the warning is.
+struct AnnouncedOutcomes {
+  std::uint64_t warned_late = 0;
+  std::uint64_t warned_on_time = 0;
+  std::uint64_t unwarned_late = 0;
+  std::uint64_t unwarned_on_time = 0;
 };
 
 enum class AnnounceOutcome : std::uint8_t {
@@ -88,7 +100,8 @@ class ReceiverScheduler {
   // the lease, if it started under it). A plan whose flow has not come a
   // lease after its projected start is dropped. Warns (kInfeasible) when
   // the urgent flows known and announced cannot all meet their timestamps
-  // even if every one could start now.
+  // even if every one could start now, or this one cannot meet its own at
+  // the full budget from its projected start.
   AnnounceOutcome announce(const Announcement& announcement, TimePs now);
   // The announced transfer started as a flow this receiver does not
   // allocate (sent whole blind): its plan is dropped.
@@ -140,8 +153,15 @@ class ReceiverScheduler {
   double unscheduled_background_bps(TimePs now) const;
   std::uint64_t reallocations() const { return reallocations_; }
   std::uint64_t grants_issued() const { return issuer_.grants_issued(); }
+  const GrantCounts& grant_counts() const { return issuer_.grant_counts(); }
+  // Announcements: received; of those, made while the urgent set they join
+  // could not all be on time (kInfeasible); ignored for the bound
+  // (kDropped); and given up because their flow never came (planned or not).
+  std::uint64_t announcements_received() const { return announcements_received_; }
   std::uint64_t announcements_infeasible() const { return announcements_infeasible_; }
   std::uint64_t announcements_dropped() const { return announcements_dropped_; }
+  std::uint64_t announcements_given_up() const { return announcements_given_up_; }
+  const AnnouncedOutcomes& announced_outcomes() const { return announced_outcomes_; }
   // Announcements not yet planned, and plans whose flow has not started.
   std::size_t announcements_pending() const { return announced_.size() + planned_.size(); }
 
@@ -160,8 +180,12 @@ class ReceiverScheduler {
   static constexpr FlowId kNoFlow = ~FlowId{0};
   void drop_plan(std::uint32_t sender, std::uint64_t dependency, FlowId heir);
   // Whether the urgent flows known and announced, with `extra`, could all
-  // meet their timestamps at the budget if each could start now (EDF).
+  // meet their timestamps at the budget if each could start now (EDF), and
+  // `extra` its own from its projected start. Both are necessary, so a set
+  // found infeasible is (given the announced starts).
   bool urgent_set_feasible(const Announcement& extra, TimePs now) const;
+  // The announcement or plan of (sender, dependency), or null.
+  const Announcement* find_announcement(std::uint32_t sender, std::uint64_t dependency) const;
 
   ReceiverConfig config_;
   GrantIssuer issuer_;
@@ -187,8 +211,13 @@ class ReceiverScheduler {
   std::uint64_t reallocations_ = 0;
   std::vector<Announcement> announced_;  // not yet planned, in announcement order
   std::vector<Announcement> planned_;    // planned (in flows_), their flow not started
+  std::uint64_t announcements_received_ = 0;
   std::uint64_t announcements_infeasible_ = 0;
   std::uint64_t announcements_dropped_ = 0;
+  std::uint64_t announcements_given_up_ = 0;
+  // Flows that replaced an announcement, with its warning, until they end.
+  std::vector<std::pair<FlowId, bool>> announced_flows_;
+  AnnouncedOutcomes announced_outcomes_;
   double background_share_ = 1.0;   // long-run share of the budget background got
   double background_rate_bps_ = 0;  // background's total in the allocation in force
   TimePs share_updated_ps_ = 0;

@@ -152,6 +152,9 @@ std::string summary_json_text(Experiment& experiment, const RunReport& report,
                           {"control_bytes", transport.control_bytes},
                           {"scheduling_packets", transport.scheduling_packets},
                           {"duplicate_packets", transport.duplicate_packets}};
+  for (const MechanismCount& count : experiment.transport().mechanism_stats()) {
+    j["transport_stats"][count.name] = count.value;
+  }
   const Provenance& p = info.provenance;
   j["provenance"] = {{"tool_version", p.tool_version},
                      {"source_commit", p.source_commit},

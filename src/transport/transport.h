@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "base/flow.h"
 #include "base/time.h"
@@ -48,6 +49,14 @@ struct TransportStats {
     duplicate_packets += o.duplicate_packets;
     return *this;
   }
+};
+
+// A count a transport keeps of one of its own mechanisms, reported after the
+// common TransportStats (summary.json's transport_stats). Only a mechanism
+// that is switched on reports, so runs without it keep their outputs.
+struct MechanismCount {
+  const char* name;  // a summary.json key: lower case, with underscores
+  std::uint64_t value = 0;
 };
 
 // Per-flow packet counts, for control-overhead metrics.
@@ -123,6 +132,9 @@ class Transport {
   // started, its projected start in start_ps (its id not assigned yet; the
   // sender and the dependency name it). Transports that plan nothing ignore it.
   virtual void announce_flow(const FlowSpec& /*planned*/) {}
+  // Counts of the transport's own mechanisms that are switched on (none by
+  // default), in a fixed order.
+  virtual std::vector<MechanismCount> mechanism_stats() const { return {}; }
   // The run is over: give back memory kept only for later flows to reuse
   // (the blocks of freed per-flow state), so that what is written after the
   // run can use it. The live flows' state stays.

@@ -141,9 +141,23 @@ TEST(AnnounceTest, PlanWhoseFlowNeverComesIsDroppedALeaseAfterItsStart) {
   scheduler.poll(start + config.grants.validity_ps - 1);
   EXPECT_EQ(scheduler.flows().size(), 1u);
   EXPECT_LE(scheduler.next_poll_ps(), start + config.grants.validity_ps);
+  EXPECT_EQ(scheduler.announcements_given_up(), 0u);
   scheduler.poll(start + config.grants.validity_ps);
   EXPECT_TRUE(scheduler.flows().empty());
   EXPECT_EQ(scheduler.announcements_pending(), 0u);
+  EXPECT_EQ(scheduler.announcements_received(), 1u);
+  EXPECT_EQ(scheduler.announcements_given_up(), 1u);
+}
+
+// An announcement the receiver hears of only after its flow should have
+// come is given up without ever being planned, and counted so.
+TEST(AnnounceTest, AnnouncementTooLateToPlanIsGivenUp) {
+  ReceiverConfig config;
+  ReceiverScheduler scheduler(config);
+  scheduler.announce(announcement(5, 10'000, 100 * kUs, kMs), 0);
+  scheduler.poll(100 * kUs + config.grants.validity_ps);
+  EXPECT_TRUE(scheduler.flows().empty());
+  EXPECT_EQ(scheduler.announcements_given_up(), 1u);
 }
 
 TEST(AnnounceTest, ForgottenAnnouncementIsNeverPlanned) {
@@ -167,6 +181,45 @@ TEST(AnnounceTest, WarnsWhenTheUrgentSetCannotAllBeOnTime) {
   EXPECT_EQ(scheduler.announce(announcement(6, 1'000'000, 500 * kUs, 1 * kMs, 8), 0),
             AnnounceOutcome::kInfeasible);
   EXPECT_EQ(scheduler.announcements_infeasible(), 1u);
+  EXPECT_EQ(scheduler.announcements_received(), 3u);
+}
+
+// Alone at the receiver, a transfer due 100 us after its projected start
+// needs 160 us at 100 Gbit/s: the set looked feasible only while each flow
+// was taken to start now.
+TEST(AnnounceTest, WarnsWhenATransferCannotBeOnTimeFromItsOwnStart) {
+  ReceiverScheduler scheduler(ReceiverConfig{});
+  EXPECT_EQ(scheduler.announce(announcement(5, 2'000'000, 500 * kUs, 600 * kUs), 0),
+            AnnounceOutcome::kInfeasible);
+  EXPECT_EQ(scheduler.announce(announcement(6, 1'000'000, 500 * kUs, 600 * kUs, 8), 0),
+            AnnounceOutcome::kPlanned);  // 80 us of 100
+}
+
+// Announced transfers are judged at their last byte, by whether they were
+// warned of: the warning's hits and misses.
+TEST(AnnounceTest, AnnouncedTransfersAreCountedByWarningAndLateness) {
+  ReceiverScheduler scheduler(ReceiverConfig{});
+  const TimePs start = 500 * kUs;
+  // Dependency 7: warned (160 us needed, 100 us left); 8: not (80 us of 400).
+  scheduler.announce(announcement(5, 2'000'000, start, start + 100 * kUs, 7), 0);
+  scheduler.announce(announcement(6, 1'000'000, start, start + 400 * kUs, 8), 0);
+  SemanticFlow warned = real_flow(1, 2'000'000, start + 100 * kUs, false);
+  warned.dependency = 7;
+  SemanticFlow unwarned = real_flow(2, 1'000'000, start + 400 * kUs, false);
+  unwarned.dependency = 8;
+  scheduler.add_flow(warned);
+  scheduler.add_flow(unwarned);
+  SemanticFlow unannounced = real_flow(3, 1000, start + 400 * kUs, false);
+  unannounced.dependency = 9;
+  scheduler.add_flow(unannounced);
+  scheduler.complete_flow(1, start + 160 * kUs);  // late
+  scheduler.complete_flow(2, start + 80 * kUs);   // on time
+  scheduler.complete_flow(3, start + 900 * kUs);  // late, but never announced
+  const AnnouncedOutcomes& o = scheduler.announced_outcomes();
+  EXPECT_EQ(o.warned_late, 1u);
+  EXPECT_EQ(o.warned_on_time, 0u);
+  EXPECT_EQ(o.unwarned_late, 0u);
+  EXPECT_EQ(o.unwarned_on_time, 1u);
 }
 
 TEST(AnnounceTest, AnnouncementsAreBounded) {
@@ -180,6 +233,7 @@ TEST(AnnounceTest, AnnouncementsAreBounded) {
   EXPECT_EQ(scheduler.announce(announcement(9, 1000, 10 * kMs, 20 * kMs, 200), 0),
             AnnounceOutcome::kDropped);
   EXPECT_EQ(scheduler.announcements_dropped(), 1u);
+  EXPECT_EQ(scheduler.announcements_received(), 5u);
   EXPECT_EQ(scheduler.announcements_pending(), 4u);
 }
 

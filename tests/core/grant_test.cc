@@ -180,6 +180,40 @@ TEST(GrantIssuerTest, PriorityChangeIssues) {
   EXPECT_TRUE(issuer.update({{1, 10.2 * kGbps, 4}}, 2 * kUs).empty());
 }
 
+// Each grant is counted once, by why it went, under its flow's class at the
+// time; a refresh keeps the class of the grant it renews.
+TEST(GrantIssuerTest, GrantsAreCountedByReason) {
+  const GrantConfig c;  // theta 10%, validity 500 us, refresh margin 20 us
+  GrantIssuer issuer(c);
+  const auto urgent = [](double rate_bps, std::uint8_t priority) {
+    return GrantTarget{1, rate_bps, priority, true};
+  };
+  const auto reason = [](GrantReason r) { return static_cast<std::size_t>(r); };
+  issuer.update({urgent(10 * kGbps, 5), {2, 0.0, 1}}, 0);         // two first grants
+  issuer.update({urgent(12 * kGbps, 5), {2, 0.0, 1}}, kUs);       // an increase
+  issuer.update({urgent(6 * kGbps, 5), {2, 0.0, 1}}, 2 * kUs);    // a decrease
+  issuer.update({urgent(6 * kGbps, 4), {2, 0.0, 1}}, 3 * kUs);    // a new priority
+  issuer.update({urgent(6.1 * kGbps, 4), {2, 0.0, 1}}, 4 * kUs);  // within theta: none
+  // Resumed once the last decrease has had its control delay (break before make).
+  issuer.update({urgent(6.1 * kGbps, 4), {2, 5 * kGbps, 1}}, 10 * kUs);
+  issuer.note_data(1);
+  issuer.note_data(2);
+  EXPECT_EQ(issuer.due(10 * kUs + 480 * kUs).size(), 2u);  // both refreshed
+  const GrantCounts& counts = issuer.grant_counts();
+  EXPECT_EQ(counts.urgent[reason(GrantReason::kFirst)], 1u);
+  EXPECT_EQ(counts.urgent[reason(GrantReason::kIncrease)], 1u);
+  EXPECT_EQ(counts.urgent[reason(GrantReason::kDecrease)], 1u);
+  EXPECT_EQ(counts.urgent[reason(GrantReason::kPriority)], 1u);
+  EXPECT_EQ(counts.urgent[reason(GrantReason::kResume)], 0u);
+  EXPECT_EQ(counts.urgent[reason(GrantReason::kRefresh)], 1u);
+  EXPECT_EQ(counts.background[reason(GrantReason::kFirst)], 1u);
+  EXPECT_EQ(counts.background[reason(GrantReason::kResume)], 1u);
+  EXPECT_EQ(counts.background[reason(GrantReason::kRefresh)], 1u);
+  std::uint64_t all = 0;
+  for (std::size_t r = 0; r < kGrantReasons; ++r) all += counts.urgent[r] + counts.background[r];
+  EXPECT_EQ(all, issuer.grants_issued());
+}
+
 TEST(GrantIssuerTest, RemovedThenReAddedFlowGetsAGrant) {
   const GrantConfig c;
   GrantIssuer issuer(c);

@@ -139,6 +139,31 @@ TEST(Cli, QuietRunPrintsNothing) {
   EXPECT_EQ(r.output, "");
 }
 
+// One 4 MiB transfer between two GPUs, announced when its producer starts:
+// due as the 100 us producer ends, though it takes 335 us at 100 Gbit/s.
+const char* kAnnounced =
+    "[topology]\nhosts = 2\n[transport]\nname = \"safs\"\n"
+    "[[graph.op]]\ngpu = 0\nduration_us = 100\n[[graph.op]]\ngpu = 1\nduration_us = 100\n"
+    "[[graph.transfer]]\nproducer = 0\nconsumer = 1\nsize_bytes = 4194304\n";
+
+// What became of the announcements is in summary.json only when SAFS
+// announces: runs without it keep their outputs.
+TEST(Cli, AnnouncementCountsAreReportedOnlyWhenTransfersAreAnnounced) {
+  const fs::path scenario = write_temp("safs-cli-announced.toml", kAnnounced);
+  const fs::path on = safs::testing::process_temp_dir() / "safs-cli-announced-on";
+  const fs::path off = safs::testing::process_temp_dir() / "safs-cli-announced-off";
+  ASSERT_EQ(run_cli("run " + scenario.string() + " --quiet --out " + on.string() +
+                    " --set transport.safs.announce_ahead=true")
+                .exit_code,
+            0);
+  ASSERT_EQ(run_cli("run " + scenario.string() + " --quiet --out " + off.string()).exit_code, 0);
+  const std::string with = read_text(on / "summary.json");
+  EXPECT_TRUE(contains(with, "\"announcements\": 1,")) << with;
+  EXPECT_TRUE(contains(with, "\"flows_on_plans\": 1")) << with;
+  EXPECT_TRUE(contains(with, "\"announcements_infeasible\": 1,")) << with;
+  EXPECT_FALSE(contains(read_text(off / "summary.json"), "announcements"));
+}
+
 const char* kSweep =
     "[topology]\nhosts = 3\n[[flows]]\nsrc = 1\ndst = 0\nsize_bytes = 100000\n"
     "[sweep]\ngrid = [\"transport.name=dctcp,reno\"]\n"

@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "experiment/experiment.h"
 #include "net/packet_tap.h"
@@ -36,6 +38,7 @@ class SenderTap final : public PacketTap {
 };
 
 struct AnnounceRun {
+  std::vector<MechanismCount> counts;  // the transport's, for summary.json
   int announcements = 0;
   int blind_urgent_packets = 0;
   int late_transfers = 0;
@@ -46,14 +49,17 @@ struct AnnounceRun {
 // Stage 0 (host 0) runs F0..F3, 150 us each; each sends its activation to
 // stage 1 (host 1), which runs 250 us of other work before each F that
 // consumes one (100 us): each activation has 100 us of slack or more. Host 2
-// sends host 1 a long background flow throughout.
-AnnounceRun run(bool announce_ahead) {
+// sends host 1 a long background flow throughout. With `other_work` false
+// stage 1 has nothing else to do: each activation is due as its producer
+// ends.
+AnnounceRun run(bool announce_ahead, std::uint64_t activation_bytes = kActivationBytes,
+                bool other_work = true) {
   ComputeGraph g;
   for (int m = 0; m < kMicrobatches; ++m) {
     const int producer = g.add_op(0, 150 * kPsPerUs, "F s0");
-    g.add_op(1, 250 * kPsPerUs, "other work s1");
+    if (other_work) g.add_op(1, 250 * kPsPerUs, "other work s1");
     const int consumer = g.add_op(1, 100 * kPsPerUs, "F s1");
-    g.add_transfer(producer, consumer, kActivationBytes);
+    g.add_transfer(producer, consumer, activation_bytes);
   }
   ExperimentConfig config = testing::star(3);
   config.transport = "safs";
@@ -73,7 +79,17 @@ AnnounceRun run(bool announce_ahead) {
     out.urgent_control_packets += r.control_packets;
   }
   out.scheduling_packets = e.transport().stats().scheduling_packets;
+  out.counts = e.transport().mechanism_stats();
   return out;
+}
+
+// The transport's count of `name`; fails the test if it has none.
+std::uint64_t count_of(const AnnounceRun& run, std::string_view name) {
+  for (const MechanismCount& c : run.counts) {
+    if (name == c.name) return c.value;
+  }
+  ADD_FAILURE() << "no count " << name;
+  return 0;
 }
 
 TEST(SafsAnnounce, TransfersStartUnderTheirPlannedGrantWithNoBlindBytes) {
@@ -91,6 +107,31 @@ TEST(SafsAnnounce, TransfersStartUnderTheirPlannedGrantWithNoBlindBytes) {
   // no more than the grants they save.
   EXPECT_LT(on.urgent_control_packets, off.urgent_control_packets);
   EXPECT_LE(on.scheduling_packets, off.scheduling_packets);
+  // What the run reports of it: every transfer announced, planned, and
+  // started under its plan; none warned of.
+  EXPECT_TRUE(off.counts.empty());  // off, a run's outputs are as before
+  EXPECT_EQ(count_of(on, "announcements"), std::uint64_t{kMicrobatches});
+  EXPECT_EQ(count_of(on, "flows_on_plans"), std::uint64_t{kMicrobatches});
+  EXPECT_EQ(count_of(on, "announcements_infeasible"), 0u);
+  EXPECT_EQ(count_of(on, "announcements_dropped"), 0u);
+  EXPECT_EQ(count_of(on, "announcements_given_up"), 0u);
+  EXPECT_EQ(count_of(on, "announced_unwarned_on_time"), std::uint64_t{kMicrobatches});
+  EXPECT_EQ(count_of(on, "announced_warned_late") + count_of(on, "announced_warned_on_time") +
+                count_of(on, "announced_unwarned_late"),
+            0u);
+}
+
+// Activations of 3 MB (240 us at the link) due as their 150 us producer
+// ends: no order could deliver them on time, and the receiver says so when
+// they are announced, before the first byte is sent.
+TEST(SafsAnnounce, AnInfeasibleAnnouncedSetIsWarnedOf) {
+  const AnnounceRun on = run(true, 3'000'000, false);
+  EXPECT_GT(on.late_transfers, 0);
+  EXPECT_EQ(count_of(on, "announcements"), std::uint64_t{kMicrobatches});
+  EXPECT_GT(count_of(on, "announcements_infeasible"), 0u);
+  EXPECT_LE(count_of(on, "announcements_infeasible"), count_of(on, "announcements"));
+  // Each warned of, each late: the warning came before its first byte.
+  EXPECT_EQ(count_of(on, "announced_warned_late"), std::uint64_t{kMicrobatches});
 }
 
 TEST(SafsAnnounce, TransportsThatPlanNothingIgnoreAnnouncements) {

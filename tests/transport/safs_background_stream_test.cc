@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "experiment/experiment.h"
 #include "support/experiments.h"
@@ -20,15 +22,17 @@ struct StreamRun {
   std::size_t completed = 0;
   TimePs last_background_finish_ps = 0;
   bool urgent_met = false;
+  std::vector<MechanismCount> counts;  // the transport's (report_grant_reasons)
 };
 
 // Hosts 0 and 1 each send host 2 sixty background flows of 300-900 kB (3-9
 // BDPs), one every 15 us, overlapping; host 3 sends host 2 an urgent 4 MB
 // flow due at 1 ms, started at 200 us.
-StreamRun run(bool background_streams) {
+StreamRun run(bool background_streams, bool report_grant_reasons = false) {
   ExperimentConfig config = testing::star(4);
   config.transport = "safs";
   config.transport_params["background_streams"] = background_streams;
+  config.transport_params["report_grant_reasons"] = report_grant_reasons;
   for (int i = 0; i < 60; ++i) {
     for (int sender = 0; sender < 2; ++sender) {
       const std::uint64_t size =
@@ -51,6 +55,7 @@ StreamRun run(bool background_streams) {
   }
   out.scheduling_packets = e.transport().stats().scheduling_packets;
   out.data_packets = e.transport().stats().data_packets;
+  out.counts = e.transport().mechanism_stats();
   return out;
 }
 
@@ -70,6 +75,31 @@ TEST(SafsBackgroundStreams, FlowsComingAndGoingCostNoGrants) {
   // The background is not slower for it (within 5%).
   EXPECT_LE(streams.last_background_finish_ps,
             per_flow.last_background_finish_ps + per_flow.last_background_finish_ps / 20);
+}
+
+// The diagnostic count of grants by reason changes nothing in the run, counts
+// each grant once, and shows where the per-flow run's control goes: to
+// background flows whose shares move as others come and go.
+TEST(SafsGrantReasons, CountsTheGrantsAndChangesNothingElse) {
+  const StreamRun plain = run(false);
+  const StreamRun counted = run(false, true);
+  EXPECT_TRUE(plain.counts.empty());
+  EXPECT_EQ(counted.scheduling_packets, plain.scheduling_packets);
+  EXPECT_EQ(counted.data_packets, plain.data_packets);
+  EXPECT_EQ(counted.last_background_finish_ps, plain.last_background_finish_ps);
+  ASSERT_EQ(counted.counts.size(), 12u);
+  std::uint64_t grants = 0, background_changes = 0;
+  for (const MechanismCount& c : counted.counts) {
+    grants += c.value;
+    const std::string name = c.name;
+    if (name == "grants_background_increase" || name == "grants_background_decrease") {
+      background_changes += c.value;
+    }
+  }
+  // Grants are most of the scheduling packets (the rest: reports, metadata).
+  EXPECT_LE(grants, counted.scheduling_packets);
+  EXPECT_GT(grants * 2, counted.scheduling_packets);
+  EXPECT_GT(background_changes * 2, grants) << background_changes << " of " << grants;
 }
 
 }  // namespace

@@ -109,6 +109,11 @@ void TenantMux::announce_flow(const FlowSpec& planned) {
   if (tenant_of(planned.flow_class) == kMain) children_[kMain]->announce_flow(planned);
 }
 
+// The background tenant is a baseline transport: nothing of its own to report.
+std::vector<MechanismCount> TenantMux::mechanism_stats() const {
+  return children_[kMain]->mechanism_stats();
+}
+
 void TenantMux::free_spare_memory() {
   for (const auto& child : children_) child->free_spare_memory();
 }

@@ -153,6 +153,11 @@ KnobTable<SafsOptions> safs_knobs() {
          "true: a learned blind cap bounds the window of a flow that would go whole blind (it "
          "still goes whole blind, clocked by its ACKs, and needs no grant). false: it bounds "
          "the flow's blind bytes, and the rest waits for a grant.");
+  t.flag("report_grant_reasons", SAFS_FIELD(safs.report_grant_reasons),
+         "Diagnostic. true: summary.json's transport_stats also counts the grants receivers "
+         "sent, by reason, for urgent and background flows (grants_urgent_first, ..._increase, "
+         "..._decrease, ..._priority, ..._resume, ..._refresh, and the same for background): "
+         "where the control traffic goes. false: not reported.");
   t.number("blind_budget_decrease", "", SAFS_FIELD(safs.blind_budget.decrease_factor), 0.05, 1,
            "The learned blind cap after a loss, as a fraction of what the flow sent blind: "
            "TCP's multiplicative decrease (RFC 5681).");

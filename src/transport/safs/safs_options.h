@@ -66,6 +66,10 @@ struct SafsConfig {
   // their allocation and leave what urgent flows do not need free for them
   // (docs/safs.md, "Background under its window").
   bool grant_background = true;
+  // Diagnostic: summary.json's transport_stats also counts the grants the
+  // receivers sent, by reason (core::GrantReason), for urgent and background
+  // flows. Off, the outputs are as without it.
+  bool report_grant_reasons = false;
   core::BlindBudgetOptions blind_budget;
 };
 

@@ -30,6 +30,7 @@ class SafsTransport::ReceiverAgent {
   void on_report(ReceiverFlow& flow, const Packet& packet);
   // A sender announced a transfer (ANNOUNCE, announce_ahead).
   void on_announce(const Packet& packet);
+  const core::ReceiverScheduler& scheduler() const { return scheduler_; }
 
  private:
   struct FlowState;  // a flow's SAFS receiver state, in its ReceiverFlow's extension

@@ -161,7 +161,9 @@ bool SafsTransport::SenderAgent::take_planned_grant(SenderFlow& flow, bool needs
   const core::GrantHolder grant = it->grant;
   const bool in_time = now < it->start_ps + transport_.config_.receiver.grants.validity_ps / 2;
   announced_.erase(it);
-  return needs_grant && in_time && grant.active(now) && start_under(flow, grant);
+  const bool under_plan = needs_grant && in_time && grant.active(now) && start_under(flow, grant);
+  if (under_plan) ++flows_on_plans_;
+  return under_plan;
 }
 
 bool SafsTransport::SenderAgent::take_stream_lease(SenderFlow& flow, TimePs now) {

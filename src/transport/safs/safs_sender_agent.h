@@ -39,6 +39,8 @@ class SafsTransport::SenderAgent {
   // the receiver plans for it until the transfer starts.
   void announce(const FlowSpec& planned);
   void on_planned_grant(const Packet& packet);
+  // Transfers this host started under the grant planned for them.
+  std::uint64_t flows_on_plans() const { return flows_on_plans_; }
   // With background_streams: the receiver's grant for all of this host's
   // background flows to it (safs_sender_streams.cc).
   void on_stream_grant(const Packet& packet);
@@ -113,6 +115,7 @@ class SafsTransport::SenderAgent {
   static constexpr std::size_t kMaxAnnounced = 64;
   std::vector<Announced> announced_;
   std::uint32_t next_announcement_ = 0;
+  std::uint64_t flows_on_plans_ = 0;
   // Background streams, by receiver host: one grant and one pacer for the
   // background flows this host sends there that need grants.
   struct BackgroundStream {

@@ -1,6 +1,7 @@
 #include "transport/safs/safs_transport.h"
 
 #include <algorithm>
+#include <array>
 
 #include "transport/common/new_packet.h"
 #include "transport/safs/safs_receiver_agent.h"
@@ -73,6 +74,59 @@ void SafsTransport::on_receiver_message(ReceiverFlow& flow, const Packet& packet
 
 void SafsTransport::announce_flow(const FlowSpec& planned) {
   if (config_.announce_ahead) senders_[planned.src]->announce(planned);
+}
+
+namespace {
+
+// summary.json keys, in core::GrantReason's order.
+constexpr std::array<const char*, core::kGrantReasons> kUrgentGrantKeys = {
+    "grants_urgent_first",    "grants_urgent_increase", "grants_urgent_decrease",
+    "grants_urgent_priority", "grants_urgent_resume",   "grants_urgent_refresh"};
+constexpr std::array<const char*, core::kGrantReasons> kBackgroundGrantKeys = {
+    "grants_background_first",    "grants_background_increase", "grants_background_decrease",
+    "grants_background_priority", "grants_background_resume",   "grants_background_refresh"};
+
+}  // namespace
+
+std::vector<MechanismCount> SafsTransport::mechanism_stats() const {
+  std::vector<MechanismCount> counts;
+  if (config_.announce_ahead) {
+    MechanismCount received{"announcements"}, infeasible{"announcements_infeasible"},
+        dropped{"announcements_dropped"}, given_up{"announcements_given_up"},
+        on_plans{"flows_on_plans"}, warned_late{"announced_warned_late"},
+        warned_on_time{"announced_warned_on_time"}, unwarned_late{"announced_unwarned_late"},
+        unwarned_on_time{"announced_unwarned_on_time"};
+    for (const auto& receiver : receivers_) {
+      const core::ReceiverScheduler& scheduler = receiver->scheduler();
+      received.value += scheduler.announcements_received();
+      infeasible.value += scheduler.announcements_infeasible();
+      dropped.value += scheduler.announcements_dropped();
+      given_up.value += scheduler.announcements_given_up();
+      const core::AnnouncedOutcomes& o = scheduler.announced_outcomes();
+      warned_late.value += o.warned_late;
+      warned_on_time.value += o.warned_on_time;
+      unwarned_late.value += o.unwarned_late;
+      unwarned_on_time.value += o.unwarned_on_time;
+    }
+    for (const auto& sender : senders_) on_plans.value += sender->flows_on_plans();
+    counts.insert(counts.end(), {received, infeasible, dropped, given_up, on_plans, warned_late,
+                                 warned_on_time, unwarned_late, unwarned_on_time});
+  }
+  if (config_.report_grant_reasons) {
+    core::GrantCounts sum;
+    for (const auto& receiver : receivers_) {
+      const core::GrantCounts& c = receiver->scheduler().grant_counts();
+      for (std::size_t r = 0; r < core::kGrantReasons; ++r) {
+        sum.urgent[r] += c.urgent[r];
+        sum.background[r] += c.background[r];
+      }
+    }
+    for (std::size_t r = 0; r < core::kGrantReasons; ++r)
+      counts.push_back({kUrgentGrantKeys[r], sum.urgent[r]});
+    for (std::size_t r = 0; r < core::kGrantReasons; ++r)
+      counts.push_back({kBackgroundGrantKeys[r], sum.background[r]});
+  }
+  return counts;
 }
 
 void SafsTransport::on_host_message(const Packet& packet) {

@@ -41,6 +41,9 @@ class SafsTransport final : public WindowTransport {
   // With announce_ahead, the sender tells the receiver of a transfer to come
   // (docs/safs.md, "Transfers announced ahead").
   void announce_flow(const FlowSpec& planned) override;
+  // With announce_ahead, what the receivers made of the announcements
+  // (core::ReceiverScheduler's counts, summed over hosts).
+  std::vector<MechanismCount> mechanism_stats() const override;
 
  private:
   class SenderAgent;
