@@ -437,6 +437,10 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     d["plans_received"] = s.plans_received;
     d["plans_infeasible"] = s.plans_infeasible;
     d["plans_unused"] = s.plans_unused;
+    d["plans_warned_late"] = s.plans_warned_late;
+    d["plans_warned_on_time"] = s.plans_warned_on_time;
+    d["plans_unwarned_late"] = s.plans_unwarned_late;
+    d["plans_unwarned_on_time"] = s.plans_unwarned_on_time;
     d["plans_refused"] = s.plans_refused;
     d["unexpected_messages"] = s.unexpected_messages;
     d["unexpected_bytes"] = s.unexpected_bytes;

@@ -131,6 +131,12 @@ struct EndpointStats {
   std::uint64_t plans_received = 0;
   std::uint64_t plans_infeasible = 0;
   std::uint64_t plans_unused = 0;
+  // Planned flows that came and ended, by whether their plan was warned of
+  // (plans_infeasible) and whether their last byte came after their deadline.
+  std::uint64_t plans_warned_late = 0;
+  std::uint64_t plans_warned_on_time = 0;
+  std::uint64_t plans_unwarned_late = 0;
+  std::uint64_t plans_unwarned_on_time = 0;
   std::uint64_t plans_refused = 0;
   // The downlink the receiver allocates from (EndpointConfig::shortfall_response):
   // now and its lowest so far, and how often it changed; and how often

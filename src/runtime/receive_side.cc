@@ -314,7 +314,11 @@ void ReceiveSide::complete(IncomingFlow& flow) {
   }
   peers_.send(peer, wire::Done{flow.announce.flow, flow.announce.size_bytes});
   ++stats_.incoming_completed;
-  if (flow.deadline_ns != kNoDeadlineNs) count_lateness(monotonic_ns() - flow.deadline_ns);
+  const std::int64_t now_ns = monotonic_ns();
+  if (flow.deadline_ns != kNoDeadlineNs) count_lateness(now_ns - flow.deadline_ns);
+  // A planned flow's warning is judged at its last byte, here: the handlers
+  // below may close the peer, which forgets the flow without judging it.
+  scheduler_.complete_flow(id, to_core_ps(now_ns));
   if (flow.posted != 0) {
     posted_.complete(flow.posted, flow.announce.size_bytes);
   } else {
@@ -681,6 +685,11 @@ void ReceiveSide::add_stats(EndpointStats& stats) const {
   stats.plans_received += stats_.plans_received;
   stats.plans_infeasible += stats_.plans_infeasible;
   stats.plans_unused += stats_.plans_unused;
+  const core::AnnouncedOutcomes& planned = scheduler_.announced_outcomes();
+  stats.plans_warned_late += planned.warned_late;
+  stats.plans_warned_on_time += planned.warned_on_time;
+  stats.plans_unwarned_late += planned.unwarned_late;
+  stats.plans_unwarned_on_time += planned.unwarned_on_time;
   stats.plans_refused += stats_.plans_refused;
   for (std::size_t i = 0; i < stats.lateness_buckets.size(); ++i) {
     stats.lateness_buckets[i] += stats_.lateness_buckets[i];

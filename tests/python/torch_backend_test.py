@@ -182,6 +182,10 @@ class TorchBackendTest(unittest.TestCase):
         self.assertEqual(sender["flows_on_plans"], 1)
         self.assertEqual(receiver["plans_received"], 1)
         self.assertEqual(receiver["plans_unused"], 0)
+        # The planned flow came and ended: judged once, warned or not.
+        judged = sum(receiver[k] for k in ("plans_warned_late", "plans_warned_on_time",
+                                           "plans_unwarned_late", "plans_unwarned_on_time"))
+        self.assertEqual(judged, 1)
 
     def test_pipeline_gradients_match_gloo(self):
         for rank in range(2):

@@ -37,7 +37,7 @@ struct Start {
   EndpointStats a, r;
 };
 
-Start urgent_start(bool announce) {
+Start urgent_start(bool announce, std::int64_t slack_ns = kSlackNs) {
   const EndpointConfig config = config_at("127.0.0.1", kLinkBps, nullptr);
   Endpoint r(config);
   LoopThread r_loop(r);
@@ -57,7 +57,7 @@ Start urgent_start(bool announce) {
   hint.urgent = true;
   hint.group = kGroup;
   hint.tag = 2;
-  hint.deadline_ns = start + kSlackNs;
+  hint.deadline_ns = start + slack_ns;
   if (announce) {
     std::string why_not;
     EXPECT_TRUE(a.announce_ahead(r.address(), kUrgentBytes, start, hint, &why_not)) << why_not;
@@ -97,6 +97,9 @@ TEST(AnnounceAhead, APlannedFlowStartsAtItsGrantAndTheBackgroundYieldsAhead) {
   EXPECT_EQ(planned.r.plans_unused, 0u);
   EXPECT_EQ(planned.r.plans_refused, 0u);
   EXPECT_EQ(planned.r.plans_infeasible, 0u);
+  // Judged at its end: not warned of (on time or, on a loaded machine, late).
+  EXPECT_EQ(planned.r.plans_warned_late + planned.r.plans_warned_on_time, 0u);
+  EXPECT_EQ(planned.r.plans_unwarned_late + planned.r.plans_unwarned_on_time, 1u);
   // Unannounced: blind (unpaced) at first, and the background at its whole share.
   EXPECT_FALSE(blind.urgent_at_send.granted);
   EXPECT_TRUE(std::isinf(blind.urgent_at_send.rate_bps));
@@ -111,6 +114,20 @@ TEST(AnnounceAhead, APlannedFlowStartsAtItsGrantAndTheBackgroundYieldsAhead) {
     EXPECT_LT(run.urgent_fct_ns, kSlackNs - kLateStartNs + 300 * kMs)
         << run.urgent_fct_ns / kMs << " ms";
   }
+}
+
+// Due 200 ms after its start, the 2 MB transfer needs 420 ms at the whole
+// downlink: the receiver warns of it when it is announced, 100 ms before
+// its first byte, and the warning is borne out at its last byte.
+TEST(AnnounceAhead, APlanThatCannotBeOnTimeIsWarnedOfAndEndsLate) {
+  const Start warned = urgent_start(true, 200 * kMs);
+  EXPECT_EQ(warned.urgent_end, FlowState::kDone);
+  EXPECT_EQ(warned.r.plans_received, 1u);
+  EXPECT_EQ(warned.r.plans_infeasible, 1u);
+  EXPECT_EQ(warned.r.plans_warned_late, 1u);
+  EXPECT_EQ(warned.r.plans_warned_on_time + warned.r.plans_unwarned_late +
+                warned.r.plans_unwarned_on_time,
+            0u);
 }
 
 TEST(AnnounceAhead, WhatCannotBePlannedIsRefusedWithItsReason) {
