@@ -23,7 +23,7 @@ script_name=$(basename "$0" .sh)
 # The environment is checked before anything runs (or is emptied): the
 # variable, its value and what was expected, exit 2.
 bad_environment() {  # NAME WHAT
-  echo "$script_name.sh: $1 = '${!1}': expected $2" >&2
+  echo "$script_name.sh: $1 = '${!1-}': expected $2" >&2
   exit 2
 }
 [[ ${SAFS_RESUME:-0} =~ ^[01]$ ]] || bad_environment SAFS_RESUME "1 (keep finished runs) or 0"

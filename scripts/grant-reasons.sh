@@ -23,6 +23,10 @@ for knob in "$@"; do
     echo "grant-reasons.sh: '$knob': expected a SAFS knob as KNOB=VALUE (e.g. background_streams=true)" >&2
     exit 2
   }
+  [[ $knob != report_grant_reasons=* ]] || {
+    echo "grant-reasons.sh: '$knob': report_grant_reasons is this script's own (always true)" >&2
+    exit 2
+  }
   overrides+=(--set "transport.safs.$knob")
 done
 # The settings, before anything is emptied or run.

@@ -23,6 +23,7 @@ import os
 import statistics
 import sys
 
+# core::GrantReason's names (grant_reason_name), in its order.
 REASONS = ["first", "increase", "decrease", "priority", "resume", "refresh"]
 KNOBS = {"announcements": "transport.safs.announce_ahead",
          "grants": "transport.safs.report_grant_reasons"}
@@ -37,7 +38,7 @@ def load(path, keys, knob):
     try:
         with open(path) as f:
             summary = json.load(f)
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, RecursionError) as e:
         raise BadInput(f"{path}: {e}")
     counts = {}
     for key in keys:
@@ -114,6 +115,8 @@ def table(kind, runs):
         mean = {key: statistics.fmean(r[key] for r in per_run) for key in keys}
         scenario, variant = cell.split(os.sep)[-3:-1]
         lines.append(f"| {scenario} | {variant} | {len(per_run)} | " + " | ".join(row(mean)) + " |")
+    if len(lines) == 2:
+        raise BadInput(f"{runs}: no finished run (no SCENARIO/VARIANT/safs/*/summary.json)")
     return "\n".join(lines)
 
 

@@ -339,6 +339,11 @@ def main(argv):
         # Sends announced ahead, and those that started under their plan.
         report["plans_sent"] = after["plans_sent"] - before["plans_sent"]
         report["flows_on_plans"] = after["flows_on_plans"] - before["flows_on_plans"]
+        # As a receiver: its planned flows judged at their last byte, by
+        # whether their plan was warned of and whether they ended late.
+        for key in ("plans_warned_late", "plans_warned_on_time", "plans_unwarned_late",
+                    "plans_unwarned_on_time"):
+            report[key] = after[key] - before[key]
         # Times its paths were found contended (docs/runtime.md, "Contention fallback").
         report["contended_paths"] = after["contended_paths"] - before["contended_paths"]
         # Times its receiver turned to EDF at line rate while its flows fell

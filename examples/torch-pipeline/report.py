@@ -63,7 +63,7 @@ def main(argv):
         return 2
     cells = defaultdict(lambda: {"iters": [], "bubble": [], "exposed": [], "misses": 0,
                                  "control": [], "sim": [], "waited_transfer": [], "background": [],
-                                 "run_bubble": {}, "delivery": None, "plans": [0, 0], "calls": [],
+                                 "run_bubble": {}, "delivery": None, "plans": [0, 0, 0, 0, 0, 0], "calls": [],
                                  "risks": None, "verdicts": None,
                                  "parts": defaultdict(list)})
     order = []
@@ -107,6 +107,9 @@ def main(argv):
                                                        [sends, r["risk_reports"]])]
             cell["plans"][0] += r.get("plans_sent", 0)
             cell["plans"][1] += r.get("flows_on_plans", 0)
+            for i, key in enumerate(("plans_warned_late", "plans_warned_on_time",
+                                     "plans_unwarned_late", "plans_unwarned_on_time")):
+                cell["plans"][2 + i] += r.get(key, 0)  # older outputs: none
         cell["waited_transfer"] += waited_transfers(ranks)
         verdicts = risk_verdicts(ranks)
         if verdicts is not None:
@@ -318,14 +321,20 @@ def print_counts(title, columns, rows):
 
 
 def print_plans(cells, ordered):
-    """Sends announced ahead, and those that started under their planned grant."""
+    """Sends announced ahead, those that started under their planned grant,
+    and the receivers' warning judged at each planned flow's last byte."""
     rows = []
     for k in ordered:
-        sent, on_plan = cells[k]["plans"]
+        sent, on_plan, warned_late, warned_on_time, unwarned_late, _ = cells[k]["plans"]
         if sent:
-            rows.append((k, [sent, f"{on_plan} ({on_plan / sent:.0%})"]))
-    print_counts("Sends announced ahead (every rank and run), and those that started under "
-                 "their planned grant", ["announced", "on their plan"], rows)
+            late = warned_late + unwarned_late
+            rows.append((k, [sent, f"{on_plan} ({on_plan / sent:.0%})", late,
+                             warned_late + warned_on_time, warned_late]))
+    print_counts("Sends announced ahead (every rank and run), those that started under "
+                 "their planned grant, and the planned flows that ended after their deadline, "
+                 "were warned of (their plan joined an urgent set that cannot be on time), "
+                 "or both", ["announced", "on their plan", "ended late", "warned of",
+                             "warned of and late"], rows)
 
 
 def print_risks(cells, ordered):

@@ -5,10 +5,18 @@
 
 namespace safs::core {
 
+const char* grant_reason_name(GrantReason reason) {
+  static constexpr std::array<const char*, kGrantReasons> kNames = {
+      "first", "increase", "decrease", "priority", "resume", "refresh"};
+  return kNames[static_cast<std::size_t>(reason)];
+}
+
 namespace {
 
-GrantReason reason_of(double sent_rate_bps, std::uint8_t sent_priority, const GrantTarget& target) {
-  if (sent_rate_bps < 0) return GrantReason::kFirst;
+// GrantReason's order of precedence.
+GrantReason reason_of(double sent_rate_bps, std::uint8_t sent_priority, bool lapsed_before,
+                      const GrantTarget& target) {
+  if (sent_rate_bps < 0) return lapsed_before ? GrantReason::kResume : GrantReason::kFirst;
   if (sent_rate_bps == 0 && target.rate_bps > 0) return GrantReason::kResume;
   if (sent_priority != target.priority) return GrantReason::kPriority;
   if (target.rate_bps > sent_rate_bps) return GrantReason::kIncrease;
@@ -19,9 +27,10 @@ GrantReason reason_of(double sent_rate_bps, std::uint8_t sent_priority, const Gr
 }  // namespace
 
 Grant GrantIssuer::issue(FlowState& state, const GrantTarget& target, TimePs now) {
-  auto& counts = target.urgent ? grant_counts_.urgent : grant_counts_.background;
-  ++counts[static_cast<std::size_t>(reason_of(state.sent_rate_bps, state.sent_priority, target))];
-  state.sent_urgent = target.urgent;
+  auto& counts = state.urgent ? grant_counts_.urgent : grant_counts_.background;
+  ++counts[static_cast<std::size_t>(
+      reason_of(state.sent_rate_bps, state.sent_priority, state.lapsed_before, target))];
+  state.lapsed_before = false;
   state.sent_rate_bps = target.rate_bps;
   state.sent_priority = target.priority;
   state.lease_end_ps = now + config_.validity_ps;
@@ -71,6 +80,7 @@ std::vector<Grant> GrantIssuer::update(const std::vector<GrantTarget>& targets, 
   for (const GrantTarget& t : adjusted_) {
     FlowState& state = flows_[t.flow];
     state.forced_decrease = false;
+    state.urgent = t.urgent;
     if (state.lapsed) continue;  // its sender is on its window, not on a rate
     any_increase = any_increase || is_increase(state, t);
     eventual_bps += differs(state, t) ? t.rate_bps : std::max(0.0, state.sent_rate_bps);
@@ -170,10 +180,10 @@ std::vector<Grant> GrantIssuer::due(TimePs now) {
     } else if (!state.pending && state.sent_rate_bps >= 0 &&
                now >= state.lease_end_ps - config_.refresh_margin_ps) {
       if (refreshes(state)) {
-        out.push_back(
-            issue(state, {id, state.sent_rate_bps, state.sent_priority, state.sent_urgent}, now));
+        out.push_back(issue(state, {id, state.sent_rate_bps, state.sent_priority}, now));
       } else if (now >= state.lease_end_ps) {  // unused and over: its rate is no longer in effect
         state.lapsed = true;
+        state.lapsed_before = true;
         state.sent_rate_bps = -1;
       }
     }

@@ -52,18 +52,22 @@ struct GrantConfig {
   bool only_needed_decreases = true;
 };
 
-// Why a grant was sent (GrantIssuer counts them): a flow's first grant, a
-// rate up or down past theta, a new priority, a paused flow resumed, or a
-// lease refreshed at the same rate.
+// Why a grant was issued (GrantIssuer counts them), the first that applies:
+// the first grant of a flow the allocation lists anew; a rate again for a
+// flow paused at 0 or whose lease lapsed unused; a new priority; a rate up
+// or down past theta; a lease refreshed at the same rate.
 enum class GrantReason : std::uint8_t {
   kFirst,
   kIncrease,
   kDecrease,
   kPriority,
   kResume,
-  kRefresh
+  kRefresh,
+  kCount  // not a reason: how many there are
 };
-inline constexpr std::size_t kGrantReasons = 6;
+inline constexpr std::size_t kGrantReasons = static_cast<std::size_t>(GrantReason::kCount);
+// Lower case, for reports ("first", "increase", ...).
+const char* grant_reason_name(GrantReason reason);
 
 // Grants sent, by reason, to urgent and to background flows.
 struct GrantCounts {
@@ -127,7 +131,8 @@ class GrantIssuer {
   struct FlowState {
     double sent_rate_bps = -1;  // last rate sent (-1: none yet)
     std::uint8_t sent_priority = 0;
-    bool sent_urgent = false;      // the flow was urgent at its last grant (for counts)
+    bool urgent = false;           // in the latest allocation (for the counts)
+    bool lapsed_before = false;    // its lease lapsed unused (for the counts)
     TimePs lease_end_ps = 0;       // as the receiver estimates it
     bool pending = false;          // an increase is held back
     bool listed = false;           // in the current allocation

@@ -53,7 +53,7 @@ AnnounceOutcome ReceiverScheduler::announce(const Announcement& announcement, Ti
 void ReceiverScheduler::replace_plan(const SemanticFlow& flow) {
   if (!flow.urgent()) return;
   if (const Announcement* a = find_announcement(flow.sender, flow.dependency)) {
-    announced_flows_.emplace_back(flow.id, a->warned);
+    announced_flows_.push_back({flow.id, a->warned, a->no_bubble_ps});
   }
   drop_plan(flow.sender, flow.dependency, flow.on_stream_lease ? flow.id : kNoFlow);
 }
@@ -137,8 +137,9 @@ bool ReceiverScheduler::urgent_set_feasible(const Announcement& extra, TimePs no
   }
   if (extra.no_bubble_ps != kTimeNever) due.emplace_back(extra.no_bubble_ps, extra.size_bytes);
   const double budget_bps = config_.allocator.link_bps * config_.allocator.overload_usable_fraction;
-  // It cannot start before its producer ends: due as that op ends (a
-  // consumer with nothing else to do), it is late by its own transfer time.
+  // The transfer alone, at the whole budget from its projected start (not
+  // before its producer ends), must finish by its timestamp; the prefix
+  // test below lets every flow start now.
   if (extra.no_bubble_ps != kTimeNever &&
       transfer_ps(static_cast<double>(extra.size_bytes), budget_bps) >
           extra.no_bubble_ps - std::max(now, extra.start_ps)) {
@@ -181,7 +182,7 @@ void ReceiverScheduler::remove_flow(FlowId id) {
                                [id](const SemanticFlow& f) { return f.id == id; });
   if (it == flows_.end()) return;
   flows_.erase(it);
-  std::erase_if(announced_flows_, [id](const auto& entry) { return entry.first == id; });
+  std::erase_if(announced_flows_, [id](const AnnouncedFlow& a) { return a.id == id; });
   dirty_ = true;
 }
 
@@ -190,11 +191,11 @@ void ReceiverScheduler::complete_flow(FlowId id, TimePs now) {
   if (f == nullptr) return;
   if (f->stream != 0) issuer_.retire(id, f->stream, now);
   const auto announced = std::find_if(announced_flows_.begin(), announced_flows_.end(),
-                                      [id](const auto& entry) { return entry.first == id; });
+                                      [id](const AnnouncedFlow& a) { return a.id == id; });
   if (announced != announced_flows_.end()) {
-    const bool late = now > f->no_bubble_ps;
+    const bool late = now > announced->announced_no_bubble_ps;
     AnnouncedOutcomes& o = announced_outcomes_;
-    ++(announced->second ? (late ? o.warned_late : o.warned_on_time)
+    ++(announced->warned ? (late ? o.warned_late : o.warned_on_time)
                          : (late ? o.unwarned_late : o.unwarned_on_time));
   }
   remove_flow(id);

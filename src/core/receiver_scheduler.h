@@ -7,7 +7,6 @@
 
 #include <array>
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "core/allocator.h"
@@ -37,12 +36,15 @@ struct Announcement {
   TimePs no_bubble_ps = kTimeNever;
   std::uint64_t dependency = 0;  // the consumer op: with the sender, what the real flow is known by
   std::uint32_t criticality = 0;
-  bool warned = false;  // announce() found the urgent set it joins infeasible
+  // Set by announce(), not by callers: it was warned of (kInfeasible).
+  bool warned = false;
 };
 
 // Announced transfers whose flow came and ended, by whether their
 // announcement was warned of (AnnounceOutcome::kInfeasible) and whether their
-// last byte arrived by their no-bubble timestamp: how good the warning is.
+// last byte arrived after the no-bubble timestamp they were announced with
+// (the one the warning judged; a consumer that falls behind may move it
+// later): how good the warning is.
 struct AnnouncedOutcomes {
   std::uint64_t warned_late = 0;
   std::uint64_t warned_on_time = 0;
@@ -52,7 +54,7 @@ struct AnnouncedOutcomes {
 
 enum class AnnounceOutcome : std::uint8_t {
   kPlanned,     // it will be planned in
-  kInfeasible,  // planned, but the urgent set it joins cannot all be on time
+  kInfeasible,  // planned, but it or the urgent set it joins cannot all be on time
   kDropped,     // too many announcements pending: ignored
 };
 
@@ -154,9 +156,9 @@ class ReceiverScheduler {
   std::uint64_t reallocations() const { return reallocations_; }
   std::uint64_t grants_issued() const { return issuer_.grants_issued(); }
   const GrantCounts& grant_counts() const { return issuer_.grant_counts(); }
-  // Announcements: received; of those, made while the urgent set they join
-  // could not all be on time (kInfeasible); ignored for the bound
-  // (kDropped); and given up because their flow never came (planned or not).
+  // Announcements: received; of those, warned of (kInfeasible); ignored
+  // for the bound (kDropped); and given up because their flow never came
+  // (planned or not).
   std::uint64_t announcements_received() const { return announcements_received_; }
   std::uint64_t announcements_infeasible() const { return announcements_infeasible_; }
   std::uint64_t announcements_dropped() const { return announcements_dropped_; }
@@ -181,8 +183,9 @@ class ReceiverScheduler {
   void drop_plan(std::uint32_t sender, std::uint64_t dependency, FlowId heir);
   // Whether the urgent flows known and announced, with `extra`, could all
   // meet their timestamps at the budget if each could start now (EDF), and
-  // `extra` its own from its projected start. Both are necessary, so a set
-  // found infeasible is (given the announced starts).
+  // `extra` its own from its projected start. Each is a necessary condition
+  // for the set to be feasible at this budget with these starts, so a set
+  // that fails either cannot all be on time unless the starts are wrong.
   bool urgent_set_feasible(const Announcement& extra, TimePs now) const;
   // The announcement or plan of (sender, dependency), or null.
   const Announcement* find_announcement(std::uint32_t sender, std::uint64_t dependency) const;
@@ -215,8 +218,13 @@ class ReceiverScheduler {
   std::uint64_t announcements_infeasible_ = 0;
   std::uint64_t announcements_dropped_ = 0;
   std::uint64_t announcements_given_up_ = 0;
-  // Flows that replaced an announcement, with its warning, until they end.
-  std::vector<std::pair<FlowId, bool>> announced_flows_;
+  // Flows that replaced an announcement, until they end.
+  struct AnnouncedFlow {
+    FlowId id = 0;
+    bool warned = false;
+    TimePs announced_no_bubble_ps = kTimeNever;
+  };
+  std::vector<AnnouncedFlow> announced_flows_;
   AnnouncedOutcomes announced_outcomes_;
   double background_share_ = 1.0;   // long-run share of the budget background got
   double background_rate_bps_ = 0;  // background's total in the allocation in force

@@ -120,8 +120,9 @@ struct EndpointStats {
   std::uint64_t uplink_reports_received = 0;
   // Transfers announced ahead (Endpoint::announce_ahead). Sending: plans
   // sent, and flows that started under their planned grant. Receiving:
-  // plans taken in; of those, ones that joined an urgent set that cannot
-  // all be on time (the warning), and ones that did not serve what they
+  // plans taken in; of those, ones warned of (they joined an urgent set
+  // that cannot all be on time, or cannot be on time from their own
+  // start), and ones that did not serve what they
   // reserved (no flow came, or a background one, or one under half the
   // size); and plans refused (a peer over its limits, demoted, or the
   // scheduler full).
@@ -132,7 +133,8 @@ struct EndpointStats {
   std::uint64_t plans_infeasible = 0;
   std::uint64_t plans_unused = 0;
   // Planned flows that came and ended, by whether their plan was warned of
-  // (plans_infeasible) and whether their last byte came after their deadline.
+  // (plans_infeasible) and whether their last byte came after the deadline
+  // they were planned with.
   std::uint64_t plans_warned_late = 0;
   std::uint64_t plans_warned_on_time = 0;
   std::uint64_t plans_unwarned_late = 0;

@@ -64,7 +64,8 @@ constexpr std::array kCounters = {
     Counter{"safs_plans_received_total", "Transfers announced ahead by senders, planned in.",
             &EndpointStats::plans_received},
     Counter{"safs_plans_infeasible_total",
-            "Plans that joined an urgent set that cannot all be on time.",
+            "Plans warned of: they joined an urgent set that cannot all be on time, or cannot "
+            "be on time from their own start.",
             &EndpointStats::plans_infeasible},
     Counter{"safs_plans_dropped_total",
             "Plans made before the peer's Hello, which did not read plans.",

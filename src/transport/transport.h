@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "base/flow.h"
@@ -55,7 +56,7 @@ struct TransportStats {
 // common TransportStats (summary.json's transport_stats). Only a mechanism
 // that is switched on reports, so runs without it keep their outputs.
 struct MechanismCount {
-  const char* name;  // a summary.json key: lower case, with underscores
+  std::string name;  // a summary.json key: lower case, with underscores
   std::uint64_t value = 0;
 };
 

@@ -199,15 +199,22 @@ TEST(GrantIssuerTest, GrantsAreCountedByReason) {
   issuer.note_data(1);
   issuer.note_data(2);
   EXPECT_EQ(issuer.due(10 * kUs + 480 * kUs).size(), 2u);  // both refreshed
+  // Flow 2's refreshed lease goes unused and lapses (flow 1's, used, is
+  // refreshed); granted again when its data comes, flow 2 is resumed, not new.
+  issuer.note_data(1);
+  EXPECT_EQ(issuer.due(10 * kUs + 980 * kUs).size(), 1u);
+  EXPECT_TRUE(issuer.note_data(2));
+  EXPECT_EQ(issuer.update({urgent(6.1 * kGbps, 4), {2, 5 * kGbps, 1}}, 10 * kUs + 990 * kUs).size(),
+            1u);
   const GrantCounts& counts = issuer.grant_counts();
   EXPECT_EQ(counts.urgent[reason(GrantReason::kFirst)], 1u);
   EXPECT_EQ(counts.urgent[reason(GrantReason::kIncrease)], 1u);
   EXPECT_EQ(counts.urgent[reason(GrantReason::kDecrease)], 1u);
   EXPECT_EQ(counts.urgent[reason(GrantReason::kPriority)], 1u);
   EXPECT_EQ(counts.urgent[reason(GrantReason::kResume)], 0u);
-  EXPECT_EQ(counts.urgent[reason(GrantReason::kRefresh)], 1u);
+  EXPECT_EQ(counts.urgent[reason(GrantReason::kRefresh)], 2u);  // at 490 and 990 us
   EXPECT_EQ(counts.background[reason(GrantReason::kFirst)], 1u);
-  EXPECT_EQ(counts.background[reason(GrantReason::kResume)], 1u);
+  EXPECT_EQ(counts.background[reason(GrantReason::kResume)], 2u);
   EXPECT_EQ(counts.background[reason(GrantReason::kRefresh)], 1u);
   std::uint64_t all = 0;
   for (std::size_t r = 0; r < kGrantReasons; ++r) all += counts.urgent[r] + counts.background[r];

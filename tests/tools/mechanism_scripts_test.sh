@@ -17,6 +17,8 @@ expect_exit2_without "into out/" "grant-reasons: a knob without a value" \
   "'background_streams': expected a SAFS knob as KNOB=VALUE" bash "$grants" standard background_streams
 expect_exit2_without "into out/" "grant-reasons: an unknown knob" "no_such_knob" \
   bash "$grants" standard no_such_knob=1
+expect_exit2_without "into out/" "grant-reasons: its own knob" "this script's own" \
+  bash "$grants" standard report_grant_reasons=false
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -26,6 +28,7 @@ expect_exit2 "an unknown table" "usage: mechanism_table.py" \
 expect_exit2 "an empty directory" "no SCENARIO/VARIANT/safs cells" table "$work"
 cell=$work/zb-dc/web-search-30/safs
 mkdir -p "$cell/seed=1" "$cell/seed=2"
+expect_exit2 "cells without a finished run" "no finished run" table "$work"
 echo '{"transport_stats": {"data_packets": 1}, "urgent": {}}' >"$cell/seed=1/summary.json"
 expect_exit2 "a run without announce_ahead" "seed=1/summary.json: no transport_stats.announcements" table "$work"
 

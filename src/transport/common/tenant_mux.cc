@@ -1,5 +1,6 @@
 #include "transport/common/tenant_mux.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -109,9 +110,19 @@ void TenantMux::announce_flow(const FlowSpec& planned) {
   if (tenant_of(planned.flow_class) == kMain) children_[kMain]->announce_flow(planned);
 }
 
-// The background tenant is a baseline transport: nothing of its own to report.
+// Both tenants' counts, summed by name (the background tenant may be SAFS too).
 std::vector<MechanismCount> TenantMux::mechanism_stats() const {
-  return children_[kMain]->mechanism_stats();
+  std::vector<MechanismCount> counts = children_[kMain]->mechanism_stats();
+  for (const MechanismCount& c : children_[kBackground]->mechanism_stats()) {
+    const auto same = std::find_if(counts.begin(), counts.end(),
+                                   [&](const MechanismCount& m) { return m.name == c.name; });
+    if (same != counts.end()) {
+      same->value += c.value;
+    } else {
+      counts.push_back(c);
+    }
+  }
+  return counts;
 }
 
 void TenantMux::free_spare_memory() {

@@ -43,7 +43,7 @@ class TenantMux final : public Transport, private HostAttacher {
   // Announced transfers are the workload's (the main tenant's); so are the
   // host messages that carry them (kHostMessageFlowId).
   void announce_flow(const FlowSpec& planned) override;
-  std::vector<MechanismCount> mechanism_stats() const override;  // the main tenant's
+  std::vector<MechanismCount> mechanism_stats() const override;  // both children's, summed
   void free_spare_memory() override;
 
   // The child that runs flows of class `c`, for tests and reports.

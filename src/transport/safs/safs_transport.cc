@@ -1,7 +1,7 @@
 #include "transport/safs/safs_transport.h"
 
 #include <algorithm>
-#include <array>
+#include <string>
 
 #include "transport/common/new_packet.h"
 #include "transport/safs/safs_receiver_agent.h"
@@ -76,18 +76,6 @@ void SafsTransport::announce_flow(const FlowSpec& planned) {
   if (config_.announce_ahead) senders_[planned.src]->announce(planned);
 }
 
-namespace {
-
-// summary.json keys, in core::GrantReason's order.
-constexpr std::array<const char*, core::kGrantReasons> kUrgentGrantKeys = {
-    "grants_urgent_first",    "grants_urgent_increase", "grants_urgent_decrease",
-    "grants_urgent_priority", "grants_urgent_resume",   "grants_urgent_refresh"};
-constexpr std::array<const char*, core::kGrantReasons> kBackgroundGrantKeys = {
-    "grants_background_first",    "grants_background_increase", "grants_background_decrease",
-    "grants_background_priority", "grants_background_resume",   "grants_background_refresh"};
-
-}  // namespace
-
 std::vector<MechanismCount> SafsTransport::mechanism_stats() const {
   std::vector<MechanismCount> counts;
   if (config_.announce_ahead) {
@@ -121,10 +109,13 @@ std::vector<MechanismCount> SafsTransport::mechanism_stats() const {
         sum.background[r] += c.background[r];
       }
     }
-    for (std::size_t r = 0; r < core::kGrantReasons; ++r)
-      counts.push_back({kUrgentGrantKeys[r], sum.urgent[r]});
-    for (std::size_t r = 0; r < core::kGrantReasons; ++r)
-      counts.push_back({kBackgroundGrantKeys[r], sum.background[r]});
+    for (const bool urgent : {true, false}) {
+      for (std::size_t r = 0; r < core::kGrantReasons; ++r) {
+        const char* reason = core::grant_reason_name(static_cast<core::GrantReason>(r));
+        counts.push_back({std::string(urgent ? "grants_urgent_" : "grants_background_") + reason,
+                          urgent ? sum.urgent[r] : sum.background[r]});
+      }
+    }
   }
   return counts;
 }
