@@ -28,7 +28,10 @@ bad_environment() {  # NAME WHAT
 }
 [[ ${SAFS_RESUME:-0} =~ ^[01]$ ]] || bad_environment SAFS_RESUME "1 (keep finished runs) or 0"
 [[ $jobs =~ ^[1-9][0-9]{0,3}$ ]] || bad_environment SAFS_JOBS "a number of parallel runs, 1 to 9999"
-[[ -f $sim && -x $sim ]] || bad_environment SAFS_SIM "the safs-sim binary (scripts/setup.sh builds it)"
+[[ -f $sim && -x $sim ]] || {
+  echo "$script_name.sh: SAFS_SIM = '$sim': expected the safs-sim binary (scripts/setup.sh builds it)" >&2
+  exit 2
+}
 if [[ -n ${SAFS_TRANSPORTS:-} ]]; then
   known_transports=$("$sim" transports | awk '{print $1}')
   IFS=, read -r -a wanted_transports <<<"$SAFS_TRANSPORTS"

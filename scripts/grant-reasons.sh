@@ -4,8 +4,9 @@
 # in every cell of the evaluation matrix, and per cell (means per run over
 # its seeds) the scheduling packets per 100 data packets and the share of
 # them that were grants to urgent and to background flows, by reason: a
-# flow's first grant, a rate up or down past theta, a new priority, a paused
-# flow resumed, a lease refreshed (docs/safs.md, "Where the control goes").
+# flow's first grant, a rate up or down, a new priority, a rate again after
+# a pause or a lapsed lease, a lease refreshed (docs/safs.md, "Where the
+# control goes").
 # Needs no other run. Runs go to out/eval-grant-reasons/LEVEL (with the
 # knobs, out/eval-grant-reasons/LEVEL-KNOB=VALUE,...), afresh unless
 # SAFS_RESUME=1; prints one markdown table on stdout. A cell that fails is

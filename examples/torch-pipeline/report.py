@@ -331,9 +331,10 @@ def print_plans(cells, ordered):
             rows.append((k, [sent, f"{on_plan} ({on_plan / sent:.0%})", late,
                              warned_late + warned_on_time, warned_late]))
     print_counts("Sends announced ahead (every rank and run), those that started under "
-                 "their planned grant, and the planned flows that ended after their deadline, "
-                 "were warned of (their plan joined an urgent set that cannot be on time), "
-                 "or both", ["announced", "on their plan", "ended late", "warned of",
+                 "their planned grant, and the planned flows that ended after the deadline "
+                 "they were planned with, were warned of (their plan, or the urgent set it "
+                 "joined, could not be on time), or both (0 for runs recorded before these "
+                 "counts)", ["announced", "on their plan", "ended late", "warned of",
                              "warned of and late"], rows)
 
 
