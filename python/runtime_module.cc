@@ -253,7 +253,7 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
   bool announce(std::uint64_t nbytes, const py::object& peer, std::optional<std::int64_t> start_ns,
                 std::optional<std::int64_t> starts_in_ns, std::optional<std::int64_t> deadline_ns,
                 std::optional<std::int64_t> slack_ns, std::uint64_t group,
-                std::uint32_t criticality) {
+                std::uint32_t criticality, std::uint64_t tag) {
     if (start_ns.has_value() == starts_in_ns.has_value()) {
       throw py::value_error("announce: give start_ns or starts_in_ns (one of them)");
     }
@@ -268,6 +268,7 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     hint.urgent = true;
     hint.criticality = criticality;
     hint.group = group;
+    hint.tag = tag;  // names the plan in a risk report (FlowRisk::planned)
     std::string why_not;
     // A relative start is taken on the loop's thread: never in the past there.
     const bool announced = on_loop([&] {
@@ -408,6 +409,7 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
       d["projected_lateness_ns"] = risk.projected_lateness_ns;
       d["rate_bps"] = risk.rate_bps;
       d["needed_bps"] = risk.needed_bps;
+      d["planned"] = risk.planned;
       list.append(std::move(d));
     }
     return list;
@@ -436,6 +438,8 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     d["plans_dropped"] = s.plans_dropped;
     d["plans_received"] = s.plans_received;
     d["plans_infeasible"] = s.plans_infeasible;
+    d["plan_warnings_sent"] = s.plan_warnings_sent;
+    d["plan_warnings_received"] = s.plan_warnings_received;
     d["plans_unused"] = s.plans_unused;
     d["plans_warned_late"] = s.plans_warned_late;
     d["plans_warned_on_time"] = s.plans_warned_on_time;
@@ -794,13 +798,14 @@ PYBIND11_MODULE(_runtime, m) {
           [](const std::shared_ptr<PyEndpoint>& self, std::uint64_t nbytes, const py::object& peer,
              std::optional<std::int64_t> start_ns, std::optional<std::int64_t> starts_in_ns,
              std::optional<std::int64_t> deadline_ns, std::optional<std::int64_t> slack_ns,
-             std::uint64_t group, std::uint32_t criticality) {
+             std::uint64_t group, std::uint32_t criticality, std::uint64_t tag) {
             return self->announce(nbytes, peer, start_ns, starts_in_ns, deadline_ns, slack_ns,
-                                  group, criticality);
+                                  group, criticality, tag);
           },
           py::arg("nbytes"), py::arg("peer"), py::kw_only(), py::arg("start_ns") = py::none(),
           py::arg("starts_in_ns") = py::none(), py::arg("deadline_ns") = py::none(),
-          py::arg("slack_ns") = py::none(), py::arg("group"), py::arg("criticality") = 0)
+          py::arg("slack_ns") = py::none(), py::arg("group"), py::arg("criticality") = 0,
+          py::arg("tag") = 0)
       .def(
           "update",
           [](const std::shared_ptr<PyEndpoint>& self, SendHandle& handle,

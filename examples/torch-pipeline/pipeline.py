@@ -205,14 +205,17 @@ class Stage:
         """This iteration's sends reported at risk (safs.torch.risks(); all of
         them have ended, so no report of theirs is still to come), each as
         [kind, micro-batch, reported at (monotonic ns), projected lateness
-        (ns)], its first report only."""
+        (ns), planned]: the first report of its flow, and the receiver's
+        warning of its plan (planned: safs-ahead only, before the send
+        existed; no projection)."""
         import safs.torch as st
         kind_of = {self.tag(kind, mb): (kind, mb) for kind, mb, _ in sends}
         first = {}
         for risk in st.risks():
-            if risk["tag"] in kind_of and risk["tag"] not in first:
-                first[risk["tag"]] = [*kind_of[risk["tag"]], risk["reported_at_ns"],
-                                      risk["projected_lateness_ns"]]
+            key = (risk["tag"], risk["planned"])
+            if risk["tag"] in kind_of and key not in first:
+                first[key] = [*kind_of[risk["tag"]], risk["reported_at_ns"],
+                              risk["projected_lateness_ns"], risk["planned"]]
         return list(first.values())
 
     def compute(self, kind, mb, inputs, outputs, grads_in):

@@ -113,8 +113,8 @@ def main(argv):
         cell["waited_transfer"] += waited_transfers(ranks)
         verdicts = risk_verdicts(ranks)
         if verdicts is not None:
-            cell["verdicts"] = cell["verdicts"] or {"sends": 0, "late": 0, "warned": 0, "early": 0,
-                                                    "false": 0, "unwarned": 0, "leads": []}
+            cell["verdicts"] = cell["verdicts"] or {name: type(value)() for name, value in
+                                                    verdicts.items()}
             for name, value in verdicts.items():
                 cell["verdicts"][name] += value
         for i in range(len(ranks[0]["iterations"])):
@@ -197,9 +197,11 @@ def waited_transfers(ranks):
 def risk_verdicts(ranks):
     """Each SAFS send judged against what its consumer saw: late if the
     receiving rank waited at least 1 ms for it; warned if it was reported
-    at risk (its first report) before the consumer had it, early if that
-    came before the consumer began to wait, with the lead in seconds. None for runs that did not
-    record reports per send (gloo, older outputs)."""
+    at risk (its first report, of its flow or of its plan) before the
+    consumer had it, early if that came before the consumer began to wait,
+    with the lead in seconds, and by its plan if its receiver warned of its
+    plan before the consumer had it. None for runs that did not record
+    reports per send (gloo, older outputs)."""
     if not all("risks" in it for r in ranks for it in r["iterations"]):
         return None
     # (receiving rank, iteration, forward?, micro-batch) -> (wait began, ended)
@@ -208,10 +210,15 @@ def risk_verdicts(ranks):
         for i, iteration in enumerate(r["iterations"]):
             for kind, mb, began, ended in iteration.get("waits", []):
                 waited[(r["rank"], i, kind == "F", mb)] = (began, ended)
-    counts = {"sends": 0, "late": 0, "warned": 0, "early": 0, "false": 0, "unwarned": 0, "leads": []}
+    counts = {"sends": 0, "late": 0, "warned": 0, "by_plan": 0, "early": 0, "false": 0,
+              "unwarned": 0, "leads": []}
     for r in ranks:
         for i, iteration in enumerate(r["iterations"]):
-            reported = {(kind, mb): at for kind, mb, at, _ in iteration["risks"]}
+            reported, planned = {}, {}
+            for kind, mb, at, _, *was_planned in iteration["risks"]:  # older: 4 fields
+                reported[(kind, mb)] = min(at, reported.get((kind, mb), at))
+                if was_planned and was_planned[0]:
+                    planned[(kind, mb)] = at
             for kind, mb, _ in iteration.get("sends", []):
                 receiver = r["rank"] + 1 if kind == "F" else r["rank"] - 1
                 wait = waited.get((receiver, i, kind == "F", mb))
@@ -227,6 +234,7 @@ def risk_verdicts(ranks):
                 counts["late"] += late
                 if at is not None and late:
                     counts["warned"] += 1
+                    counts["by_plan"] += planned.get((kind, mb), wait[1]) < wait[1]
                     counts["early"] += at < wait[0]
                     counts["leads"].append((wait[0] - at) / 1e9)
                 elif at is not None:
@@ -348,21 +356,25 @@ def print_risks(cells, ordered):
 
 
 def print_verdicts(cells, ordered):
-    """Per send: was it late for its consumer, and was it reported at risk."""
+    """Per send: was it late for its consumer, and was it reported at risk
+    (with a column for warnings of plans when any cell has one)."""
+    verdicts = [(k, cells[k]["verdicts"]) for k in ordered if cells[k]["verdicts"] is not None]
+    with_plans = any(v["by_plan"] for _, v in verdicts)
     rows = []
-    for k in ordered:
-        v = cells[k]["verdicts"]
-        if v is None:
-            continue
+    for k, v in verdicts:
         lead = f"{statistics.median(v['leads']) * 1000:.0f}" if v["leads"] else "-"
-        rows.append((k, [v["sends"], v["late"], v["warned"], v["early"], lead, v["unwarned"],
-                         v["false"]]))
+        by_plan = [v["by_plan"]] if with_plans else []
+        rows.append((k, [v["sends"], v["late"], v["warned"], *by_plan, v["early"], lead,
+                         v["unwarned"], v["false"]]))
     print_counts("SAFS's sends judged one by one (every rank and run): late when the consumer "
-                 "waited at least 1 ms for it; warned when it was reported at risk; early when "
-                 "that came before the consumer began to wait; lead: the consumer's wait began "
-                 "that long after the report (median, ms)",
-                 ["sends", "late", "late and warned", "warned early", "lead (ms)",
-                  "late, not warned", "warned, not late"], rows)
+                 "waited at least 1 ms for it; warned when it was reported at risk" +
+                 (" (its flow, or its plan: the receiver's warning, safs-ahead only)"
+                  if with_plans else "") +
+                 "; early when that came before the consumer began to wait; lead: the "
+                 "consumer's wait began that long after the first report (median, ms)",
+                 ["sends", "late", "late and warned",
+                  *(["of those, by its plan"] if with_plans else []), "warned early",
+                  "lead (ms)", "late, not warned", "warned, not late"], rows)
 
 
 if __name__ == "__main__":

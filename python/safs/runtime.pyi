@@ -96,6 +96,7 @@ class Endpoint:
         slack_ns: Optional[int] = None,
         group: int,
         criticality: int = 0,
+        tag: int = 0,
     ) -> bool: ...
     def update(
         self,

@@ -159,7 +159,10 @@ def announce(nbytes, dst, tag, *, start_ns=None, starts_in_ns=None, deadline_ns=
     `starts_in_ns`, due at `deadline_ns` or in `slack_ns`. Its receiver
     plans the rate in and grants it ahead; that send, if it starts within
     100 ms (less the control RTT) of its start and its hint names no group,
-    goes at the planned grant from its first byte. Raises ValueError for what cannot be planned."""
+    goes at the planned grant from its first byte. If the receiver warns that
+    it cannot be on time, `risks()` lists it as `planned` at once, named by
+    this tag and the send's number. Raises ValueError for what cannot be
+    planned."""
     pg = group if group is not None else dist.distributed_c10d._get_default_group()
     if not isinstance(pg, ProcessGroupSafs):
         raise TypeError("safs.torch.announce: not a safs process group")
@@ -357,7 +360,8 @@ class ProcessGroupSafs(_ProcessGroup):
         safs_tag = _safs_tag(tag, seq)
         self.endpoint.announce(int(nbytes), self._peer(dst), start_ns=start_ns,
                                starts_in_ns=starts_in_ns, deadline_ns=deadline_ns,
-                               slack_ns=slack_ns, group=safs_tag + 1, criticality=criticality)
+                               slack_ns=slack_ns, group=safs_tag + 1, criticality=criticality,
+                               tag=safs_tag)
         self._planned[(dst, tag, seq)] = safs_tag + 1
 
     def recv(self, tensors, src, tag=0):

@@ -69,6 +69,10 @@ struct FlowRisk {
   // with none of those known.
   double rate_bps = 0;
   double needed_bps = 0;  // what the deadline needs (infinity: past it)
+  // A transfer announced ahead (announce_ahead) whose receiver warned that it
+  // cannot be on time, before any flow of it exists: `flow` is 0, `tag` the
+  // plan's hint's, and no projection (the lateness and rates are 0).
+  bool planned = false;
 };
 
 struct IncomingMessage {
@@ -140,6 +144,11 @@ struct EndpointStats {
   std::uint64_t plans_unwarned_late = 0;
   std::uint64_t plans_unwarned_on_time = 0;
   std::uint64_t plans_refused = 0;
+  // Plans warned of, told to their senders (receiving: those that read
+  // PlanWarnings), and warnings heard of this endpoint's own plans (sending:
+  // each reported as a planned FlowRisk).
+  std::uint64_t plan_warnings_sent = 0;
+  std::uint64_t plan_warnings_received = 0;
   // The downlink the receiver allocates from (EndpointConfig::shortfall_response):
   // now and its lowest so far, and how often it changed; and how often
   // urgent flows went EDF at line rate because they fell short of grants.

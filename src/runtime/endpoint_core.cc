@@ -116,7 +116,7 @@ wire::Hello local_hello(const EndpointConfig& config, const PeerAddress& address
   hello.capabilities = wire::kCapLeases;
   if (config.pacing != PacingMode::kUserspace) hello.capabilities |= wire::kCapKernelPacing;
   if (config.data_reuse.enabled) hello.capabilities |= wire::kCapDataReuse | wire::kCapDataFollow;
-  hello.capabilities |= wire::kCapUplinkReports | wire::kCapPlans;
+  hello.capabilities |= wire::kCapUplinkReports | wire::kCapPlans | wire::kCapPlanWarnings;
   if (config.security.member) hello.member = config.security.member->name;
   hello.downlink_bps = static_cast<std::uint64_t>(config.downlink_bps);
   hello.listen_port = address.port;
@@ -170,6 +170,8 @@ void EndpointCore::on_flow_message(Peer& peer, const wire::Message& message) {
           receive_.on_plan(peer, m);
         } else if constexpr (std::is_same_v<T, wire::Grant>) {
           send_.on_grant(peer, m);
+        } else if constexpr (std::is_same_v<T, wire::PlanWarning>) {
+          send_.on_plan_warning(peer, m);
         } else if constexpr (std::is_same_v<T, wire::Done>) {
           send_.on_done(peer, m);
         } else if constexpr (std::is_same_v<T, wire::Error>) {

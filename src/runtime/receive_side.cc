@@ -684,6 +684,7 @@ void ReceiveSide::add_stats(EndpointStats& stats) const {
   stats.uplink_reports_received += stats_.uplink_reports_received;
   stats.plans_received += stats_.plans_received;
   stats.plans_infeasible += stats_.plans_infeasible;
+  stats.plan_warnings_sent += stats_.plan_warnings_sent;
   stats.plans_unused += stats_.plans_unused;
   const core::AnnouncedOutcomes& planned = scheduler_.announced_outcomes();
   stats.plans_warned_late += planned.warned_late;

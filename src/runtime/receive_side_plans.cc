@@ -71,7 +71,13 @@ void ReceiveSide::on_plan(Peer& peer, const wire::Plan& plan) {
   announcement.criticality = plan.criticality;
   const core::AnnounceOutcome outcome = scheduler_.announce(announcement, to_core_ps(now));
   if (outcome == core::AnnounceOutcome::kDropped) return refuse("the scheduler's plans are full");
-  if (outcome == core::AnnounceOutcome::kInfeasible) ++stats_.plans_infeasible;
+  if (outcome == core::AnnounceOutcome::kInfeasible) {
+    ++stats_.plans_infeasible;
+    if (advertises(peer, wire::kCapPlanWarnings)) {
+      peers_.send(peer, wire::PlanWarning{plan.number});
+      ++stats_.plan_warnings_sent;
+    }
+  }
   ++stats_.plans_received;
   plans_.push_back({.peer = peer.id,
                     .identity = peer.identity,

@@ -689,6 +689,7 @@ void SendSide::add_stats(EndpointStats& stats) const {
   stats.uplink_reports_sent += stats_.uplink_reports_sent;
   stats.plans_sent += stats_.plans_sent;
   stats.flows_on_plans += stats_.flows_on_plans;
+  stats.plan_warnings_received += stats_.plan_warnings_received;
   stats.plans_dropped += stats_.plans_dropped;
   stats.data_connections_idle += pool_.idle();
   stats.contended_paths += stats_.contended_paths;  // of peers gone

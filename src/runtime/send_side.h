@@ -133,7 +133,8 @@ struct PlannedTransfer {
   std::uint64_t size_bytes = 0;
   std::int64_t start_ns = 0;
   FlowHint hint;
-  bool sent = false;  // the peer was not authenticated yet: sent once it is
+  bool sent = false;    // the peer was not authenticated yet: sent once it is
+  bool warned = false;  // its receiver said it cannot be on time
   core::GrantHolder grant;
 };
 
@@ -164,6 +165,9 @@ class SendSide {
 
   // From a receiver, on its control connection.
   void on_grant(const Peer& peer, const wire::Grant& grant);
+  // The receiver warned that a plan of ours cannot be on time: reported at
+  // once, as a planned FlowRisk, once per plan.
+  void on_plan_warning(const Peer& peer, const wire::PlanWarning& warning);
   void on_done(const Peer& peer, const wire::Done& done);
   void on_refused(const Peer& peer, const wire::Error& error);
   // The peer proved it holds the job key: its flows' data connections may

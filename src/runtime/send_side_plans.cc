@@ -102,6 +102,22 @@ void SendSide::on_planned_grant(const Peer& peer, const wire::Grant& grant) {
   }
 }
 
+void SendSide::on_plan_warning(const Peer& peer, const wire::PlanWarning& warning) {
+  const auto it = std::find_if(plans_.begin(), plans_.end(), [&](const PlannedTransfer& plan) {
+    return plan.peer == peer.id && plan.number == warning.number;
+  });
+  // A plan already taken by its flow, or expired: the flow reports for itself.
+  if (it == plans_.end() || it->warned) return;
+  it->warned = true;
+  ++stats_.plan_warnings_received;
+  if (!risk_handler_) return;
+  FlowRisk risk;
+  risk.tag = it->hint.tag;
+  risk.reported_at_ns = monotonic_ns();
+  risk.planned = true;
+  risk_handler_(risk);
+}
+
 // A plan whose transfer never started is dropped by its receiver a lease
 // after its projected start; so is ours.
 void SendSide::expire_plans(std::int64_t now_ns) {

@@ -24,6 +24,7 @@ constexpr Type type_of() {
   if constexpr (std::is_same_v<T, Sealed>) return Type::kSealed;
   if constexpr (std::is_same_v<T, Report>) return Type::kReport;
   if constexpr (std::is_same_v<T, Plan>) return Type::kPlan;
+  if constexpr (std::is_same_v<T, PlanWarning>) return Type::kPlanWarning;
 }
 
 // Each message's fields in wire order, once for both directions; each field
@@ -62,6 +63,8 @@ constexpr auto kFields<Report> = std::tuple{&Report::flow, &Report::rate_bps};
 template <>
 constexpr auto kFields<Plan> = std::tuple{&Plan::number,   &Plan::size_bytes,  &Plan::starts_in_ns,
                                           &Plan::slack_ns, &Plan::criticality, &Plan::group};
+template <>
+constexpr auto kFields<PlanWarning> = std::tuple{&PlanWarning::number};
 
 class FieldWriter {
  public:
@@ -242,6 +245,8 @@ DecodeResult decode(std::span<const std::uint8_t> bytes) {
       return decode_as<Report>(body, frame_bytes);
     case Type::kPlan:
       return decode_as<Plan>(body, frame_bytes);
+    case Type::kPlanWarning:
+      return decode_as<PlanWarning>(body, frame_bytes);
   }
   return invalid("unknown message type " + std::to_string(type));
 }

@@ -54,6 +54,7 @@ enum class Type : std::uint16_t {
   kSealed = 9,
   kReport = 10,
   kPlan = 11,
+  kPlanWarning = 12,
 };
 
 // Capability bits a Hello advertises.
@@ -72,6 +73,8 @@ inline constexpr std::uint32_t kCapPlans = 1u << 4;
 // waiting whatever its bound on idle ones), so a sender may let flows follow
 // one another on one connection (ContentionFallback::one_connection).
 inline constexpr std::uint32_t kCapDataFollow = 1u << 5;
+// Reads PlanWarnings: a receiver may say that a plan cannot be on time.
+inline constexpr std::uint32_t kCapPlanWarnings = 1u << 6;
 
 // First message each way on a control connection.
 struct Hello {
@@ -159,6 +162,17 @@ struct Plan {
   bool operator==(const Plan&) const = default;
 };
 
+// Receiver -> sender: the plan with this number cannot be on time with what
+// the receiver has already planned and granted (core::AnnounceOutcome::
+// kInfeasible), said once, when the plan comes. The sender's application
+// hears it as a risk report before its transfer exists (FlowRisk::planned),
+// early enough to reorder its work or send sooner. Sent only to a sender
+// that advertised kCapPlanWarnings.
+struct PlanWarning {
+  std::uint32_t number = 0;
+  bool operator==(const PlanWarning&) const = default;
+};
+
 enum class ErrorCode : std::uint16_t {
   kMalformed = 1,
   kUnsupportedVersion = 2,
@@ -213,8 +227,8 @@ struct Sealed {
   bool operator==(const Sealed&) const = default;
 };
 
-using Message =
-    std::variant<Hello, Announce, Update, Grant, Done, Error, DataOpen, Auth, Sealed, Report, Plan>;
+using Message = std::variant<Hello, Announce, Update, Grant, Done, Error, DataOpen, Auth, Sealed,
+                             Report, Plan, PlanWarning>;
 
 // Appends one frame.
 void encode(const Message& message, std::vector<std::uint8_t>& out);

@@ -341,7 +341,27 @@ class Risk(unittest.TestCase):
             self.assertLessEqual(risk["reported_at_ns"], time.monotonic_ns())
             self.assertGreater(risk["projected_lateness_ns"], 0)
             self.assertGreater(risk["needed_bps"], risk["rate_bps"])
+            self.assertFalse(risk["planned"])
             self.assertEqual(sender.risks(), [])  # taken
+
+    def test_a_plan_its_receiver_cannot_serve_in_time_is_reported_before_it_is_sent(self):
+        # 3 MB announced to start in 50 ms, due 100 ms later: 0.3 s at the
+        # receiver's whole 80 Mbit/s. The receiver warns of it as it comes,
+        # and the sender lists it as planned, by the tag given to announce.
+        with endpoint(downlink_bps=80e6) as receiver, endpoint() as sender:
+            receiver.start()
+            sender.start()
+            self.assertTrue(sender.announce(3 << 20, receiver.address, starts_in_ns=50 * MS,
+                                            slack_ns=150 * MS, group=9, tag=41))
+            risks, deadline = [], time.monotonic() + 5
+            while not risks and time.monotonic() < deadline:
+                time.sleep(0.005)
+                risks = sender.risks()
+            (risk,) = risks
+            self.assertTrue(risk["planned"])
+            self.assertEqual((risk["flow"], risk["tag"]), (0, 41))
+            self.assertEqual(sender.stats()["plan_warnings_received"], 1)
+            self.assertEqual(receiver.stats()["plan_warnings_sent"], 1)
 
 
 class Waiting(Pair):

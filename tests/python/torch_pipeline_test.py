@@ -143,8 +143,27 @@ class RiskVerdictsTest(unittest.TestCase):
             "risks": []}]}
         v = report.risk_verdicts([first, last])
         self.assertEqual({k: v[k] for k in v if k != "leads"},
-                         {"sends": 5, "late": 3, "warned": 2, "early": 1, "false": 1, "unwarned": 1})
+                         {"sends": 5, "late": 3, "warned": 2, "by_plan": 0, "early": 1, "false": 1,
+                          "unwarned": 1})
         self.assertEqual(sorted(v["leads"]), [-0.002, 0.005])
+
+    def test_a_plan_warned_of_counts_from_its_warning(self):
+        ms = self.MS
+        # F 0: its plan warned of at 2 ms, its flow reported at 25 ms, its
+        # consumer waited from 20 to 30 ms: warned early by its plan, lead
+        # 18 ms. F 1: its plan warned of only after its consumer had it.
+        first = {"rank": 0, "iterations": [{
+            "sends": [["F", 0, 0], ["F", 1, 0]], "waits": [],
+            "risks": [["F", 0, 25 * ms, 1, False], ["F", 0, 2 * ms, 0, True],
+                      ["F", 1, 60 * ms, 0, True]]}]}
+        last = {"rank": 1, "iterations": [{
+            "sends": [], "waits": [["F", 0, 20 * ms, 30 * ms], ["F", 1, 40 * ms, 50 * ms]],
+            "risks": []}]}
+        v = report.risk_verdicts([first, last])
+        self.assertEqual({k: v[k] for k in v if k != "leads"},
+                         {"sends": 2, "late": 2, "warned": 1, "by_plan": 1, "early": 1, "false": 0,
+                          "unwarned": 1})
+        self.assertEqual(v["leads"], [0.018])
 
     def test_runs_without_reports_per_send_give_none(self):
         older = {"rank": 0, "iterations": [{"sends": [], "waits": []}]}
@@ -319,10 +338,13 @@ class LoopbackPipelineTest(unittest.TestCase):
                         self.assertEqual(r["shortfall_episodes"], 0)
                         self.assertEqual(r["contended_paths"], 0)
                         self.assertGreaterEqual(r["risk_reports"], 0)  # recorded
-                        # and per send, each first report naming one of its sends
+                        # and per send, each first report (of its flow, or of its
+                        # plan: safs-ahead only) naming one of its sends
                         for it in r["iterations"]:
                             sent = {(k, m) for k, m, _ in it["sends"]}
-                            self.assertTrue(all((k, m) in sent for k, m, _, _ in it["risks"]))
+                            for k, m, _, _, planned in it["risks"]:
+                                self.assertIn((k, m), sent)
+                                self.assertTrue(comm == "safs-ahead" or not planned)
                     self.assertIsNotNone(report.risk_verdicts(reports))
                 sim = subprocess.run(
                     [sys.executable, str(EXAMPLE / "to_scenario.py"), os.path.join(d, f"{comm}.toml")] + outs,

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "runtime/clock.h"
 #include "runtime/endpoint.h"
@@ -34,6 +35,8 @@ struct Start {
   double background_at_send_bps;  // B's flow's rate then
   FlowState urgent_end = FlowState::kPending;
   std::int64_t urgent_fct_ns = 0;
+  std::int64_t sent_at_ns = 0;  // when A called send()
+  std::vector<FlowRisk> a_risks;
   EndpointStats a, r;
 };
 
@@ -42,6 +45,8 @@ Start urgent_start(bool announce, std::int64_t slack_ns = kSlackNs) {
   Endpoint r(config);
   LoopThread r_loop(r);
   Endpoint a(config), b(config);
+  Start run;
+  a.on_risk([&](const FlowRisk& risk) { run.a_risks.push_back(risk); });
   const auto background = random_bytes(kBackgroundBytes, 1);
   const auto urgent = random_bytes(kUrgentBytes, 2);
   const FlowHandle b_flow = b.send(r.address(), background, FlowHint::background(1));
@@ -63,9 +68,9 @@ Start urgent_start(bool announce, std::int64_t slack_ns = kSlackNs) {
     EXPECT_TRUE(a.announce_ahead(r.address(), kUrgentBytes, start, hint, &why_not)) << why_not;
   }
   drive(start + kLateStartNs);
-  Start run;
   run.background_at_send_bps = b.test(b_flow).rate_bps;
   const std::int64_t sent_at = monotonic_ns();
+  run.sent_at_ns = sent_at;
   const FlowHandle a_flow = a.send(r.address(), urgent, hint);
   run.urgent_at_send = a.test(a_flow);
   while (monotonic_ns() - sent_at < 5 * kSecond) {
@@ -100,6 +105,9 @@ TEST(AnnounceAhead, APlannedFlowStartsAtItsGrantAndTheBackgroundYieldsAhead) {
   // Judged at its end: not warned of (on time or, on a loaded machine, late).
   EXPECT_EQ(planned.r.plans_warned_late + planned.r.plans_warned_on_time, 0u);
   EXPECT_EQ(planned.r.plans_unwarned_late + planned.r.plans_unwarned_on_time, 1u);
+  EXPECT_EQ(planned.r.plan_warnings_sent, 0u);
+  EXPECT_EQ(planned.a.plan_warnings_received, 0u);
+  for (const FlowRisk& risk : planned.a_risks) EXPECT_FALSE(risk.planned);
   // Unannounced: blind (unpaced) at first, and the background at its whole share.
   EXPECT_FALSE(blind.urgent_at_send.granted);
   EXPECT_TRUE(std::isinf(blind.urgent_at_send.rate_bps));
@@ -118,7 +126,9 @@ TEST(AnnounceAhead, APlannedFlowStartsAtItsGrantAndTheBackgroundYieldsAhead) {
 
 // Due 200 ms after its start, the 2 MB transfer needs 420 ms at the whole
 // downlink: the receiver warns of it when it is announced, 100 ms before
-// its first byte, and the warning is borne out at its last byte.
+// its first byte, and the warning is borne out at its last byte. The
+// sender hears it then too, as a risk report of the plan (named by its
+// hint's tag) before the send exists.
 TEST(AnnounceAhead, APlanThatCannotBeOnTimeIsWarnedOfAndEndsLate) {
   const Start warned = urgent_start(true, 200 * kMs);
   EXPECT_EQ(warned.urgent_end, FlowState::kDone);
@@ -128,6 +138,17 @@ TEST(AnnounceAhead, APlanThatCannotBeOnTimeIsWarnedOfAndEndsLate) {
   EXPECT_EQ(warned.r.plans_warned_on_time + warned.r.plans_unwarned_late +
                 warned.r.plans_unwarned_on_time,
             0u);
+  EXPECT_EQ(warned.r.plan_warnings_sent, 1u);
+  EXPECT_EQ(warned.a.plan_warnings_received, 1u);
+  ASSERT_FALSE(warned.a_risks.empty());
+  const FlowRisk& first = warned.a_risks.front();
+  EXPECT_TRUE(first.planned);
+  EXPECT_EQ(first.flow, 0u);
+  EXPECT_EQ(first.tag, 2u);
+  EXPECT_LT(first.reported_at_ns, warned.sent_at_ns);
+  std::size_t planned_reports = 0;
+  for (const FlowRisk& risk : warned.a_risks) planned_reports += risk.planned ? 1 : 0;
+  EXPECT_EQ(planned_reports, 1u);  // once per plan
 }
 
 TEST(AnnounceAhead, WhatCannotBePlannedIsRefusedWithItsReason) {

@@ -261,6 +261,30 @@ TEST(HostilePeer, SenderIgnoringItsGrantsIsDemotedAndHeldToThem) {
   rogue.join();
 }
 
+// A peer that says, a thousand times, that plans of ours cannot be on time,
+// though we made none: each warning is ignored (nothing reported, nothing
+// counted), and the connection stays usable.
+TEST(HostilePeer, PlanWarningsForPlansNeverMadeAreIgnored) {
+  Endpoint endpoint(testing::config_at("127.0.0.1", 80 * kMbps, nullptr));
+  std::size_t reports = 0;
+  endpoint.on_risk([&](const FlowRisk&) { ++reports; });
+  ScriptedPeer control(endpoint.address().port);
+  ASSERT_TRUE(handshake_with(endpoint, control));
+  for (std::uint32_t number = 0; number < 1000; ++number) {
+    control.send(wire::PlanWarning{number * 2654435761u});
+  }
+  control.send(wire::Announce{1, 1, wire::kNoDeadline, 0, 0, 0, 1});  // still heard after them
+  const std::int64_t start = monotonic_ns();
+  while (endpoint.stats().incoming_flows == 0 && monotonic_ns() - start < 2 * kSecond) {
+    endpoint.progress(kMs);
+  }
+  const EndpointStats stats = endpoint.stats();
+  EXPECT_EQ(stats.incoming_flows, 1u);
+  EXPECT_EQ(stats.protocol_errors, 0u);
+  EXPECT_EQ(stats.plan_warnings_received, 0u);
+  EXPECT_EQ(reports, 0u);
+}
+
 // A sender that sends a byte and then reports that its uplink gives the flow
 // nothing: no ghost, no missed claim (an honest sender's earlier flows may
 // hold its uplink that long), and no idle drop while it is held, but a

@@ -32,8 +32,9 @@ std::vector<Message> samples() {
   Report limited{42, 2'500'000}, unlimited{43, kNoUplinkLimit};
   Plan plan{7, 1 << 19, 40'000'000, 90'000'000, 2, 11};
   Announce on_plan{43, 1 << 19, 5'000, kUrgentOnPlan, 0, 11, 78};
-  return {hello, announce, update,  grant,     done, error,  open,
-          auth,  sealed,   limited, unlimited, plan, on_plan};
+  PlanWarning warning{7};
+  return {hello, announce, update,  grant,     done, error,   open,
+          auth,  sealed,   limited, unlimited, plan, on_plan, warning};
 }
 
 std::vector<std::uint8_t> encoded(const Message& message) {
