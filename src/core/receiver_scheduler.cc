@@ -178,11 +178,15 @@ void ReceiverScheduler::set_sender_cap(FlowId id, double cap_bps) {
 }
 
 void ReceiverScheduler::remove_flow(FlowId id) {
+  std::erase_if(announced_flows_, [id](const AnnouncedFlow& a) { return a.id == id; });
+  set_aside_flow(id);
+}
+
+void ReceiverScheduler::set_aside_flow(FlowId id) {
   const auto it = std::find_if(flows_.begin(), flows_.end(),
                                [id](const SemanticFlow& f) { return f.id == id; });
   if (it == flows_.end()) return;
   flows_.erase(it);
-  std::erase_if(announced_flows_, [id](const AnnouncedFlow& a) { return a.id == id; });
   dirty_ = true;
 }
 

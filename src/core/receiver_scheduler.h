@@ -115,7 +115,12 @@ class ReceiverScheduler {
   void update_remaining(FlowId id, std::uint64_t remaining_bytes);
   // The sender reported what it can achieve for this flow.
   void set_sender_cap(FlowId id, double cap_bps);
+  // The flow is gone for good (also one set aside).
   void remove_flow(FlowId id);
+  // The flow leaves the allocation for now (a ghost: it owes bytes and
+  // sends none) but keeps what it is judged by at its last byte, its
+  // announcement's warning and timestamp, should it come back (add_flow).
+  void set_aside_flow(FlowId id);
   // The flow's last byte arrived: remove it. On a stream, its lease stays
   // reserved for the stream's next transfer (GrantIssuer::retire).
   void complete_flow(FlowId id, TimePs now);

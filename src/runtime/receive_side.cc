@@ -566,7 +566,7 @@ void ReceiveSide::police_idle_flows(std::int64_t now_ns) {
     if (!flow.ghost && quiet_ns > config_.limits.ghost_grace_ns) {
       flow.ghost = true;
       ++stats_.ghost_flows;
-      scheduler_.remove_flow(id);
+      scheduler_.set_aside_flow(id);  // judged at its last byte if it comes back
     }
     const bool held_too_long = held_by_sender && now_ns - flow.held_by_sender_since_ns >
                                                      config_.limits.sender_hold_timeout_ns;

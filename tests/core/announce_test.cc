@@ -229,6 +229,32 @@ TEST(AnnounceTest, AnnouncedTransfersAreCountedByWarningAndLateness) {
   EXPECT_EQ(o.unwarned_on_time, 1u);
 }
 
+// A flow set aside (the runtime's ghost: it sent nothing for a while) and
+// then back is judged at its last byte as announced; one removed for good
+// is not judged, even if a flow with its id is added later.
+TEST(AnnounceTest, AFlowSetAsideAndBackIsStillJudgedAsAnnounced) {
+  ReceiverScheduler scheduler(ReceiverConfig{});
+  const TimePs start = 500 * kUs;
+  scheduler.announce(announcement(5, 2'000'000, start, start + 100 * kUs, 7), 0);  // warned
+  scheduler.announce(announcement(6, 1'000'000, start, start + 400 * kUs, 8), 0);
+  SemanticFlow ghost = real_flow(1, 2'000'000, start + 100 * kUs, false);
+  ghost.dependency = 7;
+  SemanticFlow dropped = real_flow(2, 1'000'000, start + 400 * kUs, false);
+  dropped.dependency = 8;
+  scheduler.add_flow(ghost);
+  scheduler.add_flow(dropped);
+  scheduler.set_aside_flow(1);
+  scheduler.remove_flow(2);
+  EXPECT_EQ(scheduler.flows().size(), 0u);
+  scheduler.add_flow(ghost);
+  scheduler.add_flow(dropped);
+  scheduler.complete_flow(1, start + 160 * kUs);  // late, as warned
+  scheduler.complete_flow(2, start + 500 * kUs);  // late, but no longer announced
+  const AnnouncedOutcomes& o = scheduler.announced_outcomes();
+  EXPECT_EQ(o.warned_late, 1u);
+  EXPECT_EQ(o.warned_on_time + o.unwarned_late + o.unwarned_on_time, 0u);
+}
+
 TEST(AnnounceTest, AnnouncementsAreBounded) {
   ReceiverConfig config;
   config.max_announcements = 4;
