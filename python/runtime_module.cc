@@ -393,7 +393,8 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
                             std::to_string(op.nbytes) + " bytes";
   }
 
-  // The sends reported at risk since the last call, oldest first.
+  // The sends reported at risk since the last call, oldest first, and the
+  // plans their receivers warned of (FlowRisk::planned).
   py::list risks() {
     std::vector<runtime::FlowRisk> taken;
     {
@@ -612,7 +613,8 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
   std::map<Op*, std::shared_ptr<Op>> pending_;  // with the GIL
   std::atomic<std::uint64_t> loop_calls_ = 0;
   // Risk reports not yet taken by risks(); beyond the bound, newer ones are
-  // not held (stats()["risk_reports"] still counts them).
+  // not held (stats()["risk_reports"] and ["plan_warnings_received"] still
+  // count them).
   static constexpr std::size_t kMaxHeldRisks = 1024;
   std::mutex risks_mutex_;
   std::vector<runtime::FlowRisk> risks_;

@@ -184,7 +184,8 @@ def risks(group=None):
     projected to miss their deadlines since the last call, oldest first
     (the endpoint's `risks()`, docs/runtime.md "Risk"), each named as torch
     names it: `tag` is the torch tag and `seq` the send's number among that
-    tag's sends to its peer (the first is 0)."""
+    tag's sends to its peer (the first is 0); with `planned` true, an
+    announced send its receiver warned of, maybe before it was sent."""
     pg = group if group is not None else dist.distributed_c10d._get_default_group()
     if not isinstance(pg, ProcessGroupSafs):
         raise TypeError("safs.torch.risks: not a safs process group")

@@ -52,6 +52,9 @@ AnnounceOutcome ReceiverScheduler::announce(const Announcement& announcement, Ti
 // either way the plan has done its work, and what it reserved is the flow's.
 void ReceiverScheduler::replace_plan(const SemanticFlow& flow) {
   if (!flow.urgent()) return;
+  // Back after set_aside_flow: it replaced its plan when it first came.
+  const auto replaced = [&](const AnnouncedFlow& a) { return a.id == flow.id; };
+  if (std::any_of(announced_flows_.begin(), announced_flows_.end(), replaced)) return;
   if (const Announcement* a = find_announcement(flow.sender, flow.dependency)) {
     announced_flows_.push_back({flow.id, a->warned, a->no_bubble_ps});
   }

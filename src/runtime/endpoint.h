@@ -70,8 +70,9 @@ struct FlowRisk {
   double rate_bps = 0;
   double needed_bps = 0;  // what the deadline needs (infinity: past it)
   // A transfer announced ahead (announce_ahead) whose receiver warned that it
-  // cannot be on time, before any flow of it exists: `flow` is 0, `tag` the
-  // plan's hint's, and no projection (the lateness and rates are 0).
+  // cannot be on time, reported when the warning comes: usually before any
+  // flow of it exists (`flow` 0, `tag` the plan's hint's), else naming the
+  // flow that took the plan. No projection (the lateness and rates are 0).
   bool planned = false;
 };
 

@@ -111,6 +111,8 @@ struct OutgoingFlow {
   std::unique_ptr<Pacer> pacer;
   core::GrantHolder grant;
   bool on_plan = false;  // `grant` is its plan's, until the receiver grants the flow itself
+  std::uint32_t plan_number = 0;  // the plan it took, in time or not (0: none)
+  bool plan_warned = false;       // its plan's warning was reported
   std::int64_t started_ns = 0;
   std::int64_t last_written_ns = 0;  // bytes the socket took (a silent receiver takes none)
   bool writable = false;             // EPOLLOUT is wanted
@@ -166,7 +168,8 @@ class SendSide {
   // From a receiver, on its control connection.
   void on_grant(const Peer& peer, const wire::Grant& grant);
   // The receiver warned that a plan of ours cannot be on time: reported at
-  // once, as a planned FlowRisk, once per plan.
+  // once, as a planned FlowRisk, once per plan (naming the flow that took
+  // the plan, if one did).
   void on_plan_warning(const Peer& peer, const wire::PlanWarning& warning);
   void on_done(const Peer& peer, const wire::Done& done);
   void on_refused(const Peer& peer, const wire::Error& error);

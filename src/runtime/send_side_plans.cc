@@ -102,17 +102,29 @@ void SendSide::on_planned_grant(const Peer& peer, const wire::Grant& grant) {
   }
 }
 
+// Usually before its flow exists (the receiver warns as the plan comes);
+// a warning that finds its flow started already names that flow.
 void SendSide::on_plan_warning(const Peer& peer, const wire::PlanWarning& warning) {
-  const auto it = std::find_if(plans_.begin(), plans_.end(), [&](const PlannedTransfer& plan) {
-    return plan.peer == peer.id && plan.number == warning.number;
+  FlowRisk risk;
+  const auto plan = std::find_if(plans_.begin(), plans_.end(), [&](const PlannedTransfer& p) {
+    return p.peer == peer.id && p.number == warning.number;
   });
-  // A plan already taken by its flow, or expired: the flow reports for itself.
-  if (it == plans_.end() || it->warned) return;
-  it->warned = true;
+  if (plan != plans_.end()) {
+    if (plan->warned) return;
+    plan->warned = true;
+    risk.tag = plan->hint.tag;
+  } else {
+    const auto flow = std::find_if(outgoing_.begin(), outgoing_.end(), [&](const auto& entry) {
+      return entry.second.peer == peer.id && entry.second.plan_number == warning.number;
+    });
+    // An expired plan, or one never made: nothing to report.
+    if (flow == outgoing_.end() || flow->second.plan_warned) return;
+    flow->second.plan_warned = true;
+    risk.flow = flow->second.id;
+    risk.tag = flow->second.hint.tag;
+  }
   ++stats_.plan_warnings_received;
   if (!risk_handler_) return;
-  FlowRisk risk;
-  risk.tag = it->hint.tag;
   risk.reported_at_ns = monotonic_ns();
   risk.planned = true;
   risk_handler_(risk);
@@ -142,6 +154,8 @@ void SendSide::take_plan(OutgoingFlow& flow, std::int64_t now_ns) {
   const Peer* peer = peers_.find(flow.peer);
   const std::int64_t rtt_ns = peer != nullptr ? peer->rtt_ns : 0;
   const bool in_time = now_ns < it->start_ns + lease_ns(*it) / 2 - rtt_ns;
+  flow.plan_number = it->number;
+  flow.plan_warned = it->warned;
   plans_.erase(it);
   if (!in_time || !grant.active(to_core_ps(now_ns))) return;
   flow.grant = grant;

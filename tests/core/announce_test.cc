@@ -230,8 +230,9 @@ TEST(AnnounceTest, AnnouncedTransfersAreCountedByWarningAndLateness) {
 }
 
 // A flow set aside (the runtime's ghost: it sent nothing for a while) and
-// then back is judged at its last byte as announced; one removed for good
-// is not judged, even if a flow with its id is added later.
+// then back is judged at its last byte as announced, once, and leaves a
+// newer plan of its sender for the same op alone; one removed for good is
+// not judged, even if a flow with its id is added later.
 TEST(AnnounceTest, AFlowSetAsideAndBackIsStillJudgedAsAnnounced) {
   ReceiverScheduler scheduler(ReceiverConfig{});
   const TimePs start = 500 * kUs;
@@ -246,7 +247,10 @@ TEST(AnnounceTest, AFlowSetAsideAndBackIsStillJudgedAsAnnounced) {
   scheduler.set_aside_flow(1);
   scheduler.remove_flow(2);
   EXPECT_EQ(scheduler.flows().size(), 0u);
+  scheduler.announce(announcement(7, 2'000'000, start, start + 100 * kUs, 7), 0);  // the next one
+  EXPECT_EQ(scheduler.announcements_pending(), 1u);
   scheduler.add_flow(ghost);
+  EXPECT_EQ(scheduler.announcements_pending(), 1u);  // not the ghost's
   scheduler.add_flow(dropped);
   scheduler.complete_flow(1, start + 160 * kUs);  // late, as warned
   scheduler.complete_flow(2, start + 500 * kUs);  // late, but no longer announced

@@ -13,7 +13,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <string>
 #include <thread>
+#include <variant>
+#include <vector>
 
 #include "runtime/endpoint.h"
 #include "runtime/scripted_peer.h"
@@ -261,28 +264,67 @@ TEST(HostilePeer, SenderIgnoringItsGrantsIsDemotedAndHeldToThem) {
   rogue.join();
 }
 
-// A peer that says, a thousand times, that plans of ours cannot be on time,
-// though we made none: each warning is ignored (nothing reported, nothing
-// counted), and the connection stays usable.
-TEST(HostilePeer, PlanWarningsForPlansNeverMadeAreIgnored) {
+// Plan warnings name only the reader's own plans. The endpoint plans a
+// transfer to receiver R, which can serve it in time; scripted peer Y, which
+// holds no plan of the endpoint's, warns of that plan's number and of a
+// thousand others: nothing is reported, and Y's connection is kept. (That a
+// plan is reported once however often its own receiver warns of it is not
+// tested: a scripted receiver would have to accept the endpoint's
+// connection.)
+TEST(HostilePeer, PlanWarningsForPlansNotMadeToTheirSenderAreIgnored) {
+  Endpoint r(testing::config_at("127.0.0.1", 80 * kMbps, nullptr));
+  LoopThread r_loop(r);
   Endpoint endpoint(testing::config_at("127.0.0.1", 80 * kMbps, nullptr));
   std::size_t reports = 0;
   endpoint.on_risk([&](const FlowRisk&) { ++reports; });
-  ScriptedPeer control(endpoint.address().port);
-  ASSERT_TRUE(handshake_with(endpoint, control));
-  for (std::uint32_t number = 0; number < 1000; ++number) {
-    control.send(wire::PlanWarning{number * 2654435761u});
-  }
-  control.send(wire::Announce{1, 1, wire::kNoDeadline, 0, 0, 0, 1});  // still heard after them
+  ScriptedPeer y(endpoint.address().port);
+  ASSERT_TRUE(handshake_with(endpoint, y));
+  FlowHint hint = FlowHint::urgent_within(10 * kSecond);
+  hint.group = 5;
+  std::string why_not;
+  ASSERT_TRUE(
+      endpoint.announce_ahead(r.address(), 1 << 20, monotonic_ns() + 500 * kMs, hint, &why_not))
+      << why_not;
+  // Plans are numbered from 1 per endpoint: Y names this one and 999 more.
+  for (std::uint32_t number = 1; number <= 1000; ++number) y.send(wire::PlanWarning{number});
   const std::int64_t start = monotonic_ns();
-  while (endpoint.stats().incoming_flows == 0 && monotonic_ns() - start < 2 * kSecond) {
-    endpoint.progress(kMs);
-  }
+  while (monotonic_ns() - start < 300 * kMs) endpoint.progress(kMs);
   const EndpointStats stats = endpoint.stats();
-  EXPECT_EQ(stats.incoming_flows, 1u);
-  EXPECT_EQ(stats.protocol_errors, 0u);
+  EXPECT_EQ(stats.plans_sent, 1u);
   EXPECT_EQ(stats.plan_warnings_received, 0u);
+  EXPECT_EQ(stats.protocol_errors, 0u);
+  EXPECT_EQ(stats.peers, 2u);
   EXPECT_EQ(reports, 0u);
+  EXPECT_EQ(r_loop.stats().plans_infeasible, 0u);
+}
+
+// A receiver tells of a plan it cannot serve in time only a sender that
+// reads such warnings: the same infeasible plan (1 MB due 10 ms after it
+// starts, at 80 Mbit/s) from a scripted sender with and without bit 6.
+TEST(HostilePeer, PlanWarningsGoOnlyToSendersThatReadThem) {
+  for (const bool reads_warnings : {true, false}) {
+    Endpoint receiver(testing::config_at("127.0.0.1", 80 * kMbps, nullptr));
+    const std::uint32_t capabilities =
+        wire::kCapPlans | (reads_warnings ? wire::kCapPlanWarnings : 0);
+    ScriptedPeer sender(receiver.address().port, testing::loopback_key(),
+                        {.capabilities = capabilities});
+    ASSERT_TRUE(handshake_with(receiver, sender));
+    sender.send(wire::Plan{3, 1 << 20, 50'000'000, 60'000'000, 0, 9});
+    bool warned = false;
+    std::thread reader([&] {
+      for (int i = 0; i < 5 && !warned; ++i) {
+        const auto message = sender.receive(100 * kMs);
+        warned = message && std::holds_alternative<wire::PlanWarning>(*message) &&
+                 std::get<wire::PlanWarning>(*message).number == 3;
+      }
+    });
+    for (std::int64_t t = monotonic_ns(); monotonic_ns() - t < 600 * kMs;) receiver.progress(kMs);
+    reader.join();
+    const EndpointStats stats = receiver.stats();
+    EXPECT_EQ(stats.plans_infeasible, 1u) << reads_warnings;
+    EXPECT_EQ(stats.plan_warnings_sent, reads_warnings ? 1u : 0u);
+    EXPECT_EQ(warned, reads_warnings);
+  }
 }
 
 // A sender that sends a byte and then reports that its uplink gives the flow

@@ -90,9 +90,12 @@ class RawPeer {
 };
 
 // A Hello from an endpoint listening on `listen_port` (its identity
-// without a roster: 127.0.0.1 and that port), speaking for `member`.
-inline wire::Hello hello_from(std::uint16_t listen_port = 9, const std::string& member = "") {
+// without a roster: 127.0.0.1 and that port), speaking for `member`, with
+// these capability bits (wire::kCap...).
+inline wire::Hello hello_from(std::uint16_t listen_port = 9, const std::string& member = "",
+                              std::uint32_t capabilities = 0) {
   wire::Hello hello;
+  hello.capabilities = capabilities;
   hello.downlink_bps = 1'000'000'000;
   hello.listen_port = listen_port;
   hello.nonce = random_nonce();
@@ -110,6 +113,7 @@ struct ScriptedIdentity {
   std::uint16_t listen_port = 9;
   std::optional<MemberKey> member;
   std::optional<std::string> claimed_member;
+  std::uint32_t capabilities = 0;  // its Hello's
 };
 
 class ScriptedPeer {
@@ -125,7 +129,7 @@ class ScriptedPeer {
   bool handshake() {
     const std::string member = identity_.claimed_member.value_or(
         identity_.member ? identity_.member->name : std::string());
-    const wire::Hello mine = hello_from(identity_.listen_port, member);
+    const wire::Hello mine = hello_from(identity_.listen_port, member, identity_.capabilities);
     control_.write(mine);
     const auto theirs = control_.next_frame(2 * kNsPerSecond);
     if (!theirs || !std::holds_alternative<wire::Hello>(*theirs)) return false;
