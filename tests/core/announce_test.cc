@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "core/grant.h"
@@ -195,12 +196,11 @@ TEST(AnnounceTest, WarnsWhenATransferCannotBeOnTimeFromItsOwnStart) {
             AnnounceOutcome::kPlanned);  // 80 us of 100
 }
 
-// Announced transfers are judged at their last byte, by whether they were
-// warned of: the warning's hits and misses.
-TEST(AnnounceTest, AnnouncedTransfersAreCountedByWarningAndLateness) {
-  ReceiverScheduler scheduler(ReceiverConfig{});
-  const TimePs start = 500 * kUs;
-  // Dependency 7: warned (160 us needed, 100 us left); 8: not (80 us of 400).
+// Announces two transfers that start at `start` and adds their flows:
+// flow 1 (dependency 7, 2 MB due in 100 us: warned, it needs 160 us) and
+// flow 2 (dependency 8, 1 MB due in 400 us: not, it needs 80 us).
+std::pair<SemanticFlow, SemanticFlow> add_warned_and_unwarned(ReceiverScheduler& scheduler,
+                                                              TimePs start) {
   scheduler.announce(announcement(5, 2'000'000, start, start + 100 * kUs, 7), 0);
   scheduler.announce(announcement(6, 1'000'000, start, start + 400 * kUs, 8), 0);
   SemanticFlow warned = real_flow(1, 2'000'000, start + 100 * kUs, false);
@@ -209,6 +209,15 @@ TEST(AnnounceTest, AnnouncedTransfersAreCountedByWarningAndLateness) {
   unwarned.dependency = 8;
   scheduler.add_flow(warned);
   scheduler.add_flow(unwarned);
+  return {warned, unwarned};
+}
+
+// Announced transfers are judged at their last byte, by whether they were
+// warned of: the warning's hits and misses.
+TEST(AnnounceTest, AnnouncedTransfersAreCountedByWarningAndLateness) {
+  ReceiverScheduler scheduler(ReceiverConfig{});
+  const TimePs start = 500 * kUs;
+  add_warned_and_unwarned(scheduler, start);
   SemanticFlow unannounced = real_flow(3, 1000, start + 400 * kUs, false);
   unannounced.dependency = 9;
   scheduler.add_flow(unannounced);
@@ -236,14 +245,7 @@ TEST(AnnounceTest, AnnouncedTransfersAreCountedByWarningAndLateness) {
 TEST(AnnounceTest, AFlowSetAsideAndBackIsStillJudgedAsAnnounced) {
   ReceiverScheduler scheduler(ReceiverConfig{});
   const TimePs start = 500 * kUs;
-  scheduler.announce(announcement(5, 2'000'000, start, start + 100 * kUs, 7), 0);  // warned
-  scheduler.announce(announcement(6, 1'000'000, start, start + 400 * kUs, 8), 0);
-  SemanticFlow ghost = real_flow(1, 2'000'000, start + 100 * kUs, false);
-  ghost.dependency = 7;
-  SemanticFlow dropped = real_flow(2, 1'000'000, start + 400 * kUs, false);
-  dropped.dependency = 8;
-  scheduler.add_flow(ghost);
-  scheduler.add_flow(dropped);
+  const auto [ghost, dropped] = add_warned_and_unwarned(scheduler, start);
   scheduler.set_aside_flow(1);
   scheduler.remove_flow(2);
   EXPECT_EQ(scheduler.flows().size(), 0u);
