@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <memory>
 #include <string>
 #include <thread>
 #include <variant>
@@ -267,10 +268,7 @@ TEST(HostilePeer, SenderIgnoringItsGrantsIsDemotedAndHeldToThem) {
 // Plan warnings name only the reader's own plans. The endpoint plans a
 // transfer to receiver R, which can serve it in time; scripted peer Y, which
 // holds no plan of the endpoint's, warns of that plan's number and of a
-// thousand others: nothing is reported, and Y's connection is kept. (That a
-// plan is reported once however often its own receiver warns of it is not
-// tested: a scripted receiver would have to accept the endpoint's
-// connection.)
+// thousand others: nothing is reported, and Y's connection is kept.
 TEST(HostilePeer, PlanWarningsForPlansNotMadeToTheirSenderAreIgnored) {
   Endpoint r(testing::config_at("127.0.0.1", 80 * kMbps, nullptr));
   LoopThread r_loop(r);
@@ -296,6 +294,87 @@ TEST(HostilePeer, PlanWarningsForPlansNotMadeToTheirSenderAreIgnored) {
   EXPECT_EQ(stats.peers, 2u);
   EXPECT_EQ(reports, 0u);
   EXPECT_EQ(r_loop.stats().plans_infeasible, 0u);
+}
+
+// Runs `endpoint`'s loop on this thread for `duration_ns`.
+void run_for(Endpoint& endpoint, std::int64_t duration_ns) {
+  for (const std::int64_t t = monotonic_ns(); monotonic_ns() - t < duration_ns;) {
+    endpoint.progress(kMs);
+  }
+}
+
+// A receiver that repeats itself is heard once per plan. Scripted receiver R
+// takes the endpoint's two plans, A and B, and warns of A three times before
+// its transfer starts, then of both three times after both started: the
+// application hears of A once, by A's tag and before its flow existed, and
+// of B once, naming B's flow.
+TEST(HostilePeer, APlanIsReportedOnceHoweverOftenItsReceiverWarns) {
+  Endpoint endpoint(testing::config_at("127.0.0.1", 80 * kMbps, nullptr));
+  std::vector<FlowRisk> planned;
+  endpoint.on_risk([&](const FlowRisk& risk) {
+    if (risk.planned) planned.push_back(risk);
+  });
+  testing::ScriptedListener listener;
+  ASSERT_NE(listener.port(), 0);
+  const PeerAddress r_address{"127.0.0.1", listener.port()};
+  FlowHint a = FlowHint::urgent_within(10 * kSecond);
+  a.group = 5;
+  a.tag = 77;
+  FlowHint b = a;
+  b.group = 6;
+  b.tag = 78;
+  for (const FlowHint& hint : {a, b}) {
+    std::string why_not;
+    ASSERT_TRUE(
+        endpoint.announce_ahead(r_address, 1 << 20, monotonic_ns() + 500 * kMs, hint, &why_not))
+        << why_not;
+  }
+  std::unique_ptr<ScriptedPeer> r;
+  std::vector<std::uint32_t> plans;  // their numbers, in hint order
+  std::atomic<bool> answered = false;
+  std::thread answer([&] {
+    r = std::make_unique<ScriptedPeer>(
+        listener.accept_within(2 * kSecond), testing::loopback_key(),
+        testing::ScriptedIdentity{.listen_port = listener.port(), .capabilities = wire::kCapPlans});
+    if (r->answer_handshake()) {
+      for (int i = 0; i < 20 && plans.size() < 2; ++i) {
+        const auto message = r->receive(100 * kMs);
+        if (message && std::holds_alternative<wire::Plan>(*message)) {
+          plans.push_back(std::get<wire::Plan>(*message).number);
+        }
+      }
+    }
+    answered = true;
+  });
+  for (const std::int64_t t = monotonic_ns(); !answered && monotonic_ns() - t < 5 * kSecond;) {
+    endpoint.progress(kMs);
+  }
+  answer.join();
+  ASSERT_EQ(plans.size(), 2u);
+  const auto warn_thrice = [&](std::uint32_t number) {
+    for (int i = 0; i < 3; ++i) r->send(wire::PlanWarning{number});
+  };
+
+  warn_thrice(plans[0]);
+  run_for(endpoint, 200 * kMs);
+  ASSERT_EQ(planned.size(), 1u);
+  EXPECT_EQ(planned[0].flow, 0u);
+  EXPECT_EQ(planned[0].tag, a.tag);
+
+  const auto payload = random_bytes(1 << 20, 3);
+  endpoint.send(r_address, payload, a);
+  const FlowHandle flow_b = endpoint.send(r_address, payload, b);
+  run_for(endpoint, 50 * kMs);
+  warn_thrice(plans[0]);
+  warn_thrice(plans[1]);
+  run_for(endpoint, 200 * kMs);
+  ASSERT_EQ(planned.size(), 2u);
+  EXPECT_EQ(planned[1].flow, flow_b);
+  EXPECT_EQ(planned[1].tag, b.tag);
+  const EndpointStats stats = endpoint.stats();
+  EXPECT_EQ(stats.plans_sent, 2u);
+  EXPECT_EQ(stats.plan_warnings_received, 2u);
+  EXPECT_EQ(stats.protocol_errors, 0u);
 }
 
 // A receiver tells of a plan it cannot serve in time only a sender that

@@ -2,7 +2,8 @@
 // bytes (RawPeer), and one that runs the authenticated handshake with a key
 // of the test's choosing and then writes sealed frames (ScriptedPeer), so a
 // test can play an authenticated tenant that breaks the rules, or an
-// outsider without the key. Loopback only.
+// outsider without the key. A ScriptedPeer may also answer a connection an
+// endpoint opened (ScriptedListener), to play a receiver. Loopback only.
 #pragma once
 
 #include <arpa/inet.h>
@@ -30,8 +31,14 @@ inline std::vector<std::uint8_t> frame(const wire::Message& message) {
   return bytes;
 }
 
+// A connection a ScriptedListener accepted (-1: none came in time).
+struct AcceptedConnection {
+  int fd = -1;
+};
+
 class RawPeer {
  public:
+  explicit RawPeer(AcceptedConnection accepted) : fd_(accepted.fd), connected_(accepted.fd >= 0) {}
   explicit RawPeer(std::uint16_t port) {
     fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in address{};
@@ -89,6 +96,37 @@ class RawPeer {
   std::vector<std::uint8_t> in_;
 };
 
+// A loopback port an endpoint may connect to, as to a receiver.
+class ScriptedListener {
+ public:
+  ScriptedListener() {
+    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    if (bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+        listen(fd_, 16) == 0 &&
+        getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) == 0) {
+      port_ = ntohs(address.sin_port);
+    }
+  }
+  ~ScriptedListener() { close(fd_); }
+  ScriptedListener(const ScriptedListener&) = delete;
+  ScriptedListener& operator=(const ScriptedListener&) = delete;
+  std::uint16_t port() const { return port_; }  // 0: could not listen
+  AcceptedConnection accept_within(std::int64_t timeout_ns) {
+    pollfd p{fd_, POLLIN, 0};
+    const int wait_ms = static_cast<int>(timeout_ns / 1'000'000);
+    if (poll(&p, 1, wait_ms) <= 0) return {};
+    return {::accept4(fd_, nullptr, nullptr, SOCK_CLOEXEC)};
+  }
+
+ private:
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+};
+
 // A Hello from an endpoint listening on `listen_port` (its identity
 // without a roster: 127.0.0.1 and that port), speaking for `member`, with
 // these capability bits (wire::kCap...).
@@ -121,6 +159,9 @@ class ScriptedPeer {
   ScriptedPeer(std::uint16_t port, const JobKey& key = loopback_key(),
                ScriptedIdentity identity = {})
       : control_(port), key_(key), identity_(std::move(identity)) {}
+  // The peer that answers `accepted`, a connection an endpoint opened.
+  ScriptedPeer(AcceptedConnection accepted, const JobKey& key, ScriptedIdentity identity)
+      : control_(accepted), key_(key), identity_(std::move(identity)) {}
 
   RawPeer& raw() { return control_; }
 
@@ -140,6 +181,20 @@ class ScriptedPeer {
     wire::Auth own{crypto_->own_proof(), {}};
     if (identity_.member) own.signature = crypto_->member_signature(*identity_.member);
     control_.write(own);
+    return crypto_->verify_peer_proof(std::get<wire::Auth>(*auth).proof);
+  }
+  // The handshake of a connection the other side opened: its Hello, ours,
+  // its proof, ours. True when the other side proved the key.
+  bool answer_handshake() {
+    const auto theirs = control_.next_frame(2 * kNsPerSecond);
+    if (!theirs || !std::holds_alternative<wire::Hello>(*theirs)) return false;
+    const wire::Hello mine = hello_from(identity_.listen_port, "", identity_.capabilities);
+    control_.write(mine);
+    crypto_ = std::make_unique<SessionCrypto>(key_, SessionCrypto::Role::kResponder, frame(*theirs),
+                                              frame(mine));
+    const auto auth = control_.next_frame(2 * kNsPerSecond);
+    if (!auth || !std::holds_alternative<wire::Auth>(*auth)) return false;
+    control_.write(wire::Auth{crypto_->own_proof(), {}});
     return crypto_->verify_peer_proof(std::get<wire::Auth>(*auth).proof);
   }
   std::vector<std::uint8_t> sealed(const wire::Message& message) {
