@@ -6,11 +6,14 @@
 # of each cell in the standard matrix (pFabric on afd-shallow, pfabric-edf
 # on 32A2F). Prints two markdown tables on stdout: per variant, mean and 95%
 # confidence interval of the p99 TPOT over the seeds, scheduling packets per
-# 100 data packets, and the mean drops and timeouts per run. Runs go to OUT.
+# 100 data packets, and the mean drops and timeouts per run. Runs go to OUT
+# (a relative one from where the script was started).
 #   scripts/afd-knobs.sh OUT "NAME|KEY=VALUE ..." ...
 # e.g. scripts/blind-window.sh and scripts/slack-adaptive.sh. Run
 # scripts/setup.sh first. Environment: scripts/common.sh.
 set -euo pipefail
+# OUT as the caller meant it, before the script moves to the project's top.
+if [[ -n ${1:-} && $1 != /* && $1 != -* ]]; then set -- "$PWD/$1" "${@:2}"; fi
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/common.sh
 if (($# < 2)); then

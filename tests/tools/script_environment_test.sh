@@ -4,14 +4,15 @@
 # SAFS_SIM or SAFS_TRANSPORTS, an argument too many, a bad variant or
 # setting, an output directory that looks like an option or holds the
 # user's files (under the project's out/ too) end with exit 2 and a message
-# naming it.
+# naming it. A relative output directory is the caller's, not the project's.
 #   tests/tools/script_environment_test.sh SAFS_SIM SOURCE_DIR
 set -uo pipefail
 export SAFS_SIM=$1
 script=$2/scripts/timestamp-bias.sh
 source "$(dirname "${BASH_SOURCE[0]}")/expect_exit2.sh"
 mine=$2/out/safs-test-users-own-$$
-trap 'rm -rf "$mine"' EXIT
+elsewhere=$(mktemp -d)
+trap 'rm -rf "$mine" "$elsewhere"' EXIT
 SAFS_RESUME=yes expect_exit2 "resume not 0 or 1" "SAFS_RESUME = 'yes': expected 1" bash "$script"
 SAFS_JOBS=abc expect_exit2 "jobs not a number" "SAFS_JOBS = 'abc': expected a number" bash "$script"
 SAFS_JOBS=0 expect_exit2 "no jobs" "SAFS_JOBS = '0'" bash "$script"
@@ -32,4 +33,8 @@ mkdir -p "$mine" && echo mine >"$mine/notes.txt"
 expect_exit2 "the user's directory under out/" "holds files no safs script wrote" \
   bash "$2/scripts/afd-knobs.sh" "$mine" "a|"
 [[ $(cat "$mine/notes.txt") == mine ]] || { echo "FAIL: notes.txt changed"; failures=$((failures + 1)); }
+: >"$elsewhere/results"
+cd "$elsewhere" || exit 1
+expect_exit2 "a relative OUT: the caller's file, not the project's" \
+  "$elsewhere/results exists and is not a directory" bash "$2/scripts/afd-knobs.sh" results "a|"
 exit $((failures > 0))
