@@ -19,6 +19,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -97,6 +98,10 @@ struct Op {
   // (kNever: not asked yet). Until the next completion it still is.
   static constexpr std::uint64_t kNever = UINT64_MAX;
   std::uint64_t pending_at_generation = kNever;
+  // A thread is asking the loop about it (with the GIL released): no other
+  // asks meanwhile, since a send's first answer that it ended also lets go
+  // of it at the endpoint, and a second would then hear "unknown flow".
+  bool asking = false;
 };
 
 // What the loop says about an operation.
@@ -106,6 +111,59 @@ struct Outcome {
   std::uint64_t bytes = 0;
   std::string peer;
 };
+
+// An integer argument (an int or anything with __index__, such as numpy's,
+// but not a bool) within [lo, hi], else TypeError or ValueError naming it.
+// pybind's own conversion error names no argument and prints every
+// argument's repr, a megabyte buffer's included.
+template <typename T>
+T int_arg(const py::handle& value, const char* name, T lo, T hi) {
+  if (py::isinstance<py::bool_>(value) || PyIndex_Check(value.ptr()) == 0) {
+    throw py::type_error(std::string(name) + ": expected an int, got " +
+                         py::str(py::type::of(value).attr("__name__")).cast<std::string>());
+  }
+  const py::int_ index = py::reinterpret_steal<py::int_>(PyNumber_Index(value.ptr()));
+  if (!index) throw py::error_already_set();
+  const auto in_range = [&](int op, T bound) {
+    const int result = PyObject_RichCompareBool(index.ptr(), py::int_(bound).ptr(), op);
+    if (result < 0) throw py::error_already_set();
+    return result == 1;
+  };
+  if (!in_range(Py_GE, lo) || !in_range(Py_LE, hi)) {
+    throw py::value_error(std::string(name) + " " + py::repr(index).cast<std::string>() +
+                          ": expected " + std::to_string(lo) + " to " + std::to_string(hi));
+  }
+  return index.cast<T>();
+}
+template <typename T>
+std::optional<T> optional_int_arg(const py::handle& value, const char* name, T lo, T hi) {
+  if (value.is_none()) return std::nullopt;
+  return int_arg<T>(value, name, lo, hi);
+}
+constexpr std::uint64_t kU64Max = UINT64_MAX;
+constexpr std::uint32_t kU32Max = UINT32_MAX;
+constexpr std::int64_t kI64Min = INT64_MIN;
+constexpr std::int64_t kI64Max = INT64_MAX;
+
+// A bool argument: True or False (numpy's too), not None or another type,
+// which pybind would take as False or by their truth.
+bool bool_arg(const py::handle& value, const char* name) {
+  if (py::isinstance<py::bool_>(value) ||
+      py::str(py::type::of(value).attr("__name__")).cast<std::string>() == "bool_") {
+    return PyObject_IsTrue(value.ptr()) == 1;
+  }
+  throw py::type_error(std::string(name) + ": expected a bool, got " +
+                       py::str(py::type::of(value).attr("__name__")).cast<std::string>());
+}
+
+// A host name or address: a str without NUL (which the C calls would take
+// as its end, so "127.0.0.1\0junk" would reach 127.0.0.1).
+std::string host_text(const std::string& text, const char* what) {
+  if (text.find('\0') != std::string::npos) {
+    throw py::value_error(std::string(what) + ": a NUL character in the host");
+  }
+  return text;
+}
 
 // A (host, port) pair's parts: a str and an int, else TypeError naming `what`
 // (pybind's own cast error names no argument).
@@ -126,12 +184,12 @@ std::pair<std::string, long long> host_and_port(const py::tuple& pair, const cha
     throw py::value_error(std::string(what) + " port " + py::repr(index).cast<std::string>() +
                           ": expected 0-65535");
   }
-  return {pair[0].cast<std::string>(), port};
+  return {host_text(pair[0].cast<std::string>(), what), port};
 }
 
 PeerAddress peer_from(const py::object& peer) {
   if (py::isinstance<py::str>(peer)) {
-    const std::string text = peer.cast<std::string>();
+    const std::string text = host_text(peer.cast<std::string>(), "peer");
     if (const auto parsed = PeerAddress::parse(text)) return *parsed;
     throw py::value_error("peer '" + text + "': expected HOST:PORT or (host, port)");
   }
@@ -149,7 +207,15 @@ std::int64_t deadline_from(const std::optional<std::int64_t>& deadline_ns,
                            const std::optional<std::int64_t>& slack_ns) {
   if (deadline_ns && slack_ns) throw py::value_error("give deadline_ns or slack_ns, not both");
   if (deadline_ns) return *deadline_ns;
-  if (slack_ns) return runtime::monotonic_ns() + *slack_ns;
+  if (slack_ns) {
+    // A slack past the clock's range (sys.maxsize, say) is no deadline; one
+    // as far before it, a deadline long past.
+    std::int64_t deadline = 0;
+    if (__builtin_add_overflow(runtime::monotonic_ns(), *slack_ns, &deadline)) {
+      return *slack_ns > 0 ? runtime::kNoDeadlineNs : kI64Min;
+    }
+    return deadline;
+  }
   return runtime::kNoDeadlineNs;
 }
 
@@ -182,6 +248,7 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     open_endpoint();
     if (running_) throw std::logic_error("the endpoint is already started");
     stop_ = false;
+    started_by_ = getpid();
     running_ = true;
     thread_ = std::thread([this] {
       while (!stop_) {
@@ -216,6 +283,7 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
 
   void progress(double max_wait_s) {
     if (!(max_wait_s >= 0)) throw py::value_error("max_wait_s must be 0 or more");
+    max_wait_s = std::min(max_wait_s, kLongestWaitS);
     py::gil_scoped_release release;
     std::lock_guard lock(drive_);
     if (running_) {
@@ -320,12 +388,16 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
   // busy host, paid per call by a caller polling its sends after each op)
   // is skipped. An end is seen at most one loop turn late; wait() never
   // misses one, because it sleeps until the count moves.
+  //
+  // Several Python threads may share an endpoint: one asks about an op at a
+  // time (Op::asking); another finds it pending meanwhile and looks again.
   void refresh(Op& op) {
-    if (op.state != FlowState::kPending) return;
+    if (op.state != FlowState::kPending || op.asking) return;
     const std::uint64_t generation = completions_seen();
     if (running_ && op.pending_at_generation == generation) return;
     const bool is_send = op.is_send;
     const std::uint64_t id = op.id;
+    const Asking asking({&op});
     const Outcome outcome = on_loop([&] { return outcome_of(is_send, id); });
     apply(op, outcome);
     op.pending_at_generation = generation;
@@ -341,7 +413,7 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     if (timeout_s && !(*timeout_s >= 0)) throw py::value_error("timeout_s must be 0 or more");
     const auto start = std::chrono::steady_clock::now();
     std::optional<std::chrono::steady_clock::time_point> limit;
-    if (timeout_s) {
+    if (timeout_s && *timeout_s < kLongestWaitS) {  // longer: as good as none
       limit = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                           std::chrono::duration<double>(*timeout_s));
     }
@@ -478,6 +550,11 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
  private:
   Endpoint& open_endpoint() const {
     if (!endpoint_) throw std::logic_error("the endpoint is closed");
+    // A fork's child has no loop thread: a call handed to it would wait for ever.
+    if (running_ && getpid() != started_by_) {
+      throw std::logic_error(
+          "the endpoint was started in the parent process; after fork() make a new one");
+    }
     return *endpoint_;
   }
 
@@ -538,8 +615,25 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     return outcome;
   }
 
-  // With the GIL.
+  // Marks ops asked about for its life (GIL held at both ends).
+  class Asking {
+   public:
+    explicit Asking(std::vector<Op*> ops) : ops_(std::move(ops)) {
+      for (Op* op : ops_) op->asking = true;
+    }
+    ~Asking() {
+      for (Op* op : ops_) op->asking = false;
+    }
+    Asking(const Asking&) = delete;
+    Asking& operator=(const Asking&) = delete;
+
+   private:
+    std::vector<Op*> ops_;
+  };
+
+  // With the GIL. An op that ended meanwhile (close()) keeps that end.
   void apply(Op& op, const Outcome& outcome) {
+    if (op.state != FlowState::kPending) return;
     op.state = outcome.state;
     op.error = outcome.error;
     op.bytes = outcome.bytes;
@@ -555,12 +649,18 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     pending_[op.get()] = op;
     if (++tracked_since_sweep_ < kSweepEvery) return;
     tracked_since_sweep_ = 0;
+    // Owned, not borrowed: while the GIL is released another thread may
+    // end an op and drop its last handle.
     std::vector<std::pair<bool, std::uint64_t>> ids;
-    std::vector<Op*> ops;
+    std::vector<std::shared_ptr<Op>> ops;
+    std::vector<Op*> asked;
     for (const auto& [key, held] : pending_) {
+      if (held->asking) continue;
       ids.emplace_back(held->is_send, held->id);
-      ops.push_back(key);
+      ops.push_back(held);
+      asked.push_back(key);
     }
+    const Asking asking(std::move(asked));
     const std::vector<Outcome> outcomes = on_loop([&] {
       std::vector<Outcome> all;
       for (const auto& [is_send, id] : ids) all.push_back(outcome_of(is_send, id));
@@ -571,6 +671,14 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
 
   void stop_thread() {  // drive_ held
     if (!running_) return;
+    if (getpid() != started_by_) {
+      // A fork's child: the loop's thread is the parent's, not ours to stop
+      // or join. Its std::thread is left as it is, unjoined (its storage
+      // reused in place, so no destructor ends the process).
+      new (&thread_) std::thread();
+      running_ = false;
+      return;
+    }
     stop_ = true;
     endpoint_->post([] {});  // wakes the loop
     thread_.join();
@@ -596,6 +704,10 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
     return completions_generation_;
   }
 
+  // Longer waits (inf, 1e300) are taken as this (32 years), far inside
+  // what the clocks' nanoseconds hold, so adding one to now cannot overflow.
+  static constexpr double kLongestWaitS = 1e9;
+
   // Held operations are looked at once every this many new ones: the
   // sweep costs one loop hop and a test() each.
   static constexpr std::size_t kSweepEvery = 64;
@@ -607,6 +719,7 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
   std::thread thread_;
   std::atomic<bool> running_ = false;
   std::atomic<bool> stop_ = false;
+  pid_t started_by_ = 0;  // the process whose thread runs the loop
   std::mutex completions_mutex_;
   std::condition_variable completions_cv_;
   std::uint64_t completions_generation_ = 0;
@@ -747,17 +860,21 @@ PYBIND11_MODULE(_runtime, m) {
                        const std::optional<std::string>& job_key_file, bool insecure_loopback_only,
                        const std::optional<std::string>& member_key_file,
                        const std::optional<std::string>& roster_file,
-                       std::optional<std::uint64_t> max_unexpected_bytes,
-                       std::optional<std::uint64_t> max_unexpected_messages, bool reuse_connections,
+                       const py::object& max_unexpected_bytes,
+                       const py::object& max_unexpected_messages, bool reuse_connections,
                        bool contention_fallback, bool unpaced_connections, bool one_connection,
                        bool judge_by_path_rate, bool edf_when_short, bool slack_adaptive,
                        bool urgent_first, double uplink_bps, bool quiet) {
              EndpointConfig config =
                  make_config(listen, downlink_bps, job_key, job_key_file, insecure_loopback_only,
-                             member_key_file, roster_file, max_unexpected_bytes,
-                             max_unexpected_messages, reuse_connections, contention_fallback,
-                             unpaced_connections, one_connection, judge_by_path_rate,
-                             edf_when_short, slack_adaptive, urgent_first, uplink_bps, quiet);
+                             member_key_file, roster_file,
+                             optional_int_arg(max_unexpected_bytes, "max_unexpected_bytes",
+                                              std::uint64_t{0}, kU64Max),
+                             optional_int_arg(max_unexpected_messages, "max_unexpected_messages",
+                                              std::uint64_t{0}, kU64Max),
+                             reuse_connections, contention_fallback, unpaced_connections,
+                             one_connection, judge_by_path_rate, edf_when_short, slack_adaptive,
+                             urgent_first, uplink_bps, quiet);
              py::gil_scoped_release release;
              return std::make_shared<PyEndpoint>(std::move(config));
            }),
@@ -786,23 +903,35 @@ PYBIND11_MODULE(_runtime, m) {
       .def(
           "send",
           [](const std::shared_ptr<PyEndpoint>& self, const py::object& buffer,
-             const py::object& peer, std::optional<std::int64_t> deadline_ns,
-             std::optional<std::int64_t> slack_ns, std::uint64_t tag, std::uint64_t group,
-             bool urgent, std::uint32_t criticality) {
-            return SendHandle{{self, self->send(buffer, peer, deadline_ns, slack_ns, tag, group,
-                                                urgent, criticality)}};
+             const py::object& peer, const py::object& deadline_ns, const py::object& slack_ns,
+             const py::object& tag, const py::object& group, const py::object& urgent,
+             const py::object& criticality) {
+            return SendHandle{
+                {self, self->send(buffer, peer,
+                                  optional_int_arg(deadline_ns, "deadline_ns", kI64Min, kI64Max),
+                                  optional_int_arg(slack_ns, "slack_ns", kI64Min, kI64Max),
+                                  int_arg<std::uint64_t>(tag, "tag", 0, kU64Max),
+                                  int_arg<std::uint64_t>(group, "group", 0, kU64Max),
+                                  bool_arg(urgent, "urgent"),
+                                  int_arg<std::uint32_t>(criticality, "criticality", 0, kU32Max))}};
           },
           py::arg("buffer"), py::arg("peer"), py::kw_only(), py::arg("deadline_ns") = py::none(),
           py::arg("slack_ns") = py::none(), py::arg("tag") = 0, py::arg("group") = 0,
           py::arg("urgent") = true, py::arg("criticality") = 0)
       .def(
           "announce",
-          [](const std::shared_ptr<PyEndpoint>& self, std::uint64_t nbytes, const py::object& peer,
-             std::optional<std::int64_t> start_ns, std::optional<std::int64_t> starts_in_ns,
-             std::optional<std::int64_t> deadline_ns, std::optional<std::int64_t> slack_ns,
-             std::uint64_t group, std::uint32_t criticality, std::uint64_t tag) {
-            return self->announce(nbytes, peer, start_ns, starts_in_ns, deadline_ns, slack_ns,
-                                  group, criticality, tag);
+          [](const std::shared_ptr<PyEndpoint>& self, const py::object& nbytes,
+             const py::object& peer, const py::object& start_ns, const py::object& starts_in_ns,
+             const py::object& deadline_ns, const py::object& slack_ns, const py::object& group,
+             const py::object& criticality, const py::object& tag) {
+            return self->announce(int_arg<std::uint64_t>(nbytes, "nbytes", 0, kU64Max), peer,
+                                  optional_int_arg(start_ns, "start_ns", kI64Min, kI64Max),
+                                  optional_int_arg(starts_in_ns, "starts_in_ns", kI64Min, kI64Max),
+                                  optional_int_arg(deadline_ns, "deadline_ns", kI64Min, kI64Max),
+                                  optional_int_arg(slack_ns, "slack_ns", kI64Min, kI64Max),
+                                  int_arg<std::uint64_t>(group, "group", 0, kU64Max),
+                                  int_arg<std::uint32_t>(criticality, "criticality", 0, kU32Max),
+                                  int_arg<std::uint64_t>(tag, "tag", 0, kU64Max));
           },
           py::arg("nbytes"), py::arg("peer"), py::kw_only(), py::arg("start_ns") = py::none(),
           py::arg("starts_in_ns") = py::none(), py::arg("deadline_ns") = py::none(),
@@ -811,20 +940,24 @@ PYBIND11_MODULE(_runtime, m) {
       .def(
           "update",
           [](const std::shared_ptr<PyEndpoint>& self, SendHandle& handle,
-             std::optional<std::int64_t> deadline_ns, std::optional<std::int64_t> slack_ns,
-             std::optional<bool> urgent) {
+             const py::object& deadline_ns, const py::object& slack_ns, const py::object& urgent) {
             if (handle.endpoint != self) {
               throw py::value_error("update: the send belongs to another endpoint");
             }
-            return self->update(handle.op, deadline_ns, slack_ns, urgent);
+            return self->update(
+                handle.op, optional_int_arg(deadline_ns, "deadline_ns", kI64Min, kI64Max),
+                optional_int_arg(slack_ns, "slack_ns", kI64Min, kI64Max),
+                urgent.is_none() ? std::nullopt : std::optional(bool_arg(urgent, "urgent")));
           },
           py::arg("handle"), py::kw_only(), py::arg("deadline_ns") = py::none(),
           py::arg("slack_ns") = py::none(), py::arg("urgent") = py::none())
       .def(
           "recv_into",
-          [](const std::shared_ptr<PyEndpoint>& self, const py::object& buffer, std::uint64_t tag,
-             const py::object& peer) {
-            return RecvHandle{{self, self->recv_into(buffer, tag, peer)}};
+          [](const std::shared_ptr<PyEndpoint>& self, const py::object& buffer,
+             const py::object& tag, const py::object& peer) {
+            return RecvHandle{
+                {self,
+                 self->recv_into(buffer, int_arg<std::uint64_t>(tag, "tag", 0, kU64Max), peer)}};
           },
           py::arg("buffer"), py::arg("tag"), py::arg("peer") = py::none());
 }

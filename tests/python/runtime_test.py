@@ -450,6 +450,144 @@ class Failures(unittest.TestCase):
             runtime.Endpoint(job_key=b"short")
         self.assertIn("32 bytes", str(caught.exception))
 
+    def test_arguments_are_named_and_checked(self):
+        big = bytearray(1 << 20)
+        with endpoint() as a:
+            for kwargs, name in (
+                (dict(tag=-1), "tag"),
+                (dict(tag=2**64), "tag"),
+                (dict(group=-1), "group"),
+                (dict(criticality=2**32), "criticality"),
+                (dict(slack_ns=2**63), "slack_ns"),
+            ):
+                with self.assertRaises(ValueError) as caught:
+                    a.send(big, a.address, **kwargs)
+                self.assertIn(name, str(caught.exception))
+                # Not pybind's listing of every argument, the buffer's repr too.
+                self.assertLess(len(str(caught.exception)), 200)
+            for kwargs, name in (
+                (dict(tag=1.5), "tag"),
+                (dict(tag=True), "tag"),
+                (dict(slack_ns=1.5), "slack_ns"),
+                (dict(urgent=None), "urgent"),
+            ):
+                with self.assertRaises(TypeError) as caught:
+                    a.send(big, a.address, **kwargs)
+                self.assertIn(name, str(caught.exception))
+                self.assertLess(len(str(caught.exception)), 200)
+            with self.assertRaises(ValueError) as caught:
+                a.recv_into(big, tag=-1)
+            self.assertIn("tag", str(caught.exception))
+            with self.assertRaises(ValueError) as caught:
+                a.announce(-1, a.address, starts_in_ns=MS, slack_ns=MS, group=1)
+            self.assertIn("nbytes", str(caught.exception))
+            with self.assertRaises(TypeError) as caught:
+                a.announce(1.9, a.address, starts_in_ns=MS, slack_ns=MS, group=1)
+            self.assertIn("nbytes", str(caught.exception))
+            for peer in ("127.0.0.1\0junk:80", ("127.0.0.1\0junk", 80)):
+                with self.assertRaises(ValueError) as caught:
+                    a.send(b"x", peer)
+                self.assertIn("NUL", str(caught.exception))
+        with self.assertRaises(ValueError) as caught:
+            endpoint(listen=("127.0.0.1\0zz", 0))
+        self.assertIn("NUL", str(caught.exception))
+        with self.assertRaises(ValueError) as caught:
+            endpoint(max_unexpected_bytes=-1)
+        self.assertIn("max_unexpected_bytes", str(caught.exception))
+
+    def test_a_slack_past_the_clock_is_no_deadline(self):
+        with endpoint() as a, endpoint(downlink_bps=1e6) as b:
+            a.start()
+            b.start()
+            a.send(bytes(1 << 20), b.address, tag=1, slack_ns=sys.maxsize)
+            time.sleep(0.3)
+            # A deadline wrapped into the past would be reported at risk.
+            self.assertEqual(a.risks(), [])
+
+    def test_waits_longer_than_the_clock_are_waits_without_a_limit(self):
+        with endpoint() as a, endpoint() as b:
+            a.start()
+            b.start()
+            r = b.recv_into(bytearray(10), tag=1)
+            a.send(bytes(10), b.address, tag=1)
+            for timeout_s in (float("inf"), 1e300, 2**64):
+                r.wait(timeout_s)  # returns when it ends, not at once with TimeoutError
+        with endpoint() as c:
+            c.progress(0)
+            start = time.monotonic()
+            r = c.recv_into(bytearray(1), tag=1)
+            with self.assertRaises(TimeoutError):
+                r.wait(0.05)
+            self.assertLess(time.monotonic() - start, 5)
+
+    def test_threads_sharing_an_endpoint(self):
+        """Sends from several threads, some waited for, some dropped: none
+        is reported failed and nothing is freed twice (checked in a child
+        process, so a crash fails the test instead of ending the run)."""
+        import subprocess
+        import textwrap
+
+        script = textwrap.dedent(
+            """
+            import sys, threading
+            from safs import runtime
+            E = lambda **k: runtime.Endpoint(insecure_loopback_only=True, quiet=True, **k)
+            a, b = E(), E(max_unexpected_messages=100000)
+            a.start(); b.start()
+            failures = []
+            def sender(k):
+                for i in range(400):
+                    h = a.send(b"x" * 100, b.address, tag=k)
+                    if i % 2:
+                        try:
+                            h.wait(20)
+                        except Exception as e:
+                            failures.append(repr(e))
+                    del h
+            threads = [threading.Thread(target=sender, args=(k,)) for k in range(6)]
+            [t.start() for t in threads]
+            [t.join() for t in threads]
+            print(len(failures), failures[:3])
+            a.close(); b.close()
+            """
+        )
+        result = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**__import__("os").environ, "PYTHONPATH": ":".join(sys.path)},
+        )
+        self.assertEqual(result.returncode, 0, result.stderr[-2000:])
+        self.assertTrue(result.stdout.startswith("0 "), result.stdout)
+
+    def test_a_started_endpoint_in_a_forked_child_says_so(self):
+        import os
+
+        with endpoint() as a:
+            a.start()
+            pid = os.fork()
+            if pid == 0:  # the child: a clear error, not a hang
+                code = 3
+                try:
+                    a.stats()
+                except RuntimeError as e:
+                    code = 0 if "fork" in str(e) else 4
+                a.close()
+                os._exit(code)
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    break
+                time.sleep(0.01)
+            else:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                self.fail("the child hung")
+            self.assertEqual(os.waitstatus_to_exitcode(status), 0)
+            a.stats()  # the parent's endpoint is untouched
+
     def test_closed_endpoint(self):
         a = endpoint()
         r = a.recv_into(bytearray(10), tag=1)
