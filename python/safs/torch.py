@@ -16,8 +16,10 @@ choosing the backend; the semantics come from ``hint``::
     safs.torch.update(work, slack_ns=5_000_000)   # the plan moved: sooner
 
 Point-to-point only: send, recv, isend, irecv (from a named source) and a
-barrier through the rendezvous store; collectives raise. Tensors are CPU
-and contiguous, sent and received in place. Each process group owns one
+barrier through the rendezvous store; collectives raise. Tensors are CPU,
+dense and contiguous (not conjugate or negative views), sent and received
+in place, and kept alive until their transfer ends, even if the caller
+drops the Work and the tensor. Each process group owns one
 endpoint: it listens on ``SAFS_LISTEN_HOST`` (or ``options(listen_host=)``;
 default 127.0.0.1) and publishes its address through the store. Peers
 authenticate with the job key (``SAFS_JOB_KEY`` / ``SAFS_JOB_KEY_FILE``, as
@@ -31,6 +33,10 @@ tag carries the torch tag and that count).
 
 import atexit
 import ctypes
+import datetime
+import math
+import numbers
+import operator
 import os
 import threading
 import weakref
@@ -92,7 +98,10 @@ def options(*, listen_host=None, listen_port=None, downlink_bps=None, wait_timeo
     deadline first at line rate, never just in time; `uplink_bps`
     (default 0: unknown) the rank's own uplink, which it then shares among
     the peers that grant it, telling a peer when it limits that peer's
-    transfer (docs/runtime.md, "Uplink reports")."""
+    transfer (docs/runtime.md, "Uplink reports"). Each value given is
+    checked here, all before any is kept (TypeError or ValueError naming
+    the option): switches are True or False, ports and sizes ints, rates and
+    the timeout finite numbers."""
     given = {
         "listen_host": listen_host,
         "listen_port": listen_port,
@@ -111,9 +120,11 @@ def options(*, listen_host=None, listen_port=None, downlink_bps=None, wait_timeo
         "urgent_first": urgent_first,
         "uplink_bps": uplink_bps,
     }
-    for key, value in given.items():
-        if value is not None:
-            _options[key] = value
+    # All checked before any is kept: a refused call changes nothing, and a
+    # mistake is reported here, not when a group is made or a Wait times out.
+    checked = {key: _OPTION_CHECKS[key](value, f"safs.torch.options: {key}")
+               for key, value in given.items() if value is not None}
+    _options.update(checked)
 
 
 def hint(tag, *, deadline_ns=None, slack_ns=None, urgent=True, group=0, criticality=0):
@@ -121,17 +132,25 @@ def hint(tag, *, deadline_ns=None, slack_ns=None, urgent=True, group=0, critical
     (to any peer): its no-bubble deadline on ``runtime.monotonic_ns()`` or a
     slack from the moment it is sent, whether it is urgent (feeds an op) or
     background, the dependency group of the op it feeds, and criticality.
-    A send without a hint is urgent with no deadline."""
+    A send without a hint is urgent with no deadline. Every argument is
+    checked here (TypeError or ValueError naming it): `tag` an int torch
+    tag, `deadline_ns` and `slack_ns` ints within int64, `urgent` a bool,
+    `group` and `criticality` ints within uint64 and uint32."""
+    where = "safs.torch.hint"
     if deadline_ns is not None and slack_ns is not None:
-        raise ValueError("safs.torch.hint: give deadline_ns or slack_ns, not both")
+        raise ValueError(f"{where}: give deadline_ns or slack_ns, not both")
+    # Checked here, against what the endpoint takes: a send that took a bad
+    # hint would fail after its place in the tag's order was given out.
+    checked = {
+        "deadline_ns": _optional_int64(deadline_ns, f"{where}: deadline_ns"),
+        "slack_ns": _optional_int64(slack_ns, f"{where}: slack_ns"),
+        "urgent": _bool(urgent, f"{where}: urgent"),
+        "group": _integer(group, f"{where}: group", 0, 2**64 - 1),
+        "criticality": _integer(criticality, f"{where}: criticality", 0, 2**32 - 1),
+    }
+    tag = _torch_tag(tag, where)
     with _hints_lock:
-        _hints[int(tag)] = {
-            "deadline_ns": deadline_ns,
-            "slack_ns": slack_ns,
-            "urgent": bool(urgent),
-            "group": int(group),
-            "criticality": int(criticality),
-        }
+        _hints[tag] = checked
 
 
 def update(work, *, deadline_ns=None, slack_ns=None, urgent=None):
@@ -143,11 +162,11 @@ def update(work, *, deadline_ns=None, slack_ns=None, urgent=None):
         return
     kwargs = {}
     if deadline_ns is not None:
-        kwargs["deadline_ns"] = deadline_ns
+        kwargs["deadline_ns"] = _optional_int64(deadline_ns, "safs.torch.update: deadline_ns")
     if slack_ns is not None:
-        kwargs["slack_ns"] = slack_ns
+        kwargs["slack_ns"] = _optional_int64(slack_ns, "safs.torch.update: slack_ns")
     if urgent is not None:
-        kwargs["urgent"] = urgent
+        kwargs["urgent"] = _bool(urgent, "safs.torch.update: urgent")
     work.endpoint.update(work.handle, **kwargs)
 
 
@@ -198,17 +217,40 @@ def risks(group=None):
 
 def _tensor_buffer(tensor, what):
     """A writable view of a CPU tensor's bytes, without a copy (any dtype:
-    numpy has no bfloat16)."""
+    numpy has no bfloat16), that keeps the tensor, and so its memory, alive
+    for as long as the endpoint holds the view: until the transfer ends,
+    even if the caller drops the Work and the tensor first."""
     if not isinstance(tensor, torch.Tensor):
         raise TypeError(f"safs backend: {what} expects a torch.Tensor, got {type(tensor).__name__}")
     if tensor.device.type != "cpu":
         raise ValueError(f"safs backend: {what} needs a CPU tensor (got {tensor.device})")
+    if tensor.layout != torch.strided:
+        raise ValueError(
+            f"safs backend: {what} needs a dense tensor, got layout {tensor.layout} "
+            "(call .to_dense())"
+        )
+    # A conjugate or negative view's memory holds the values before the
+    # conjugation or negation, which only its reads apply: its bytes are not
+    # its values, either way.
+    for is_lazy, view, remedy in ((tensor.is_conj(), "a conjugate view (.conj())", "resolve_conj"),
+                                  (tensor.is_neg(), "a negative view", "resolve_neg")):
+        if is_lazy:
+            instead = (f"send tensor.{remedy}() (a copy) instead" if what == "send" else
+                       "receive into a tensor that is not a view of this kind")
+            raise ValueError(
+                f"safs backend: {what} got {view}, whose memory does not hold its values; "
+                f"{instead}"
+            )
     if not tensor.is_contiguous():
         raise ValueError(f"safs backend: {what} needs a contiguous tensor (call .contiguous())")
     nbytes = tensor.numel() * tensor.element_size()
     if nbytes == 0:
         return bytearray()
-    return memoryview((ctypes.c_char * nbytes).from_address(tensor.data_ptr())).cast("B")
+    raw = (ctypes.c_char * nbytes).from_address(tensor.data_ptr())
+    # from_address does not own the memory: the array holds the tensor, the
+    # memoryview the array, and the endpoint the memoryview.
+    raw.tensor = tensor
+    return memoryview(raw).cast("B")
 
 
 class SafsWork(_Work):
@@ -225,10 +267,21 @@ class SafsWork(_Work):
         self._timeout_s = timeout_s
 
     def wait(self, timeout=None):
+        # c10d's "no timeout" is a zero timedelta: the group's timeout then.
         seconds = self._timeout_s
-        given_s = timeout.total_seconds() if hasattr(timeout, "total_seconds") else 0
-        if given_s > 0:
-            seconds = given_s
+        if timeout is not None:
+            if not isinstance(timeout, datetime.timedelta):
+                raise TypeError(
+                    f"safs backend: wait(timeout) expects a datetime.timedelta, got "
+                    f"{type(timeout).__name__}"
+                )
+            if timeout < datetime.timedelta(0):
+                raise ValueError(
+                    f"safs backend: wait(timeout) expects 0 (the group's timeout) or more, "
+                    f"got {timeout.total_seconds()} s"
+                )
+            if timeout > datetime.timedelta(0):
+                seconds = timeout.total_seconds()
         self.handle.wait(timeout_s=seconds)
         return True
 
@@ -277,21 +330,31 @@ class ProcessGroupSafs(_ProcessGroup):
         self._size = size
         self._timeout_s = timeout.total_seconds() if timeout is not None else 1800.0
         self._timeout_s = float(_options.get("wait_timeout_s", self._timeout_s))
-        host = _options.get("listen_host") or os.environ.get("SAFS_LISTEN_HOST", "127.0.0.1")
-        port = int(_options.get("listen_port") or os.environ.get("SAFS_LISTEN_PORT", 0))
-        kwargs = {"listen": (host, port), "quiet": bool(_options.get("quiet", False)),
-                  "reuse_connections": bool(_options.get("reuse_connections", True)),
-                  "contention_fallback": bool(_options.get("contention_fallback", True)),
-                  "unpaced_connections": bool(_options.get("unpaced_connections", True)),
-                  "one_connection": bool(_options.get("one_connection", True)),
-                  "judge_by_path_rate": bool(_options.get("judge_by_path_rate", True)),
-                  "edf_when_short": bool(_options.get("edf_when_short", True)),
-                  "slack_adaptive": bool(_options.get("slack_adaptive", False)),
-                  "urgent_first": bool(_options.get("urgent_first", False)),
-                  "uplink_bps": float(_options.get("uplink_bps", 0.0))}
-        downlink = _options.get("downlink_bps") or os.environ.get("SAFS_DOWNLINK_BPS")
+        # An option given (checked by options()) wins over the environment,
+        # even when it is 0 or False; an empty variable counts as unset.
+        host = _option_or_environment("listen_host", "SAFS_LISTEN_HOST", str)
+        if host is None:
+            host = "127.0.0.1"
+        port = _option_or_environment("listen_port", "SAFS_LISTEN_PORT", int)
+        kwargs = {"listen": (host, 0 if port is None else port),
+                  "quiet": _options.get("quiet", False),
+                  "reuse_connections": _options.get("reuse_connections", True),
+                  "contention_fallback": _options.get("contention_fallback", True),
+                  "unpaced_connections": _options.get("unpaced_connections", True),
+                  "one_connection": _options.get("one_connection", True),
+                  "judge_by_path_rate": _options.get("judge_by_path_rate", True),
+                  "edf_when_short": _options.get("edf_when_short", True),
+                  "slack_adaptive": _options.get("slack_adaptive", False),
+                  "urgent_first": _options.get("urgent_first", False),
+                  "uplink_bps": _options.get("uplink_bps", 0.0)}
+        downlink = _option_or_environment("downlink_bps", "SAFS_DOWNLINK_BPS", float)
         if downlink is not None:
-            kwargs["downlink_bps"] = float(downlink)
+            kwargs["downlink_bps"] = downlink
+        # The drain's buffer is made before the endpoint: a size too large
+        # for memory fails here, not later on the drain's thread.
+        drain_scratch = None
+        if _options.get("background", os.environ.get("SAFS_BACKGROUND") == "1"):
+            drain_scratch = bytearray(_options.get("background_max_bytes", 16 << 20))
         has_key = os.environ.get("SAFS_JOB_KEY") or os.environ.get("SAFS_JOB_KEY_FILE")
         if not has_key:
             if not host.startswith("127."):
@@ -313,9 +376,9 @@ class ProcessGroupSafs(_ProcessGroup):
         self.background_bytes = 0
         self._closing = threading.Event()
         self._drainer = None
-        if _options.get("background", os.environ.get("SAFS_BACKGROUND") == "1"):
-            size = int(_options.get("background_max_bytes", 16 << 20))
-            self._drainer = threading.Thread(target=self._drain, args=(BACKGROUND_TAG, size), daemon=True)
+        if drain_scratch is not None:
+            self._drainer = threading.Thread(target=self._drain,
+                                             args=(BACKGROUND_TAG, drain_scratch), daemon=True)
             self._drainer.start()
         _groups.add(self)
 
@@ -330,48 +393,58 @@ class ProcessGroupSafs(_ProcessGroup):
     def rank(self):
         return self._rank
 
+    # A send or receive takes its number in the tag's order only once the
+    # endpoint has taken it: one refused (a bad tag, rank, tensor or hint)
+    # leaves the numbers, and so the matching of later ones, as they were.
+
     def send(self, tensors, dst, tag=0):
         tensor = self._one_tensor(tensors, "send")
         buffer = _tensor_buffer(tensor, "send")
-        _safs_tag(tag, 0)  # a bad tag fails before it takes a place in the order
-        peer = self._peer(dst)
-        seq = self._next(self._sent, (dst, tag))
+        tag = _torch_tag(tag, "safs backend: send")
+        dst, peer = self._peer(dst, "send")
+        seq = self._sent.get((dst, tag), 0)
         with _hints_lock:
-            given = _hints.pop(int(tag), None)
+            given = _hints.get(tag)
         kwargs = {"tag": _safs_tag(tag, seq)}
-        if given is not None:
-            if given["deadline_ns"] is not None:
-                kwargs["deadline_ns"] = int(given["deadline_ns"])
-            if given["slack_ns"] is not None:
-                kwargs["slack_ns"] = int(given["slack_ns"])
-            kwargs["urgent"] = given["urgent"]
-            kwargs["group"] = given["group"]
-            kwargs["criticality"] = given["criticality"]
-        planned = self._planned.pop((dst, tag, seq), None)
+        if given is not None:  # checked by hint()
+            kwargs.update({key: value for key, value in given.items() if value is not None})
+        planned = self._planned.get((dst, tag, seq))
         if planned is not None and kwargs.get("group", 0) == 0:
             kwargs["group"] = planned
         handle = self.endpoint.send(buffer, peer, **kwargs)
+        self._sent[(dst, tag)] = seq + 1
+        self._planned.pop((dst, tag, seq), None)
+        with _hints_lock:
+            if _hints.get(tag) is given:  # not a newer hint given meanwhile
+                _hints.pop(tag, None)
         return SafsWork(self.endpoint, handle, "send", tensor, dst, self._timeout_s)
 
     def announce(self, nbytes, dst, tag, *, start_ns=None, starts_in_ns=None, deadline_ns=None,
                  slack_ns=None, criticality=0):
         """safs.torch.announce on this group. The plan is matched by a group
         of its own: the SAFS tag of the send it announces, plus one (never 0)."""
+        where = "safs backend: announce"
+        # An int: a float size would be cut (1.9 bytes announced as 1).
+        nbytes = _integer(nbytes, f"{where}: nbytes", 1, 2**64 - 1)
+        tag = _torch_tag(tag, where)
+        dst, peer = self._peer(dst, "announce")
         seq = self._sent.get((dst, tag), 0)  # the number send() will give it
         safs_tag = _safs_tag(tag, seq)
-        self.endpoint.announce(int(nbytes), self._peer(dst), start_ns=start_ns,
-                               starts_in_ns=starts_in_ns, deadline_ns=deadline_ns,
-                               slack_ns=slack_ns, group=safs_tag + 1, criticality=criticality,
+        self.endpoint.announce(nbytes, peer, start_ns=start_ns, starts_in_ns=starts_in_ns,
+                               deadline_ns=deadline_ns, slack_ns=slack_ns, group=safs_tag + 1,
+                               criticality=_integer(criticality, f"{where}: criticality", 0,
+                                                    2**32 - 1),
                                tag=safs_tag)
         self._planned[(dst, tag, seq)] = safs_tag + 1
 
     def recv(self, tensors, src, tag=0):
         tensor = self._one_tensor(tensors, "recv")
         buffer = _tensor_buffer(tensor, "recv")
-        _safs_tag(tag, 0)
-        peer = self._peer(src)
-        seq = self._next(self._posted, (src, tag))
+        tag = _torch_tag(tag, "safs backend: recv")
+        src, peer = self._peer(src, "recv")
+        seq = self._posted.get((src, tag), 0)
         handle = self.endpoint.recv_into(buffer, tag=_safs_tag(tag, seq), peer=peer)
+        self._posted[(src, tag)] = seq + 1
         return SafsWork(self.endpoint, handle, "recv", tensor, src, self._timeout_s)
 
     def recv_anysource(self, tensors, tag=0):
@@ -408,12 +481,11 @@ class ProcessGroupSafs(_ProcessGroup):
 
     # -- helpers ----------------------------------------------------------
 
-    def _drain(self, tag, size):
+    def _drain(self, tag, scratch):
         # Background into this rank: taken and dropped, one at a time, until
         # the endpoint closes (the posted receive then fails).
         # It waits in short turns, so that close() can stop it before the
         # endpoint goes.
-        scratch = bytearray(size)
         handle = None
         while not self._closing.is_set():
             try:
@@ -432,7 +504,15 @@ class ProcessGroupSafs(_ProcessGroup):
             raise ValueError(f"safs backend: {what} takes one tensor, got {len(tensors)}")
         return tensors[0]
 
-    def _peer(self, rank):
+    def _peer(self, rank, what):
+        """The rank as an int, and its endpoint's address from the store."""
+        # An int only: the store is asked by the rank's text, and no rank
+        # publishes "1.0" or "True", so the ask would wait out the store.
+        if isinstance(rank, bool) or not _has_index(rank):
+            raise TypeError(
+                f"safs backend: {what} expects an int peer rank, got {type(rank).__name__} {rank!r}"
+            )
+        rank = operator.index(rank)
         if not 0 <= rank < self._size or rank == self._rank:
             raise ValueError(
                 f"safs backend: peer rank {rank} is not another rank of 0..{self._size - 1}"
@@ -441,19 +521,115 @@ class ProcessGroupSafs(_ProcessGroup):
         if peer is None:
             peer = self._store.get(f"safs/address/{rank}").decode()
             self._peers[rank] = peer
-        return peer
-
-    @staticmethod
-    def _next(counters, key):
-        seq = counters.get(key, 0)
-        counters[key] = seq + 1
-        return seq
+        return rank, peer
 
 
 def _safs_tag(tag, seq):
-    if not 0 <= int(tag) < 2**32 - 1:
-        raise ValueError(f"safs backend: tag {tag} is outside 0..2^32-2 (2^32-1 is background's)")
-    return (int(tag) << 32) | (seq % 2**32)
+    return (_torch_tag(tag, "safs backend") << 32) | (seq % 2**32)
+
+
+# -- checking arguments ---------------------------------------------------
+# Each raises TypeError (not the type expected) or ValueError (out of range)
+# naming the argument, `name`, with where it was given.
+
+
+def _has_index(value):
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _integer(value, name, low, high):
+    """An int (or anything with __index__, such as numpy's) in low..high;
+    not a bool, nor a float, which int() would cut without a word."""
+    if isinstance(value, bool) or not _has_index(value):
+        raise TypeError(f"{name}: expected an int, got {type(value).__name__} {value!r}")
+    value = operator.index(value)
+    if not low <= value <= high:
+        raise ValueError(f"{name}: expected an int from {low} to {high}, got {value}")
+    return value
+
+
+def _optional_int64(value, name):
+    return None if value is None else _integer(value, name, -(2**63), 2**63 - 1)
+
+
+def _torch_tag(tag, where):
+    """A torch tag: 0..2^32-2 (the SAFS tag's upper half; 2^32-1 is
+    background's)."""
+    if isinstance(tag, bool) or not _has_index(tag):
+        raise TypeError(f"{where}: tag: expected an int, got {type(tag).__name__} {tag!r}")
+    tag = operator.index(tag)
+    if not 0 <= tag < 2**32 - 1:
+        raise ValueError(f"{where}: tag {tag} is outside 0..2^32-2 (2^32-1 is background's)")
+    return tag
+
+
+def _bool(value, name):
+    # numpy's bool_ too, as the endpoint takes it; not a truthy 1 or "no".
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    raise TypeError(f"{name}: expected True or False, got {type(value).__name__} {value!r}")
+
+
+def _real(value, name, low, high, *, low_included=True):
+    """A finite int or float in low..high (`low` itself only if
+    `low_included`)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected a number, got {type(value).__name__} {value!r}")
+    value = float(value)
+    above_low = value >= low if low_included else value > low
+    if not (math.isfinite(value) and above_low and value <= high):
+        bound = "at least" if low_included else "above"
+        raise ValueError(
+            f"{name}: expected a finite number {bound} {low:g} and at most {high:g}, got {value}"
+        )
+    return value
+
+
+def _host(value, name):
+    if not isinstance(value, str):
+        raise TypeError(f"{name}: expected a host name or address (a str), "
+                        f"got {type(value).__name__}")
+    if not value or "\0" in value:
+        raise ValueError(f"{name}: expected a host name or address, got {value!r}")
+    return value
+
+
+# The endpoint takes link rates above 0 (downlink) or from 0 (uplink, 0
+# for unknown) up to 1 Pbit/s.
+_MAX_BPS = 1e15
+
+_OPTION_CHECKS = {
+    "listen_host": _host,
+    "listen_port": lambda value, name: _integer(value, name, 0, 65535),
+    "downlink_bps": lambda value, name: _real(value, name, 0, _MAX_BPS, low_included=False),
+    "uplink_bps": lambda value, name: _real(value, name, 0, _MAX_BPS),
+    # Above 0: a group whose every wait is a poll or fails at once is no use.
+    "wait_timeout_s": lambda value, name: _real(value, name, 0, 1e9, low_included=False),
+    "background_max_bytes": lambda value, name: _integer(value, name, 1, 2**63 - 1),
+    **{switch: _bool for switch in (
+        "quiet", "background", "reuse_connections", "contention_fallback", "unpaced_connections",
+        "one_connection", "judge_by_path_rate", "edf_when_short", "slack_adaptive",
+        "urgent_first")},
+}
+
+
+def _option_or_environment(key, variable, parse):
+    """options()'s value for `key` if given, else the environment's
+    `variable` (unset or empty: None), checked as options() checks it."""
+    if key in _options:
+        return _options[key]
+    text = os.environ.get(variable)
+    if not text:
+        return None
+    try:
+        value = parse(text)
+    except ValueError:
+        raise ValueError(f"{variable}: expected {key} ({parse.__name__}), got {text!r}") from None
+    return _OPTION_CHECKS[key](value, variable)
 
 
 def _create(store, rank, size, timeout):

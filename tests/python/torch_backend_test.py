@@ -3,15 +3,20 @@
 dtype arrive byte for byte both ways; sends with one tag land in the
 receives for that tag in order, however late a receive is posted; hints and
 updates reach the SAFS endpoint (its receiver grants); a two-stage pipeline
-step over "safs" gives the same gradients as over "gloo"; and bad use fails
-with a message. Skips (77) without torch (python3-torch)."""
+step over "safs" gives the same gradients as over "gloo"; a tensor whose
+Work and last reference are dropped in flight stays alive until its
+transfer ends; and bad use fails with a message, before it takes a place in
+its tag's order. Skips (77) without torch (python3-torch)."""
 
+import contextlib
 import datetime
+import gc
 import json
 import os
 import socket
 import subprocess
 import sys
+import time
 import unittest
 
 from safs_test_support import import_safs_or_skip
@@ -30,6 +35,8 @@ except ImportError as e:
     sys.exit(77)
 
 MS = 1_000_000
+MIB = 1 << 20
+BOUND = datetime.timedelta(seconds=5)  # every wait in the single-process tests
 
 
 def unused_port():
@@ -66,8 +73,6 @@ def pipeline_step(backend, rank, port):
 
 def worker(rank, port, backend):
     """The body of one rank: prints a JSON line of what it saw."""
-    import time
-
     safs_torch.options(quiet=True)
     dist.init_process_group(backend, init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
     seen = {"backend": dist.get_backend()}
@@ -116,6 +121,94 @@ def worker(rank, port, backend):
     dist.barrier()
     dist.destroy_process_group()
     print(json.dumps(seen), flush=True)
+
+
+def two_groups():
+    """Ranks 0 and 1 of one job in this process, on one store."""
+    safs_torch.options(quiet=True)
+    store = dist.HashStore()
+    store.set_timeout(BOUND)
+    return (safs_torch.ProcessGroupSafs(store, 0, 2, BOUND),
+            safs_torch.ProcessGroupSafs(store, 1, 2, BOUND))
+
+
+def dropped_buffer(check):
+    """The body of a process that lets go of a tensor in flight, then
+    allocates over the memory it had: a backend that does not keep it
+    alive crashes, or reads or writes someone else's memory. 64 MiB
+    buffers are mmap'ed on their own (glibc), so freeing one unmaps it.
+    Prints a JSON line of what it saw."""
+    safs_torch.options(downlink_bps=1e10)  # 64 MiB in tens of ms
+    pg0, pg1 = two_groups()
+    seen = {}
+    if check == "send":
+        received = torch.zeros(64 * MIB, dtype=torch.uint8)
+        landing = pg1.recv([received], 0, 30)
+        sending = torch.full((64 * MIB,), 7, dtype=torch.uint8)
+        pg0.send([sending], 1, 30)  # the Work dropped too
+        del sending
+        gc.collect()
+        allocated_over = [torch.zeros(64 * MIB, dtype=torch.uint8)]  # where `sending` was, likely
+        landing.wait(BOUND)
+        seen["arrived"] = bool((received == 7).all())
+        allocated_over.clear()
+    else:
+        pg1.recv([torch.zeros(64 * MIB, dtype=torch.uint8)], 0, 31)  # tensor and Work dropped
+        gc.collect()
+        marker = torch.ones(64 * MIB, dtype=torch.uint8)
+        before = pg1.endpoint.stats()["data_bytes_received"]
+        pg0.send([torch.full((64 * MIB,), 9, dtype=torch.uint8)], 1, 31).wait(BOUND)
+        give_up = time.monotonic() + 5
+        while (pg1.endpoint.stats()["data_bytes_received"] < before + 64 * MIB
+               and time.monotonic() < give_up):
+            time.sleep(0.005)
+        seen["landed"] = pg1.endpoint.stats()["data_bytes_received"] - before
+        seen["marker_intact"] = bool((marker == 1).all())
+    pg0.close()
+    pg1.close()
+    print(json.dumps(seen), flush=True)
+
+
+def run_alone(*args):
+    """This file run as a process of its own with `args`: its last JSON
+    line. A crash (a segfault) fails the test, not the runner."""
+    p = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True,
+                       timeout=60, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    if p.returncode != 0:
+        raise AssertionError(f"{args} exited with {p.returncode}:\n{p.stderr}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+@contextlib.contextmanager
+def options_kept():
+    """safs.torch's options as they were, whatever the test set."""
+    saved = dict(safs_torch._options)
+    try:
+        yield
+    finally:
+        safs_torch._options.clear()
+        safs_torch._options.update(saved)
+
+
+def endpoint_asked_for(**env):
+    """What a new group asks runtime.Endpoint for, with `env` in the
+    environment; no endpoint is made."""
+    from unittest import mock
+
+    asked = []
+
+    def record(**kwargs):
+        asked.append(kwargs)
+        raise RuntimeError("recorded")
+
+    with mock.patch.dict(os.environ, env), \
+            mock.patch.object(safs_torch.runtime, "Endpoint", record):
+        try:
+            safs_torch.ProcessGroupSafs(dist.HashStore(), 0, 2, None)
+        except RuntimeError as e:
+            if str(e) != "recorded":
+                raise
+    return asked[-1]
 
 
 def run_ranks(backend):
@@ -241,41 +334,14 @@ class TorchBackendBadUseTest(unittest.TestCase):
 
 class TorchOptionsTest(unittest.TestCase):
     def test_switches_reach_the_endpoint(self):
-        # The group makes its endpoint from options(); record what it asks for.
-        from unittest import mock
-
-        made = []
-
-        class Recorder:
-            def __init__(self, **kwargs):
-                made.append(kwargs)
-                raise RuntimeError("recorded")
-
+        switches = ("edf_when_short", "contention_fallback", "unpaced_connections",
+                    "one_connection", "judge_by_path_rate", "slack_adaptive", "urgent_first")
         for value in (False, True):
-            safs_torch.options(edf_when_short=value, contention_fallback=value,
-                               unpaced_connections=value, one_connection=value,
-                               judge_by_path_rate=value,
-                               slack_adaptive=value,
-                               urgent_first=value)
-            try:
-                with mock.patch.object(safs_torch.runtime, "Endpoint", Recorder):
-                    with self.assertRaisesRegex(RuntimeError, "recorded"):
-                        safs_torch.ProcessGroupSafs(dist.HashStore(), 0, 2, None)
-            finally:
-                safs_torch._options.pop("edf_when_short", None)
-                safs_torch._options.pop("contention_fallback", None)
-                safs_torch._options.pop("unpaced_connections", None)
-                safs_torch._options.pop("one_connection", None)
-                safs_torch._options.pop("judge_by_path_rate", None)
-                safs_torch._options.pop("slack_adaptive", None)
-                safs_torch._options.pop("urgent_first", None)
-            self.assertIs(made[-1]["edf_when_short"], value)
-            self.assertIs(made[-1]["contention_fallback"], value)
-            self.assertIs(made[-1]["one_connection"], value)
-            self.assertIs(made[-1]["judge_by_path_rate"], value)
-            self.assertIs(made[-1]["unpaced_connections"], value)
-            self.assertIs(made[-1]["slack_adaptive"], value)
-            self.assertIs(made[-1]["urgent_first"], value)
+            with options_kept():
+                safs_torch.options(**{switch: value for switch in switches})
+                asked = endpoint_asked_for()
+            for switch in switches:
+                self.assertIs(asked[switch], value, switch)
 
 
 class TorchRisksTest(unittest.TestCase):
@@ -296,8 +362,6 @@ class TorchRisksTest(unittest.TestCase):
 
 class BackgroundDrainTest(unittest.TestCase):
     def test_background_is_taken_and_dropped_and_close_stops_it(self):
-        import time
-
         from safs import runtime
 
         safs_torch.options(quiet=True, background=True, background_max_bytes=1 << 20)
@@ -322,8 +386,205 @@ class BackgroundDrainTest(unittest.TestCase):
         self.assertLess(time.monotonic() - started, 5)
 
 
+class TwoGroupsTest(unittest.TestCase):
+    """Ranks 0 and 1 in this process (two_groups()), no hints left behind."""
+
+    def setUp(self):
+        self.pg0, self.pg1 = two_groups()
+        self.addCleanup(self.pg1.close)
+        self.addCleanup(self.pg0.close)
+        self.addCleanup(safs_torch._hints.clear)
+
+    def exchange(self, tag, sent):
+        """`sent` from rank 0 to rank 1 with `tag`: what landed."""
+        received = torch.zeros_like(sent)
+        landing = self.pg1.recv([received], 0, tag)
+        self.pg0.send([sent], 1, tag).wait(BOUND)
+        landing.wait(BOUND)
+        return received
+
+    def assert_tag_still_matches(self, tag):
+        """The next send and receive with `tag` find each other (a number
+        taken by a refused call would leave them a place apart)."""
+        self.assertEqual(self.exchange(tag, torch.arange(3.0)).tolist(), [0.0, 1.0, 2.0])
+
+
+class TensorLifetimeTest(unittest.TestCase):
+    def test_a_sent_tensor_deleted_in_flight_still_arrives(self):
+        self.assertTrue(run_alone("--dropped-buffer", "send")["arrived"])
+
+    def test_a_dropped_receive_lands_in_its_own_tensor_not_in_freed_memory(self):
+        seen = run_alone("--dropped-buffer", "recv")
+        self.assertEqual(seen["landed"], 64 * MIB)
+        self.assertTrue(seen["marker_intact"])
+
+
+class TensorKindsTest(TwoGroupsTest):
+    def test_dtypes_numpy_lacks_and_odd_shapes_arrive_byte_for_byte(self):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # complex32 is "experimental"
+            tensors = [torch.arange(5.0).to(torch.bfloat16),
+                       torch.tensor([1 + 2j, -3j]).to(torch.complex32),
+                       torch.tensor([True, False, True]),
+                       torch.tensor(2.5),  # 0-dim
+                       torch.empty(0, 3)]  # no bytes
+            for tag, sent in enumerate(tensors):
+                received = self.exchange(tag, sent)
+                self.assertEqual(received.shape, sent.shape)
+                self.assertTrue(torch.equal(received.reshape(-1).view(torch.uint8),
+                                            sent.reshape(-1).view(torch.uint8)), sent.dtype)
+
+    def test_conjugate_and_negative_views_are_refused_both_ways(self):
+        x = torch.tensor([1 + 2j, 3 + 4j], dtype=torch.complex64)
+        with self.assertRaisesRegex(ValueError, r"conjugate view.*resolve_conj\(\)"):
+            self.pg0.send([x.conj()], 1, 2)
+        with self.assertRaisesRegex(ValueError, r"negative view.*resolve_neg\(\)"):
+            self.pg0.send([torch._neg_view(torch.ones(2))], 1, 2)
+        with self.assertRaisesRegex(ValueError, "conjugate view"):
+            self.pg1.recv([torch.zeros(2, dtype=torch.complex64).conj()], 0, 2)
+        with self.assertRaisesRegex(ValueError, "negative view"):
+            self.pg1.recv([torch._neg_view(torch.zeros(2))], 0, 2)
+        self.assert_tag_still_matches(2)
+        # The remedy named: its values, resolved.
+        received = self.exchange(3, x.conj().resolve_conj())
+        self.assertEqual(received.tolist(), [1 - 2j, 3 - 4j])
+
+    def test_a_sparse_tensor_gets_the_backends_message(self):
+        with self.assertRaisesRegex(ValueError, "safs backend: send needs a dense tensor"):
+            self.pg0.send([torch.zeros(3).to_sparse()], 1, 0)
+        with self.assertRaisesRegex(ValueError, "safs backend: recv needs a dense tensor"):
+            self.pg1.recv([torch.zeros(3).to_sparse()], 0, 0)
+
+
+class RefusedCallsTest(TwoGroupsTest):
+    def test_hint_refuses_values_the_endpoint_would_not_take(self):
+        refused = [({"slack_ns": float("nan")}, TypeError, "slack_ns"),
+                   ({"slack_ns": float("inf")}, TypeError, "slack_ns"),
+                   ({"slack_ns": 2e7}, TypeError, "slack_ns"),
+                   ({"deadline_ns": 2**63}, ValueError, "deadline_ns"),
+                   ({"group": -1}, ValueError, "group"),
+                   ({"group": 2**64}, ValueError, "group"),
+                   ({"criticality": 2**40}, ValueError, "criticality"),
+                   ({"criticality": 1.5}, TypeError, "criticality"),
+                   ({"urgent": "no"}, TypeError, "urgent")]
+        for kwargs, error, named in refused:
+            with self.assertRaisesRegex(error, f"safs.torch.hint: {named}"):
+                safs_torch.hint(7, **kwargs)
+        self.assertEqual(safs_torch._hints, {})
+        self.assert_tag_still_matches(7)
+
+    def test_hint_refuses_tags_send_would_refuse(self):
+        for tag in (-1, 2**32 - 1, 2**40):
+            with self.assertRaisesRegex(ValueError, f"tag {tag} is outside"):
+                safs_torch.hint(tag)
+        for tag in ("3", 1.7, True):
+            with self.assertRaisesRegex(TypeError, "tag: expected an int"):
+                safs_torch.hint(tag)
+        self.assertEqual(safs_torch._hints, {})  # not tag 1's hint, from 1.7
+
+    def test_a_float_tag_is_refused_and_takes_no_number(self):
+        with self.assertRaisesRegex(TypeError, "send: tag: expected an int, got float"):
+            self.pg0.send([torch.ones(3)], 1, 1.5)
+        with self.assertRaisesRegex(TypeError, "recv: tag: expected an int, got float"):
+            self.pg1.recv([torch.ones(3)], 0, 1.0)
+        with self.assertRaisesRegex(TypeError, "tag: expected an int, got bool"):
+            self.pg0.send([torch.ones(3)], 1, True)
+        self.assert_tag_still_matches(1)
+
+    def test_a_rank_that_is_not_an_int_is_refused_at_once(self):
+        started = time.monotonic()
+        for rank in (1.0, True, "1"):
+            with self.assertRaisesRegex(TypeError, "expects an int peer rank"):
+                self.pg0.send([torch.ones(3)], rank, 4)
+            with self.assertRaisesRegex(TypeError, "expects an int peer rank"):
+                self.pg0.announce(12, rank, 4, starts_in_ns=MS)
+        with self.assertRaisesRegex(TypeError, "expects an int peer rank"):
+            self.pg1.recv([torch.ones(3)], 0.0, 4)
+        # Not after the store's timeout (BOUND), asked for "safs/address/1.0".
+        self.assertLess(time.monotonic() - started, 1)
+        self.assert_tag_still_matches(4)
+
+    def test_a_send_the_endpoint_refuses_takes_no_number_and_keeps_its_hint(self):
+        real = self.pg0.endpoint
+
+        class Refusing:
+            def send(self, *args, **kwargs):
+                raise ValueError("refused")
+
+        safs_torch.hint(5, slack_ns=50 * MS)
+        self.pg0.endpoint = Refusing()
+        try:
+            with self.assertRaisesRegex(ValueError, "refused"):
+                self.pg0.send([torch.ones(3)], 1, 5)
+        finally:
+            self.pg0.endpoint = real
+        self.assertIn(5, safs_torch._hints)
+        self.assert_tag_still_matches(5)
+        self.assertNotIn(5, safs_torch._hints)  # taken by the send that went
+
+    def test_announce_refuses_a_size_that_is_not_a_positive_int(self):
+        for nbytes, error in ((1.9, TypeError), (True, TypeError), (0, ValueError),
+                              (-1, ValueError)):
+            with self.assertRaisesRegex(error, "nbytes"):
+                safs_torch.announce(nbytes, 1, 6, starts_in_ns=MS, group=self.pg0)
+        with self.assertRaisesRegex(TypeError, "criticality"):
+            safs_torch.announce(100, 1, 6, starts_in_ns=MS, criticality=0.5, group=self.pg0)
+
+    def test_wait_refuses_a_negative_timeout(self):
+        work = self.pg0.send([torch.ones(3)], 1, 8)
+        with self.assertRaisesRegex(ValueError, "wait\\(timeout\\) expects 0"):
+            work.wait(datetime.timedelta(seconds=-1))
+        with self.assertRaisesRegex(TypeError, "timedelta"):
+            work.wait(5)
+        received = torch.zeros(3)
+        self.pg1.recv([received], 0, 8).wait(datetime.timedelta(0))  # 0: the group's timeout
+        self.assertTrue(work.wait(BOUND))
+        self.assertEqual(received.tolist(), [1.0, 1.0, 1.0])
+
+
+class OptionsCheckedTest(unittest.TestCase):
+    def test_bad_values_are_refused_naming_the_option_and_nothing_is_kept(self):
+        refused = [({"downlink_bps": 0}, ValueError), ({"downlink_bps": float("inf")}, ValueError),
+                   ({"downlink_bps": "x"}, TypeError), ({"uplink_bps": -1}, ValueError),
+                   ({"listen_host": ""}, ValueError), ({"listen_host": 1}, TypeError),
+                   ({"listen_port": "abc"}, TypeError), ({"listen_port": 65536}, ValueError),
+                   ({"listen_port": 80.0}, TypeError), ({"wait_timeout_s": -1}, ValueError),
+                   ({"wait_timeout_s": 0}, ValueError),
+                   ({"wait_timeout_s": float("nan")}, ValueError),
+                   ({"background_max_bytes": -1}, ValueError),
+                   ({"background_max_bytes": 1.5}, TypeError), ({"quiet": 1}, TypeError),
+                   ({"background": "yes"}, TypeError), ({"urgent_first": 0}, TypeError)]
+        with options_kept():
+            before = dict(safs_torch._options)
+            for kwargs, error in refused:
+                (name,) = kwargs
+                with self.assertRaisesRegex(error, f"safs.torch.options: {name}: expected"):
+                    safs_torch.options(slack_adaptive=True, **kwargs)  # fine, yet not kept
+                self.assertEqual(safs_torch._options, before)
+
+    def test_a_given_option_is_not_replaced_by_the_environment_or_a_default(self):
+        with options_kept():
+            safs_torch.options(listen_port=0, uplink_bps=0, downlink_bps=2.5e8)
+            made_with = endpoint_asked_for(SAFS_LISTEN_PORT="1234", SAFS_DOWNLINK_BPS="1e9")
+            self.assertEqual(made_with["listen"], ("127.0.0.1", 0))
+            self.assertEqual(made_with["downlink_bps"], 2.5e8)
+            self.assertEqual(made_with["uplink_bps"], 0)
+        with options_kept():
+            safs_torch._options.pop("downlink_bps", None)
+            with self.assertRaisesRegex(ValueError, "SAFS_DOWNLINK_BPS"):
+                endpoint_asked_for(SAFS_DOWNLINK_BPS="x")
+            with self.assertRaisesRegex(ValueError, "SAFS_DOWNLINK_BPS"):
+                endpoint_asked_for(SAFS_DOWNLINK_BPS="0")
+            with self.assertRaisesRegex(ValueError, "SAFS_LISTEN_PORT"):
+                endpoint_asked_for(SAFS_LISTEN_PORT="abc")
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 5 and sys.argv[1] == "--worker":
         worker(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
+    elif len(sys.argv) == 3 and sys.argv[1] == "--dropped-buffer":
+        dropped_buffer(sys.argv[2])
     else:
         unittest.main()
