@@ -229,6 +229,14 @@ void Loader::validate_table(const toml::table& table, const std::string& schema_
     const std::string key(key_node.str());
     const std::string path = join(schema_prefix, key);
     const std::string shown = join(shown_prefix, key);
+    // A quoted key with a dot ("simulation.seed" = 7) is one key of that
+    // name, not seed in [simulation]: it would match the schema's path and
+    // then never be read.
+    if (key.find_first_of(".[]") != std::string::npos) {
+      fail(&node, shown,
+           "a key with '.', '[' or ']' in its name (quoted?): write the table's key in its "
+           "table, or the dotted key unquoted");
+    }
     if (const KeySpec* spec = find_key(path)) {
       validate_leaf(node, *spec, shown);
     } else if (node.is_table() && is_known_table(path)) {
@@ -241,6 +249,12 @@ void Loader::validate_table(const toml::table& table, const std::string& schema_
         if (!array[i].is_table()) fail(&array[i], item, "expected a table ([[" + path + "]])");
         validate_table(*array[i].as_table(), entry_path, item);
       }
+    } else if (is_table_or_array(path)) {
+      fail(&node, shown, "expected a table ([" + path + "]) or tables ([[" + path + "]])");
+    } else if (is_known_table(path)) {
+      fail(&node, shown, "expected a table ([" + path + "])");
+    } else if (is_known_table(path + "[]")) {
+      fail(&node, shown, "expected an array of tables ([[" + path + "]])");
     } else {
       const std::string suggestion = closest_key(path);
       fail(&node, shown,

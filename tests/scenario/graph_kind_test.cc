@@ -168,6 +168,11 @@ INSTANTIATE_TEST_SUITE_P(
                  "9: graph.transfer[0].size_bytes: missing (required)"},
         BadGraph{"typo", kOp0 + "lable = \"x\"\n",
                  "6: graph.op[0].lable: unknown key; did you mean 'graph.op[].label'?"},
+        // ops.csv writes labels as they are.
+        BadGraph{"label_with_a_comma", kOp0 + "label = \"a,b\"\n",
+                 "6: graph.op[0].label: expected no commas, quotes or control characters"},
+        BadGraph{"label_with_a_line_break", kOp0 + "label = \"a\\nb\"\n",
+                 "6: graph.op[0].label: expected no commas, quotes or control characters"},
         // Each GPU's first op waits for the other GPU's second.
         BadGraph{"deadlock",
                  kOp0 + kOp1 + kOp0 + kOp1 +

@@ -114,6 +114,21 @@ TEST(Scenario, UnknownTableIsAnError) {
   expect_error("[topolgy]\nhosts = 3\n", {"bad.toml:1", "topolgy", "did you mean 'topology'"});
 }
 
+// A quoted dotted key is a key of that name, which no table has: read as
+// the schema path it spells, it would pass and never be used.
+TEST(Scenario, QuotedDottedKeyIsAnError) {
+  expect_error("\"simulation.seed\" = 7\n",
+               {"bad.toml:1", "simulation.seed", "a key with '.', '[' or ']' in its name"});
+  expect_error("[topology]\n\"flows[0]\" = 1\n", {"bad.toml:2", "topology.flows[0]"});
+}
+
+// A value where a table goes says so, not "unknown key; did you mean" itself.
+TEST(Scenario, ValueWhereATableGoesNamesTheTable) {
+  expect_error("topology = 5\n", {"bad.toml:1", "topology", "expected a table ([topology])"});
+  expect_error("[flows]\nsrc = 1\n",
+               {"bad.toml:1", "flows", "expected an array of tables ([[flows]])"});
+}
+
 TEST(Scenario, WrongTypeNamesExpectedType) {
   expect_error("[topology]\nhosts = \"many\"\n",
                {"bad.toml:2", "topology.hosts", "expected integer"});

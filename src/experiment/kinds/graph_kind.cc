@@ -22,7 +22,8 @@ KnobTable<ComputeOp> op_knobs() {
          "How long the op computes (before op jitter).")
       .required();
   t.text("label", SAFS_FIELD(label),
-         "Name in ops.csv and traces; empty = \"op N\", N its index in the list.");
+         "Name in ops.csv and traces; empty = \"op N\", N its index in the list. No commas, "
+         "quotes or control characters (ops.csv is plain CSV).");
   return t;
 }
 
@@ -114,6 +115,15 @@ void read_graph(const SectionReader& section, const FileResolver&, ExperimentCon
   for (const auto& entry : ops) {
     ComputeOp op = op_knobs().read(*entry);
     check_host(*entry, "gpu", op.gpu, hosts);
+    // ops.csv writes labels as they are, as Chakra's are (chakra_graph.cc).
+    if (const auto bad = std::find_if(
+            op.label.begin(), op.label.end(),
+            [](char c) { return c == ',' || c == '"' || static_cast<unsigned char>(c) < 0x20; });
+        bad != op.label.end()) {
+      entry->fail("label",
+                  "expected no commas, quotes or control characters (ops.csv is plain "
+                  "CSV)");
+    }
     if (op.label.empty()) op.label = "op " + std::to_string(graph.ops.size());
     graph.add_op(op.gpu, op.duration_ps, op.label);
   }
