@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "arguments.h"
 #include "engine/simulator.h"
 #include "engine/timer.h"
 
@@ -91,7 +92,7 @@ class PythonWorkload final : public Workload {
     flow.start_ps = now_ps();
     flow.flow_class = urgent ? FlowClass::kUrgent : FlowClass::kBackground;
     if (deadline_us) {
-      flow.deadline_ps = us_to_ps(*deadline_us);
+      flow.deadline_ps = us_to_ps(*deadline_us);  // 0 to 1e12, as the scenario's deadline_us
       if (flow.deadline_ps <= flow.start_ps) {
         throw py::value_error("launch: deadline_us must be later than now");
       }
@@ -103,19 +104,26 @@ class PythonWorkload final : public Workload {
     return id;
   }
 
-  // ctx.after: callback(ctx) `delay_us` from now.
+  // ctx.after: callback(ctx) `delay_us` from now (0 to 1e12, the binding's
+  // check: beyond, now + delay passes int64 picoseconds).
   void after(double delay_us, py::object callback) {
-    // At most 1e12 us (1e6 s): beyond, now + delay passes int64 picoseconds
-    // and the timer fired at once instead.
-    if (!(delay_us >= 0 && delay_us <= 1e12)) {
-      throw py::value_error("after: delay_us must be 0 to 1e12");
+    if (PyCallable_Check(callback.ptr()) == 0) {
+      throw py::type_error("after: callback: expected a callable, got " +
+                           py::str(py::type::of(callback).attr("__name__")).cast<std::string>());
     }
-    auto timer = std::make_unique<PendingTimer>();
-    PendingTimer* t = timer.get();
+    // Timers that fired are used again: a workload re-arming one forever
+    // holds as many as it has pending, not one per firing.
+    PendingTimer* t = nullptr;
+    if (!fired_.empty()) {
+      t = fired_.back();
+      fired_.pop_back();
+    } else {
+      timers_.push_back(std::make_unique<PendingTimer>());
+      t = timers_.back().get();
+      t->timer = std::make_unique<Timer>(host_.sim(), [this, t] { fire(t); });
+    }
     t->callback = std::move(callback);
-    t->timer = std::make_unique<Timer>(host_.sim(), [this, t] { fire(t); });
     t->timer->arm_in(us_to_ps(delay_us));
-    timers_.push_back(std::move(timer));
     ++timers_pending_;
   }
 
@@ -128,13 +136,14 @@ class PythonWorkload final : public Workload {
     std::unique_ptr<Timer> timer;
   };
 
-  // A fired timer stays in timers_ (it is running this very call); only its
-  // callback is released.
+  // A fired timer's callback is released, and the timer is free for the
+  // next after() once its call has returned.
   void fire(PendingTimer* t) {
     py::gil_scoped_acquire gil;
     const py::object callback = std::move(t->callback);
     --timers_pending_;
     guarded([&] { callback(context_object_); });
+    fired_.push_back(t);
   }
 
   // The object's method `name`, if it has one, with (ctx, args...).
@@ -174,7 +183,8 @@ class PythonWorkload final : public Workload {
   py::object context_object_;
   std::vector<bool> mine_;  // by flow id: launched here and not yet done
   std::size_t in_flight_ = 0;
-  std::vector<std::unique_ptr<PendingTimer>> timers_;
+  std::vector<std::unique_ptr<PendingTimer>> timers_;  // pending or in fired_
+  std::vector<PendingTimer*> fired_;                   // free for after()
   std::size_t timers_pending_ = 0;
   bool finished_ = false;
   Timer stopper_;
@@ -207,9 +217,18 @@ void bind_workload_context(py::module_& m) {
           "The topology's hosts (0 .. hosts - 1).")
       .def(
           "launch",
-          [](const WorkloadContext& c, int src, int dst, std::uint64_t size_bytes,
-             std::optional<double> deadline_us,
-             bool urgent) { return live(c).launch(src, dst, size_bytes, deadline_us, urgent); },
+          [](const WorkloadContext& c, const py::object& src, const py::object& dst,
+             const py::object& size_bytes, const py::object& deadline_us,
+             const py::object& urgent) {
+            return live(c).launch(
+                int_arg<int>(src, "launch: src", INT32_MIN, INT32_MAX),
+                int_arg<int>(dst, "launch: dst", INT32_MIN, INT32_MAX),
+                int_arg<std::uint64_t>(size_bytes, "launch: size_bytes", 0, kU64Max),
+                deadline_us.is_none() ? std::nullopt
+                                      : std::optional(real_arg(deadline_us, "launch: deadline_us",
+                                                               0, 1e12, "0 to 1e12")),
+                bool_arg(urgent, "launch: urgent"));
+          },
           py::arg("src"), py::arg("dst"), py::arg("size_bytes"), py::kw_only(),
           py::arg("deadline_us") = py::none(), py::arg("urgent") = false,
           "Starts a flow of size_bytes from host src to host dst now and returns its id (its "
@@ -217,8 +236,9 @@ void bind_workload_context(py::module_& m) {
           "arrive (none by default); urgent: its class (background by default).")
       .def(
           "after",
-          [](const WorkloadContext& c, double delay_us, py::object callback) {
-            live(c).after(delay_us, std::move(callback));
+          [](const WorkloadContext& c, const py::object& delay_us, py::object callback) {
+            live(c).after(real_arg(delay_us, "after: delay_us", 0, 1e12, "0 to 1e12"),
+                          std::move(callback));
           },
           py::arg("delay_us"), py::arg("callback"), "Calls callback(ctx) delay_us from now.");
 }

@@ -40,6 +40,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "arguments.h"
 #include "runtime/clock.h"
 #include "runtime/endpoint.h"
 #include "runtime/security.h"
@@ -111,50 +112,6 @@ struct Outcome {
   std::uint64_t bytes = 0;
   std::string peer;
 };
-
-// An integer argument (an int or anything with __index__, such as numpy's,
-// but not a bool) within [lo, hi], else TypeError or ValueError naming it.
-// pybind's own conversion error names no argument and prints every
-// argument's repr, a megabyte buffer's included.
-template <typename T>
-T int_arg(const py::handle& value, const char* name, T lo, T hi) {
-  if (py::isinstance<py::bool_>(value) || PyIndex_Check(value.ptr()) == 0) {
-    throw py::type_error(std::string(name) + ": expected an int, got " +
-                         py::str(py::type::of(value).attr("__name__")).cast<std::string>());
-  }
-  const py::int_ index = py::reinterpret_steal<py::int_>(PyNumber_Index(value.ptr()));
-  if (!index) throw py::error_already_set();
-  const auto in_range = [&](int op, T bound) {
-    const int result = PyObject_RichCompareBool(index.ptr(), py::int_(bound).ptr(), op);
-    if (result < 0) throw py::error_already_set();
-    return result == 1;
-  };
-  if (!in_range(Py_GE, lo) || !in_range(Py_LE, hi)) {
-    throw py::value_error(std::string(name) + " " + py::repr(index).cast<std::string>() +
-                          ": expected " + std::to_string(lo) + " to " + std::to_string(hi));
-  }
-  return index.cast<T>();
-}
-template <typename T>
-std::optional<T> optional_int_arg(const py::handle& value, const char* name, T lo, T hi) {
-  if (value.is_none()) return std::nullopt;
-  return int_arg<T>(value, name, lo, hi);
-}
-constexpr std::uint64_t kU64Max = UINT64_MAX;
-constexpr std::uint32_t kU32Max = UINT32_MAX;
-constexpr std::int64_t kI64Min = INT64_MIN;
-constexpr std::int64_t kI64Max = INT64_MAX;
-
-// A bool argument: True or False (numpy's too), not None or another type,
-// which pybind would take as False or by their truth.
-bool bool_arg(const py::handle& value, const char* name) {
-  if (py::isinstance<py::bool_>(value) ||
-      py::str(py::type::of(value).attr("__name__")).cast<std::string>() == "bool_") {
-    return PyObject_IsTrue(value.ptr()) == 1;
-  }
-  throw py::type_error(std::string(name) + ": expected a bool, got " +
-                       py::str(py::type::of(value).attr("__name__")).cast<std::string>());
-}
 
 // A host name or address: a str without NUL (which the C calls would take
 // as its end, so "127.0.0.1\0junk" would reach 127.0.0.1).

@@ -52,8 +52,15 @@ void convert(const py::handle& value, const std::string& path, const Put& put, i
     throw ScenarioError(where + ": nested more than " + std::to_string(kMaxDepth) +
                         " deep (a dict or list that contains itself?)");
   }
-  if (py::isinstance<py::bool_>(value)) {
-    put(value.cast<bool>());
+  const std::string type_name = py::str(py::type::of(value).attr("__name__")).cast<std::string>();
+  // A numpy array of one element has __index__ too: only scalars are values.
+  if (py::hasattr(value, "shape") && py::len(value.attr("shape")) > 0) {
+    throw ScenarioError(path + ": a numpy " + type_name + " of shape " +
+                        py::str(value.attr("shape")).cast<std::string>() +
+                        " is not a scenario value (expected a scalar, or a list)");
+  }
+  if (py::isinstance<py::bool_>(value) || type_name == "bool_") {  // numpy's bool too
+    put(PyObject_IsTrue(value.ptr()) == 1);
   } else if (py::isinstance<py::int_>(value) || PyIndex_Check(value.ptr())) {  // numpy integers too
     const py::int_ integer(py::reinterpret_borrow<py::object>(value));
     const long long v = PyLong_AsLongLong(integer.ptr());
@@ -74,8 +81,7 @@ void convert(const py::handle& value, const std::string& path, const Put& put, i
     for (const py::handle item : value) convert(item, path, AppendTo{array}, depth + 1);
     put(std::move(array));
   } else {
-    throw ScenarioError(path + ": a Python " +
-                        py::str(py::type::of(value).attr("__name__")).cast<std::string>() +
+    throw ScenarioError(path + ": a Python " + type_name +
                         " is not a scenario value (expected bool, int, float, str, list or dict)");
   }
 }
@@ -118,7 +124,14 @@ std::string toml_value(const std::string& key, const py::handle& value) {
   const std::string v = "v";
   convert(value, key, AssignTo{holder, v}, 0);
   const std::string text = formatted(holder);  // "v = VALUE"
-  return text.substr(text.find('=') + 2);
+  // A list of dicts is an array of tables, which TOML writes as [[v]]
+  // sections, not as one value a --set can carry.
+  if (text.rfind("v = ", 0) != 0 || text.find('\n') != std::string::npos) {
+    throw ScenarioError(key +
+                        ": a list of tables cannot be set whole; give it in the scenario, "
+                        "or set its entries' keys one by one");
+  }
+  return text.substr(4);
 }
 
 }  // namespace safs::python

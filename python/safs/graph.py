@@ -11,11 +11,17 @@ a Graph stands for the section itself::
     g.transfer(f, b, size_bytes=1 << 20)
     run = safs.Scenario({"topology": {"kind": "star", "hosts": 2}, "graph": g}).run()
 
-Nothing is checked here: the scenario parser checks the section when the
-Scenario is made, with the CLI's messages (``graph.transfer[3].consumer:
-op 12 does not exist (4 ops)``), as for a TOML file.
+Here each argument's type is checked (TypeError naming it: an int for a
+GPU, a host or a size, a finite number for a duration, a str for a label),
+so that nothing is rounded or converted behind the caller's back; the
+scenario parser checks the values when the Scenario is made, with the CLI's
+messages (``graph.transfer[3].consumer: op 12 does not exist (4 ops)``),
+as for a TOML file.
 """
 
+import math
+import numbers
+import operator
 from typing import NamedTuple
 
 
@@ -41,8 +47,15 @@ class Graph:
     def op(self, gpu, duration_us, label=""):
         """Adds an op that computes `duration_us` microseconds on host `gpu`,
         after the ops already added on that GPU. `label` names it in ops.csv
-        (empty: ``op N``). Returns its Op."""
-        op = Op(len(self._ops), int(gpu), duration_us, str(label))
+        (empty or None: ``op N``). Returns its Op."""
+        if label is None:
+            label = ""
+        if not isinstance(label, str):
+            raise TypeError(f"safs.Graph.op: label: expected a str, got {type(label).__name__}")
+        if "\0" in label:
+            raise ValueError(f"safs.Graph.op: label {label!r}: holds a NUL character")
+        op = Op(len(self._ops), _integer("op", "gpu", gpu),
+                _duration(duration_us), label)
         self._ops.append(op)
         return op
 
@@ -54,12 +67,12 @@ class Graph:
         computation starts. It runs as one urgent flow with the consumer's
         no-bubble timestamp. Returns its index."""
         entry = {
-            "producer": -1 if producer is None else _index(producer),
-            "consumer": _index(consumer),
-            "size_bytes": int(size_bytes),
+            "producer": -1 if producer is None else self._index("producer", producer),
+            "consumer": self._index("consumer", consumer),
+            "size_bytes": _integer("transfer", "size_bytes", size_bytes),
         }
         if src is not None:
-            entry["src"] = int(src)
+            entry["src"] = _integer("transfer", "src", src)
         self._transfers.append(entry)
         return len(self._transfers) - 1
 
@@ -88,6 +101,22 @@ class Graph:
             section["transfer"] = self.transfers
         return section
 
+    def _index(self, argument, op):
+        """An Op's index, or an op index as given. An Op is this graph's
+        only if this graph made it: another graph's op 3 would name this
+        one's op 3, whatever that is."""
+        if isinstance(op, Op):
+            if not (0 <= op.index < len(self._ops) and self._ops[op.index] is op):
+                raise ValueError(f"safs.Graph.transfer: {argument}: {op!r} is not an op of this "
+                                 "graph (another Graph's, or made by hand); pass one this "
+                                 "graph's op() returned, or its index")
+            return op.index
+        try:
+            return _integer("transfer", argument, op)
+        except TypeError:
+            raise TypeError(f"safs.Graph.transfer: {argument}: expected an Op or an op index "
+                            f"(an int), got {type(op).__name__} {op!r}") from None
+
     def __repr__(self):
         gpus = len({op.gpu for op in self._ops})
         return (
@@ -96,9 +125,24 @@ class Graph:
         )
 
 
-def _index(op):
-    if isinstance(op, Op):
-        return op.index
-    if isinstance(op, bool) or not isinstance(op, int):
-        raise TypeError(f"safs.Graph.transfer: an Op or an op index, not {type(op).__name__}")
-    return op
+def _integer(method, argument, value):
+    """`value` as an int: an int or what has __index__ (numpy's integers),
+    not a bool or a float, which int() would truncate (1.9 bytes -> 1)."""
+    if not isinstance(value, bool):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise TypeError(f"safs.Graph.{method}: {argument}: expected an int, "
+                    f"got {type(value).__name__} {value!r}")
+
+
+def _duration(value):
+    """duration_us as a finite number: an int stays one (the TOML then says
+    100, not 100.0), anything else real becomes a float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"safs.Graph.op: duration_us: expected a number, "
+                        f"got {type(value).__name__} {value!r}")
+    if not math.isfinite(value):
+        raise ValueError(f"safs.Graph.op: duration_us: expected a finite number, got {value!r}")
+    return operator.index(value) if isinstance(value, numbers.Integral) else float(value)

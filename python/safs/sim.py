@@ -9,15 +9,16 @@ processes and its resume.
 
 import json
 import numbers
+import operator
 import os
 import shutil
-import sys
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
 
 from safs import _frames, _sim
 from safs.graph import Graph
+from safs.workload import Workload
 
 ScenarioError = _sim.ScenarioError
 
@@ -40,6 +41,58 @@ def source_commit():
 DICT_NAME = "<dict>"  # a dict scenario's name in messages and summary.json
 
 
+def _path_argument(what, value):
+    """`value` (a str or os.PathLike) as a str path. A NUL is refused: C++
+    and the OS read a path only up to it, so "a.toml\\0x" would name a.toml."""
+    try:
+        path = os.fsdecode(os.fspath(value))
+    except TypeError:
+        raise TypeError(f"{what}: expected a path (str or os.PathLike), "
+                        f"got {type(value).__name__}") from None
+    if "\0" in path:
+        raise ValueError(f"{what}: {path!r} holds a NUL character; a path cannot")
+    return path
+
+
+def _nul_at(value, where, depth=0):
+    """Where (`where`, then .key or [i]) a str in `value`, a list, tuple or
+    dict in it included, holds a NUL; None if none does. The C++ side reads
+    strings up to a NUL, so one would cut a key, a value or a message
+    short. Deeper than any scenario nests, the C++ conversion reports the
+    nesting itself."""
+    if isinstance(value, str):
+        return where if "\0" in value else None
+    if depth > 64:
+        return None
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            inner = f"{where}.{k}" if where else str(k)
+            if isinstance(k, str) and "\0" in k:
+                return inner
+            found = _nul_at(v, inner, depth + 1)
+            if found:
+                return found
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            found = _nul_at(v, f"{where}[{i}]", depth + 1)
+            if found:
+                return found
+    return None
+
+
+def _check_override_key(key):
+    """A set/update key, before it becomes the text ``key=value``: a '='
+    in it would move the split (``"a=1 #"`` set to 3 is ``a=1 #=3``, which
+    sets a to 1)."""
+    if not isinstance(key, str):
+        raise TypeError(f"Scenario.set/update: key {key!r}: expected a str ('section.key')")
+    if not key.strip():
+        raise ScenarioError(f"Scenario.set/update: key {key!r}: empty; expected 'section.key'")
+    if "=" in key or "\0" in key:
+        raise ScenarioError(f"Scenario.set/update: key {key!r}: a key holds no '=' or NUL; "
+                            "expected 'section.key' (the value is the second argument)")
+
+
 class Scenario:
     """A scenario, from a TOML file or from a dict of the same keys
     (docs/scenario-format.md), plus ``set(key, value)`` overrides applied in
@@ -56,12 +109,19 @@ class Scenario:
     def __init__(self, source):
         self._overrides = []
         if isinstance(source, (str, os.PathLike)):
-            self._name = os.fspath(source)
+            try:
+                self._name = _path_argument("Scenario(source)", source)
+            except ValueError as e:
+                raise ScenarioError(str(e)) from None
             self._path = self._name
             self._text, self._warnings = _sim.read_scenario_file(self._name, [])
         elif isinstance(source, Mapping):
             self._name = DICT_NAME
             self._path = None
+            nul = _nul_at(source, "")
+            if nul:
+                raise ScenarioError(f"Scenario(source): {nul!r}: a NUL character in a key or "
+                                    "string; a scenario holds none")
             sections = {k: v.to_dict() if isinstance(v, Graph) else v for k, v in source.items()}
             self._text = _sim.toml_document(sections)
             self._warnings = _sim.check_scenario(self._text, self._name, [])
@@ -84,9 +144,11 @@ class Scenario:
         if not isinstance(values, Mapping):
             raise TypeError("update: expected a dict of key -> value (keys as 'section.key'), "
                             f"got {type(values).__name__}")
-        for k in values:
-            if not isinstance(k, str):
-                raise TypeError(f"update: key {k!r}: expected a str ('section.key')")
+        for k, v in values.items():
+            _check_override_key(k)
+            if _nul_at(v, k):
+                raise ScenarioError(f"Scenario.set/update: key {k!r}: its value {v!r} holds a "
+                                    "NUL character; a scenario value cannot")
         overrides = self._overrides + [k + "=" + _sim.toml_value(k, v) for k, v in values.items()]
         self._warnings = _sim.check_scenario(self._text, self._name, overrides)
         self._overrides = overrides
@@ -128,7 +190,9 @@ class Scenario:
         callbacks of `workloads`: safs.Workload objects run beside the
         scenario's own workloads (safs.workload). With ``queue_sample_us`` > 0
         the run also samples switch queues into ``Run.queues``, as
-        ``--queue-sample-us``."""
+        ``--queue-sample-us``. `workloads` is a list (any iterable) of
+        safs.Workload; anything else, a single Workload included, raises
+        TypeError naming it."""
         # As --queue-sample-us: 0 (none), or a period within what simulated
         # time holds.
         if isinstance(queue_sample_us, bool) or not isinstance(queue_sample_us, numbers.Real):
@@ -143,7 +207,7 @@ class Scenario:
             self._overrides,
             float(queue_sample_us),
             command_line,
-            list(workloads),
+            _workload_list(workloads),
         )
         for note in notes:
             warnings.warn(note, SimulationWarning, stacklevel=2)
@@ -153,6 +217,51 @@ class Scenario:
         sets = "".join(f".set({o.split('=', 1)[0]!r}, {o.split('=', 1)[1]})" for o in self._overrides)
         source = repr(self._path) if self._path is not None else "{...}"
         return f"safs.Scenario({source}){sets}"
+
+
+def _workload_list(workloads):
+    """run(workloads=...) as a list of safs.Workload. Anything else is
+    refused: the C++ side would skip an entry that has no callbacks. A single
+    Workload is refused too, rather than guessed at: pass [w]."""
+    if isinstance(workloads, Workload):
+        raise TypeError("run: workloads: expected a list of safs.Workload, got one "
+                        f"{type(workloads).__name__}; pass it as [workload]")
+    if isinstance(workloads, (str, bytes, Mapping)):
+        raise TypeError("run: workloads: expected a list of safs.Workload, "
+                        f"got a {type(workloads).__name__}")
+    try:
+        entries = iter(workloads)
+    except TypeError:
+        raise TypeError("run: workloads: expected a list of safs.Workload, "
+                        f"got {type(workloads).__name__}") from None
+    entries = list(entries)
+    for i, w in enumerate(entries):
+        if not isinstance(w, Workload):
+            raise TypeError(f"run: workloads[{i}]: expected a safs.Workload (a subclass's "
+                            f"instance), got {type(w).__name__}")
+    return entries
+
+
+# Every file a run writes into its directory, as src/cli/run_outputs.cc
+# lists them (keep in step): Run.save(force=True) removes these, as --force.
+_RUN_OUTPUTS = ("flows.csv", "summary.json", "ops.csv", "steps.csv", "requests.csv", "queues.csv")
+
+
+def _is_run_output(name):
+    """Whether `name` is a file a run writes: one of _RUN_OUTPUTS, a later
+    job's copy (ops_2.csv) or the temporary file of either (NAME.tmp), as
+    is_run_output in src/cli/run_outputs.cc decides it."""
+    if name.endswith(".tmp"):
+        name = name[: -len(".tmp")]
+    for output in _RUN_OUTPUTS:
+        stem, extension = os.path.splitext(output)
+        if name == output:
+            return True
+        number = name[len(stem) + 1 : len(name) - len(extension)]
+        if (name.startswith(stem + "_") and name.endswith(extension) and number
+                and all("0" <= c <= "9" for c in number)):
+            return True
+    return False
 
 
 class Run:
@@ -216,17 +325,24 @@ class Run:
 
     def save(self, directory, force=False):
         """Writes the files into `directory` (created if missing), as the CLI's
-        output directory holds them, for tools that read run directories. A
-        file of the same name already there is replaced only with
-        force=True (FileExistsError names it otherwise, and nothing is
-        written), as the CLI's --force."""
-        out = Path(directory)
+        output directory holds them, for tools that read run directories.
+        An earlier run's files there (any name a run writes: flows.csv,
+        ops.csv, ...) are replaced only with force=True, which, as the
+        CLI's --force, also removes those of them this run does not write,
+        so that the directory holds one run; other files are left alone.
+        Without force, FileExistsError names them and nothing is written."""
+        if not isinstance(force, bool):
+            raise TypeError(f"save: force: expected True or False, got {force!r}")
+        out = Path(_path_argument("save: directory", directory))
         out.mkdir(parents=True, exist_ok=True)
-        there = sorted(name for name in self.files if (out / name).exists())
-        if there and not force:
+        earlier = sorted(p.name for p in out.iterdir() if p.is_file() and _is_run_output(p.name))
+        if earlier and not force:
             raise FileExistsError(
-                f"{out}: {', '.join(there)} already there; choose another directory, "
-                "or save(..., force=True) to replace them")
+                f"{out}: an earlier run's {', '.join(earlier)} already there; choose another "
+                "directory, or save(..., force=True) to replace that run's files")
+        for name in earlier:
+            if name not in self.files:
+                (out / name).unlink()
         for name, text in self.files.items():
             (out / name).write_text(text)
         return out
@@ -256,12 +372,140 @@ def _safs_sim_executable():
     raise RuntimeError("safs.sweep: no safs-sim executable found; set SAFS_SIM to its path")
 
 
+def _one_grid_value(text):
+    """Whether the CLI's --grid reads `text` as one value: it splits an
+    axis at commas outside "..." and [...] (split_values in
+    src/sweep/sweep_grid.cc), so "dctcp,safs" would be two points."""
+    depth, quoted = 0, False
+    for c in text:
+        if c == '"':
+            quoted = not quoted
+        if not quoted and c == "[":
+            depth += 1
+        if not quoted and c == "]":
+            depth -= 1
+        if c == "," and depth == 0 and not quoted:
+            return False
+    return depth == 0 and not quoted
+
+
 def _axis_text(key, values):
     """One grid axis as the CLI's --grid takes it: strings as given (a bare
     word, as on the command line), other values as TOML."""
+    if not isinstance(key, str):
+        raise TypeError(f"safs.sweep: grid key {key!r}: expected a str ('section.key')")
+    if not key.strip() or "=" in key or "\0" in key:
+        raise ScenarioError(f"safs.sweep: grid key {key!r}: expected 'section.key' "
+                            "(no '=' or NUL)")
     if isinstance(values, str) or not hasattr(values, "__iter__"):
         values = [values]
-    return key + "=" + ",".join(v if isinstance(v, str) else _sim.toml_value(key, v) for v in values)
+    texts = []
+    for v in values:
+        text = v if isinstance(v, str) else _sim.toml_value(key, v)
+        if "\0" in text:
+            raise ScenarioError(f"safs.sweep: grid[{key!r}]: value {v!r} holds a NUL character")
+        if not _one_grid_value(text):
+            raise ScenarioError(
+                f"safs.sweep: grid[{key!r}]: value {v!r} would be read as several values (its "
+                "comma, or an unclosed quote or bracket); give each value as its own entry")
+        texts.append(text)
+    return key + "=" + ",".join(texts)
+
+
+def _str_list(value, what, expected):
+    """`value`, an iterable of str, as a list. One str is refused: taken
+    as its characters, it would fail only after every point ran."""
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"safs.sweep: {what}: expected {expected}, got the "
+                        f"{type(value).__name__} {value!r}; pass [{value!r}]")
+    try:
+        entries = list(iter(value))
+    except TypeError:
+        raise TypeError(f"safs.sweep: {what}: expected {expected}, "
+                        f"got {type(value).__name__}") from None
+    for entry in entries:
+        if not isinstance(entry, str):
+            raise TypeError(f"safs.sweep: {what}: entry {entry!r}: expected a str")
+        if not entry or "\0" in entry:
+            raise ValueError(f"safs.sweep: {what}: entry {entry!r}: empty or holding a NUL")
+    return entries
+
+
+def _grid_texts(grid):
+    """`grid` as the CLI's --grid axes: a dict of key -> values, or a list of
+    "key=v1,v2" strings."""
+    if isinstance(grid, Mapping):
+        return [_axis_text(k, v) for k, v in grid.items()]
+    return _str_list(grid, "grid", "a dict of key -> values or a list of 'key=v1,v2' strings")
+
+
+def _metric_list(metrics):
+    """`metrics` as a list of summary.json paths ('flows.fct_p99_s')."""
+    return _str_list(metrics, "metrics", "a list of summary.json paths ('flows.fct_p99_s')")
+
+
+# The C++ sweep holds jobs in an int; parallelism past the points has no effect.
+_MAX_JOBS = 2**31 - 1
+
+
+def _jobs_count(jobs):
+    if isinstance(jobs, bool):
+        raise TypeError(f"safs.sweep: jobs: expected an int, got {jobs!r}")
+    try:
+        count = operator.index(jobs)
+    except TypeError:
+        raise TypeError(f"safs.sweep: jobs: expected an int, got {type(jobs).__name__} "
+                        f"{jobs!r}") from None
+    if not 0 <= count <= _MAX_JOBS:
+        raise ValueError(f"safs.sweep: jobs: expected 0 (one per core) or a count of points at "
+                         f"once from 1 to {_MAX_JOBS}, got {count}")
+    return count
+
+
+def _check_sweep_out(out_dir):
+    """What the C++ sweep checks of its --out (check_sweep_out in
+    src/sweep/sweep.cc), checked here before scenario.toml is written
+    there: not a file, and a sweep.csv there is a sweep's."""
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise ScenarioError(f"safs.sweep: out {out_dir}: exists and is not a directory")
+    csv = out / "sweep.csv"
+    if csv.exists():
+        with open(csv, encoding="utf-8", errors="replace") as f:
+            header = f.readline().rstrip("\n")
+        if header != "point" and not header.startswith("point,"):
+            raise ScenarioError(f"safs.sweep: out {out_dir}: {csv} there is not a sweep's (its "
+                                "first line is not point,...); not overwriting it: choose "
+                                "another directory")
+
+
+def _claim_scenario_file(file, text):
+    """Writes a dict scenario's text into `file` (out/scenario.toml), the
+    file its points run. One already there is the user's or an earlier
+    sweep's, whose points it describes: only the same text is taken as it
+    is (a resume); another text is refused and left as it was. Returns
+    whether the file was written now."""
+    path = Path(file)
+    wanted = text.encode("utf-8")
+    if path.exists() or path.is_symlink():
+        try:
+            there = path.read_bytes()
+        except OSError as e:
+            raise ScenarioError(f"safs.sweep: {file}: cannot read it ({e.strerror}); not "
+                                "replacing it: choose another out") from None
+        if there != wanted:
+            raise ScenarioError(
+                f"safs.sweep: {file}: already there with another scenario (the user's, or an "
+                "earlier sweep's, whose points it describes); not replacing it: choose another "
+                "out, or remove it")
+        return False
+    path.write_bytes(wanted)
+    return True
+
+
+def _finished_points(out_dir):
+    """The points' summary.json files in `out_dir`, with when each was written."""
+    return {p: p.stat().st_mtime_ns for p in Path(out_dir).glob("*/summary.json")}
 
 
 _VERBOSITY = {"quiet": 0, "normal": 1, "verbose": 2}
@@ -282,37 +526,57 @@ def sweep(scenario, grid=(), *, out=None, jobs=0, metrics=(), verbosity="quiet")
     written there as scenario.toml. `metrics` picks sweep.csv's columns
     (default: the file's sweep.metrics, else every number in summary.json).
 
-    Raises ScenarioError for a bad scenario or grid (before any point runs),
-    RuntimeError if a point failed (its log is ``out/<point>/run.log``;
+    Every argument is checked before anything is written. A dict scenario's
+    scenario.toml already in `out` (the user's, or an earlier sweep's) is
+    never replaced: the same text is reused (a resume), another refused.
+
+    Raises TypeError or ValueError for a bad argument, ScenarioError for a
+    bad scenario, grid or `out` (before any point runs), RuntimeError if a
+    point failed (its log is ``out/<point>/run.log``;
     sweep.csv holds the others), KeyboardInterrupt if interrupted (the
     finished points are kept: the same call resumes).
     """
+    # Every argument first: nothing is written for a call that is refused.
     if not isinstance(scenario, Scenario):
         scenario = Scenario(scenario)
-    if isinstance(grid, Mapping):
-        grid = [_axis_text(k, v) for k, v in grid.items()]
+    grid = _grid_texts(grid)
+    metrics = _metric_list(metrics)
+    jobs = _jobs_count(jobs)
+    if not isinstance(verbosity, str) or verbosity not in _VERBOSITY:
+        raise ValueError(f"safs.sweep: verbosity is one of {sorted(_VERBOSITY)}, not {verbosity!r}")
+    out_dir = "" if out is None else _path_argument("safs.sweep: out", out)
+    if out is not None and not out_dir:
+        raise ValueError("safs.sweep: out: empty; expected a directory")
+    executable = _safs_sim_executable()
+    wrote_file = False
     if scenario.path is not None:
         file = scenario.path
-        out_dir = "" if out is None else os.fspath(out)
     else:
         if out is None:
             raise ValueError("safs.sweep: a scenario made from a dict needs out=DIRECTORY")
-        out_dir = os.fspath(out)
-        os.makedirs(out_dir, exist_ok=True)
+        _check_sweep_out(out_dir)
         file = os.path.join(out_dir, "scenario.toml")
-        Path(file).write_text(scenario.toml)
-    if verbosity not in _VERBOSITY:
-        raise ValueError(f"safs.sweep: verbosity is one of {sorted(_VERBOSITY)}, not {verbosity!r}")
-    status = _sim.sweep(
-        file,
-        list(grid),
-        scenario.overrides,
-        list(metrics),
-        out_dir,
-        int(jobs),
-        _safs_sim_executable(),
-        _VERBOSITY[verbosity],
-    )
+        earlier_points = _finished_points(out_dir)
+        os.makedirs(out_dir, exist_ok=True)
+        wrote_file = _claim_scenario_file(file, scenario.toml)
+    try:
+        status = _sim.sweep(
+            file,
+            grid,
+            scenario.overrides,
+            metrics,
+            out_dir,
+            jobs,
+            executable,
+            _VERBOSITY[verbosity],
+        )
+    except ScenarioError:
+        # Refused before any point finished with it (a bad grid key, points
+        # of another scenario): the scenario.toml written now describes
+        # nothing there, and would refuse the next sweep's scenario.
+        if wrote_file and _finished_points(out_dir) == earlier_points:
+            os.remove(file)
+        raise
     if out_dir == "":
         out_dir = os.path.join("out", "sweep-" + Path(file).stem)
     if status >= 128:

@@ -95,6 +95,34 @@ class ScenarioTest(ScratchTest):
         run.save(out, force=True)
         self.assertEqual((out / "flows.csv").read_text(), run.files["flows.csv"])
 
+    def test_save_with_force_leaves_one_runs_files(self):
+        # --force's rule: an earlier run's outputs this run does not write
+        # (a graph run's ops.csv, a later job's ops_2.csv, a temporary file)
+        # go; a file no run writes stays.
+        out = self.dir / "saved"
+        g = safs.Graph()
+        g.op(gpu=0, duration_us=5)
+        safs.Scenario({"topology": {"hosts": 2}, "graph": g}).run().save(out)
+        self.assertTrue((out / "ops.csv").exists())
+        (out / "ops_2.csv").write_text("an earlier run's")
+        (out / "flows.csv.tmp").write_text("an earlier run's")
+        (out / "notes.txt").write_text("the user's")
+        run = safs.Scenario(pair()).run()
+        with self.assertRaises(FileExistsError) as caught:
+            run.save(out)
+        self.assertIn("ops.csv", str(caught.exception))
+        run.save(out, force=True)
+        self.assertEqual(sorted(p.name for p in out.iterdir()), sorted([*run.files, "notes.txt"]))
+        self.assertEqual((out / "notes.txt").read_text(), "the user's")
+
+    def test_save_refuses_an_earlier_runs_file_of_another_name_without_force(self):
+        out = self.dir / "saved"
+        out.mkdir()
+        (out / "ops.csv").write_text("an earlier run's")
+        with self.assertRaisesRegex(FileExistsError, "ops.csv"):
+            safs.Scenario(pair()).run().save(out)
+        self.assertEqual(sorted(p.name for p in out.iterdir()), ["ops.csv"])
+
     def test_the_gil_is_released_while_it_runs(self):
         scenario = safs.Scenario(str(INCAST))
         worker = threading.Thread(target=scenario.run)
@@ -154,6 +182,68 @@ class BadInputTest(ScratchTest):
         with self.assertRaises(safs.ScenarioError) as caught:
             safs.Scenario(str(INCAST)).set("topology.hosts", -(2**70))
         self.assertIn("does not fit a 64-bit integer", str(caught.exception))
+
+    def test_set_values_that_are_not_one_value_are_refused(self):
+        # A list of dicts became [[v]] sections, and the override their first
+        # key; a numpy array of one element, or numpy's bool, passed as an int.
+        with self.assertRaisesRegex(safs.ScenarioError, "topology.hosts: a list of tables"):
+            safs.Scenario(pair()).set("topology.hosts", [{"a": 7}])
+        try:
+            import numpy as np
+        except ImportError:
+            return
+        with self.assertRaisesRegex(safs.ScenarioError, r"simulation.seed: a numpy ndarray"):
+            safs.Scenario(pair()).set("simulation.seed", np.array([[7]]))
+        with self.assertRaisesRegex(safs.ScenarioError, "simulation.seed: expected integer"):
+            safs.Scenario(pair()).set("simulation.seed", np.bool_(True))
+        self.assertEqual(safs.Scenario(pair()).set("simulation.seed", np.int64(5)).overrides,
+                         ["simulation.seed=5"])
+
+    def test_a_quoted_dotted_key_or_a_value_for_a_table_is_named(self):
+        # {"simulation.seed": 7} passed and ran with seed 1; {"topology": 5}
+        # said "unknown key; did you mean 'topology'?".
+        with self.assertRaisesRegex(safs.ScenarioError, "simulation.seed: a key with '.'"):
+            safs.Scenario({**pair(), "simulation.seed": 7})
+        with self.assertRaisesRegex(safs.ScenarioError, r"topology: expected a table \(\[topology"):
+            safs.Scenario({"topology": 5})
+        with self.assertRaisesRegex(safs.ScenarioError, r"flows: expected an array of tables"):
+            safs.Scenario({"topology": {"kind": "star", "hosts": 3}, "flows": {"src": 1}})
+
+    def test_a_key_with_an_equals_sign_or_nothing_in_it_is_refused(self):
+        # "topology.hosts=5 #" set to 3 became the override
+        # topology.hosts=5 #=3, which set hosts to 5.
+        s = safs.Scenario(pair())
+        for key in ["topology.hosts=5 #", "", "  ", "topology.hosts\0x"]:
+            with self.assertRaises(safs.ScenarioError) as caught:
+                s.set(key, 3)
+            self.assertIn(repr(key), str(caught.exception))
+        with self.assertRaises(safs.ScenarioError):
+            s.update({"simulation.seed": 2, "topology.hosts=5 #": 3})
+        self.assertEqual(s.overrides, [])
+        with self.assertRaisesRegex(TypeError, "key 3"):
+            s.set(3, 3)
+
+    def test_a_nul_is_refused_not_cut_at(self):
+        # The C++ side reads a string up to a NUL: the path below ran
+        # incast.toml, and a value's message was cut short.
+        with self.assertRaisesRegex(safs.ScenarioError, "Scenario.source.*NUL"):
+            safs.Scenario(str(INCAST) + "\0garbage")
+        s = safs.Scenario(pair())
+        for value in ["safs\0x", ["a", "b\0"]]:
+            with self.assertRaisesRegex(safs.ScenarioError, "'transport.name'.*NUL"):
+                s.set("transport.name", value)
+        self.assertEqual(s.overrides, [])
+        with self.assertRaisesRegex(safs.ScenarioError, "'transport.name'.*NUL"):
+            safs.Scenario({**pair(), "transport": {"name": "dctcp\0x"}})
+        with self.assertRaisesRegex(ValueError, "directory.*NUL"):
+            safs.Scenario(pair()).run().save(self.dir / "n\0x")
+        self.assertEqual(list(self.dir.iterdir()), [self.dir / "scenarios"])
+
+    def test_save_force_is_a_bool(self):
+        run = safs.Scenario(pair()).run()
+        with self.assertRaisesRegex(TypeError, "force"):
+            run.save(self.dir / "saved", force="no")
+        self.assertFalse((self.dir / "saved").exists())
 
     def test_unknown_key_in_a_file_names_file_line_and_key(self):
         bad = self.dir / "bad.toml"
@@ -217,6 +307,12 @@ class SweepTest(ScratchTest):
                            out=out, jobs=2, metrics=["flows.fct_max_s"])
         self.assertEqual([p.stat().st_mtime_ns for p in summaries], stamps)  # reused
         self.assertTrue(again.equals(table))
+        # Another scenario into the same out keeps the points' scenario.toml.
+        written = (out / "scenario.toml").read_text()
+        with self.assertRaisesRegex(safs.ScenarioError, "scenario.toml.*another scenario"):
+            safs.sweep(safs.Scenario(pair(link_gbps=25)), grid, out=out, jobs=2)
+        self.assertEqual((out / "scenario.toml").read_text(), written)
+        self.assertEqual([p.stat().st_mtime_ns for p in summaries], stamps)
 
     def test_bad_grid_key_is_refused_before_running(self):
         out = self.dir / "bad-sweep"
@@ -224,6 +320,69 @@ class SweepTest(ScratchTest):
             safs.sweep(str(INCAST), ["topology.link_gpbs=10,25"], out=out)
         self.assertIn("link_gpbs", str(caught.exception))
         self.assertFalse((out / "sweep.csv").exists())
+
+    def test_bad_arguments_are_refused_before_anything_is_written(self):
+        out = self.dir / "sweep"
+        scenario = safs.Scenario(pair())
+        for arguments, error, named in [
+            ({"jobs": 1.7}, TypeError, "jobs"), ({"jobs": True}, TypeError, "jobs"),
+            ({"jobs": "2"}, TypeError, "jobs"), ({"jobs": -1}, ValueError, "jobs"),
+            ({"jobs": 2**40}, ValueError, "jobs"),
+            ({"metrics": "flows.fct_p99_s"}, TypeError, "metrics"),
+            ({"metrics": [1]}, TypeError, "metrics"),
+            ({"grid": "transport.name=dctcp,safs"}, TypeError, "grid"),
+            ({"grid": [3]}, TypeError, "grid"),
+            ({"grid": {"transport.name": ["dctcp,safs"]}}, ValueError, "'transport.name'"),
+            ({"grid": {"transport.name": ['"dctcp']}}, ValueError, "'transport.name'"),
+            ({"grid": {"transport.name=x": ["dctcp"]}}, ValueError, "grid key"),
+            ({"verbosity": "loud"}, ValueError, "verbosity"),
+        ]:
+            with self.assertRaisesRegex(error, named, msg=arguments):
+                safs.sweep(scenario, **{"out": out, **arguments})
+            self.assertFalse(out.exists(), arguments)
+        with self.assertRaisesRegex(ValueError, "out.*NUL"):
+            safs.sweep(scenario, out=self.dir / "n\0x")
+        with self.assertRaisesRegex(ValueError, "NUL"):
+            safs.sweep(str(INCAST) + "\0zz", out=out)
+        self.assertEqual(list(self.dir.iterdir()), [self.dir / "scenarios"])
+
+    def test_grid_values_that_hold_no_top_level_comma_pass(self):
+        axis = safs.sim._axis_text
+        self.assertEqual(axis("transport.name", ["dctcp", "safs"]), "transport.name=dctcp,safs")
+        self.assertEqual(axis("a.b", ["[1, 2]", '"x,y"', [3, 4]]), 'a.b=[1, 2],"x,y",[ 3, 4 ]')
+
+    def test_a_scenario_toml_already_there_is_never_replaced(self):
+        # It was written before any check, over the user's file, and over an
+        # earlier sweep's, whose points then had no scenario.
+        out = self.dir / "sweep"
+        out.mkdir()
+        (out / "scenario.toml").write_text("the user's")
+        with self.assertRaisesRegex(safs.ScenarioError, "scenario.toml.*another scenario"):
+            safs.sweep(safs.Scenario(pair()), ["transport.name=dctcp"], out=out)
+        self.assertEqual((out / "scenario.toml").read_text(), "the user's")
+        with self.assertRaisesRegex(ValueError, "verbosity"):
+            safs.sweep(safs.Scenario(pair()), out=out, verbosity="loud")
+        self.assertEqual((out / "scenario.toml").read_text(), "the user's")
+
+    def test_out_is_checked_as_the_cli_checks_it_before_scenario_toml(self):
+        out = self.dir / "sweep"
+        out.mkdir()
+        (out / "sweep.csv").write_text("the user's table\n")
+        with self.assertRaisesRegex(safs.ScenarioError, "sweep.csv there is not a sweep's"):
+            safs.sweep(safs.Scenario(pair()), ["transport.name=dctcp"], out=out)
+        self.assertEqual(sorted(p.name for p in out.iterdir()), ["sweep.csv"])
+        a_file = self.dir / "a-file"
+        a_file.write_text("the user's")
+        with self.assertRaisesRegex(safs.ScenarioError, "not a directory"):
+            safs.sweep(safs.Scenario(pair()), out=a_file)
+
+    def test_a_refused_grid_leaves_no_scenario_toml(self):
+        # Written for a sweep that then ran nothing, it would refuse the
+        # next sweep's (corrected) scenario.
+        out = self.dir / "sweep"
+        with self.assertRaisesRegex(safs.ScenarioError, "transport.nmae"):
+            safs.sweep(safs.Scenario(pair()), {"transport.nmae": ["dctcp"]}, out=out)
+        self.assertFalse((out / "scenario.toml").exists())
 
     def test_dict_sweep_needs_out(self):
         with self.assertRaises(ValueError):

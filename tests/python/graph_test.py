@@ -84,6 +84,46 @@ class GraphBuilder(unittest.TestCase):
         self.assertEqual(column(run.ops, "label"), ["op 0"])
         self.assertAlmostEqual(column(run.ops, "end_s")[0], 5e-6)
 
+    def test_arguments_of_the_wrong_type_are_refused_by_name(self):
+        # int() truncated them (1.9 bytes -> 1, gpu True -> 1, "1" -> 1)
+        # and str() made a label of None.
+        g = safs.Graph()
+        a, b = g.op(gpu=0, duration_us=1), g.op(gpu=1, duration_us=1)
+        for arguments, named in [
+            ({"gpu": 1.7, "duration_us": 10}, "gpu"), ({"gpu": True, "duration_us": 10}, "gpu"),
+            ({"gpu": "1", "duration_us": 10}, "gpu"), ({"gpu": 0, "duration_us": "10"}, "duration_us"),
+            ({"gpu": 0, "duration_us": True}, "duration_us"),
+            ({"gpu": 0, "duration_us": 10, "label": 3}, "label"),
+        ]:
+            with self.assertRaisesRegex(TypeError, named, msg=arguments):
+                g.op(**arguments)
+        with self.assertRaisesRegex(ValueError, "duration_us.*finite"):
+            g.op(gpu=0, duration_us=float("inf"))
+        with self.assertRaisesRegex(ValueError, "label.*NUL"):
+            g.op(gpu=0, duration_us=1, label="F\0x")
+        for arguments, named in [
+            ({"size_bytes": 1.9}, "size_bytes"), ({"size_bytes": True}, "size_bytes"),
+            ({"size_bytes": "8"}, "size_bytes"), ({"size_bytes": 8, "src": 1.8}, "src"),
+        ]:
+            with self.assertRaisesRegex(TypeError, named, msg=arguments):
+                g.transfer(a, b, **arguments)
+        with self.assertRaisesRegex(TypeError, "consumer"):
+            g.transfer(a, 1.0, size_bytes=8)
+        self.assertEqual((len(g.ops), g.transfers), (2, []))  # nothing refused was added
+        self.assertEqual(g.op(gpu=0, duration_us=2.5, label=None).label, "")
+
+    def test_an_op_of_another_graph_is_refused(self):
+        # It stood for its index here, whichever op that is in this graph.
+        g, other = safs.Graph(), safs.Graph()
+        g.op(gpu=0, duration_us=1)
+        b = g.op(gpu=1, duration_us=1)
+        stranger = other.op(gpu=1, duration_us=1)
+        with self.assertRaisesRegex(ValueError, "producer: .* not an op of this graph"):
+            g.transfer(stranger, b, size_bytes=8)
+        with self.assertRaisesRegex(ValueError, "consumer: .* not an op of this graph"):
+            g.transfer(0, safs.Op(1, 1, 1, ""), size_bytes=8)
+        self.assertEqual(g.transfer(g.ops[0], b, size_bytes=8), 0)
+
     def test_bad_graphs_raise_the_parsers_message(self):
         def error_of(build):
             g = safs.Graph()

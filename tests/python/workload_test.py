@@ -84,8 +84,70 @@ class PythonWorkload(unittest.TestCase):
             def on_start(self, ctx):
                 ctx.after(1e13, lambda ctx: None)
 
-        with self.assertRaisesRegex(ValueError, "delay_us must be 0 to 1e12"):
+        with self.assertRaisesRegex(ValueError, "after: delay_us"):
             safs.Scenario(TOPOLOGY).run(workloads=[FarTimer()])
+
+    def test_launch_and_after_name_their_arguments(self):
+        # NaN, inf and 1e300 deadlines said "must be later than now" (the
+        # microseconds wrapped); bools were taken as 1; a callback that is
+        # not callable failed only when its timer fired.
+        cases = [
+            (lambda ctx: ctx.launch(1, 0, size_bytes=10, deadline_us=float("nan")),
+             ValueError, "launch: deadline_us must be 0 to 1e12"),
+            (lambda ctx: ctx.launch(1, 0, size_bytes=10, deadline_us=1e300),
+             ValueError, "launch: deadline_us must be 0 to 1e12"),
+            (lambda ctx: ctx.launch(1, 0, size_bytes=True), TypeError, "launch: size_bytes"),
+            (lambda ctx: ctx.launch(True, 0, size_bytes=10), TypeError, "launch: src"),
+            (lambda ctx: ctx.launch(1, 0, size_bytes=10, urgent=None), TypeError,
+             "launch: urgent"),
+            (lambda ctx: ctx.launch(1, 0, size_bytes=-1), ValueError, "launch: size_bytes"),
+            (lambda ctx: ctx.after(10, 5), TypeError, "after: callback: expected a callable"),
+            (lambda ctx: ctx.after(True, lambda c: None), TypeError, "after: delay_us"),
+        ]
+        for call, error, message in cases:
+            class Bad(safs.Workload):
+                def on_start(self, ctx):
+                    call(ctx)
+
+            with self.assertRaisesRegex(error, message):
+                safs.Scenario(TOPOLOGY).run(workloads=[Bad()])
+
+    def test_a_timer_rearmed_forever_holds_no_memory_per_firing(self):
+        # Each fired timer was kept for the whole run, about 130 bytes each.
+        import subprocess
+        import textwrap
+
+        script = textwrap.dedent("""
+            import resource, safs
+            class Tick(safs.Workload):
+                def __init__(self, n): self.n = n
+                def on_start(self, ctx): ctx.after(0.001, self.tick)
+                def tick(self, ctx):
+                    self.n -= 1
+                    if self.n: ctx.after(0.001, self.tick)
+            def peak_kib(n):
+                safs.Scenario({"topology": {"kind": "star", "hosts": 3}}).run(workloads=[Tick(n)])
+                return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            before = peak_kib(1000)
+            print(peak_kib(300_000) - before)
+        """)
+        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                                timeout=120, env={**__import__("os").environ,
+                                                  "PYTHONPATH": ":".join(sys.path)})
+        self.assertEqual(result.returncode, 0, result.stderr[-2000:])
+        self.assertLess(int(result.stdout), 8 * 1024, "KiB of peak memory for 300 000 firings")
+
+    def test_workloads_must_be_a_list_of_workloads(self):
+        # Entries that were not Workloads were skipped; None and a single
+        # Workload failed with messages that did not name `workloads`.
+        s = safs.Scenario({**TOPOLOGY, "flows": [{"src": 1, "dst": 0, "size_bytes": 1000}]})
+        for bad, named in [([1, "abc"], r"workloads\[0\].*int"),
+                           ([safs.Workload(), None], r"workloads\[1\].*NoneType"),
+                           ("ab", "workloads.*str"), (None, "workloads.*NoneType"),
+                           (safs.Workload(), r"workloads.*\[workload\]")]:
+            with self.assertRaisesRegex(TypeError, named):
+                s.run(workloads=bad)
+        self.assertEqual(s.run(workloads=(safs.Workload(),)).summary["flows"]["completed"], 1)
 
     def test_a_context_kept_past_its_run(self):
         class Keep(safs.Workload):
