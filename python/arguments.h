@@ -44,11 +44,18 @@ inline constexpr std::uint32_t kU32Max = UINT32_MAX;
 inline constexpr std::int64_t kI64Min = INT64_MIN;
 inline constexpr std::int64_t kI64Max = INT64_MAX;
 
+// numpy's bool scalar (numpy.bool_; named "bool" from numpy 2 on).
+inline bool is_numpy_bool(const py::handle& value) {
+  const py::handle type = py::type::of(value);
+  const std::string name = py::str(type.attr("__name__")).cast<std::string>();
+  return (name == "bool_" || name == "bool") && py::hasattr(type, "__module__") &&
+         py::str(type.attr("__module__")).cast<std::string>() == "numpy";
+}
+
 // A bool argument: True or False (numpy's too), not None or another type,
 // which pybind would take as False or by their truth.
 inline bool bool_arg(const py::handle& value, const char* name) {
-  if (py::isinstance<py::bool_>(value) ||
-      py::str(py::type::of(value).attr("__name__")).cast<std::string>() == "bool_") {
+  if (py::isinstance<py::bool_>(value) || is_numpy_bool(value)) {
     return PyObject_IsTrue(value.ptr()) == 1;
   }
   throw py::type_error(std::string(name) + ": expected a bool, got " +

@@ -163,15 +163,17 @@ PeerAddress peer_from(const py::object& peer) {
 std::int64_t deadline_from(const std::optional<std::int64_t>& deadline_ns,
                            const std::optional<std::int64_t>& slack_ns) {
   if (deadline_ns && slack_ns) throw py::value_error("give deadline_ns or slack_ns, not both");
-  if (deadline_ns) return *deadline_ns;
+  // Earlier is as good as this, a deadline long past, and the endpoint's
+  // deadline - now cannot overflow from here.
+  constexpr std::int64_t kLongPastNs = kI64Min / 2;
+  if (deadline_ns) return std::max(*deadline_ns, kLongPastNs);
   if (slack_ns) {
-    // A slack past the clock's range (sys.maxsize, say) is no deadline; one
-    // as far before it, a deadline long past.
+    // A slack past the clock's range (sys.maxsize, say) is no deadline.
     std::int64_t deadline = 0;
     if (__builtin_add_overflow(runtime::monotonic_ns(), *slack_ns, &deadline)) {
-      return *slack_ns > 0 ? runtime::kNoDeadlineNs : kI64Min;
+      return *slack_ns > 0 ? runtime::kNoDeadlineNs : kLongPastNs;
     }
-    return deadline;
+    return std::max(deadline, kLongPastNs);
   }
   return runtime::kNoDeadlineNs;
 }
@@ -350,6 +352,7 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
   // time (Op::asking); another finds it pending meanwhile and looks again.
   void refresh(Op& op) {
     if (op.state != FlowState::kPending || op.asking) return;
+    check_same_process();  // before the shortcut, which a child would take
     const std::uint64_t generation = completions_seen();
     if (running_ && op.pending_at_generation == generation) return;
     const bool is_send = op.is_send;
@@ -507,12 +510,17 @@ class PyEndpoint : public std::enable_shared_from_this<PyEndpoint> {
  private:
   Endpoint& open_endpoint() const {
     if (!endpoint_) throw std::logic_error("the endpoint is closed");
-    // A fork's child has no loop thread: a call handed to it would wait for ever.
+    check_same_process();
+    return *endpoint_;
+  }
+
+  // A fork's child has no loop thread: a call handed to it would wait for
+  // ever, and a handle's state copied from the parent would never move.
+  void check_same_process() const {
     if (running_ && getpid() != started_by_) {
       throw std::logic_error(
           "the endpoint was started in the parent process; after fork() make a new one");
     }
-    return *endpoint_;
   }
 
   // Queues `f` for the loop's thread without waiting for it; runs it here

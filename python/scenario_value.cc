@@ -1,5 +1,7 @@
 #include "scenario_value.h"
 
+#include "arguments.h"
+
 #include <cstdint>
 #include <sstream>
 #include <utility>
@@ -59,7 +61,7 @@ void convert(const py::handle& value, const std::string& path, const Put& put, i
                         py::str(value.attr("shape")).cast<std::string>() +
                         " is not a scenario value (expected a scalar, or a list)");
   }
-  if (py::isinstance<py::bool_>(value) || type_name == "bool_") {  // numpy's bool too
+  if (py::isinstance<py::bool_>(value) || is_numpy_bool(value)) {
     put(PyObject_IsTrue(value.ptr()) == 1);
   } else if (py::isinstance<py::int_>(value) || PyIndex_Check(value.ptr())) {  // numpy integers too
     const py::int_ integer(py::reinterpret_borrow<py::object>(value));
@@ -123,15 +125,28 @@ std::string toml_value(const std::string& key, const py::handle& value) {
   toml::table holder;
   const std::string v = "v";
   convert(value, key, AssignTo{holder, v}, 0);
-  const std::string text = formatted(holder);  // "v = VALUE"
   // A list of dicts is an array of tables, which TOML writes as [[v]]
   // sections, not as one value a --set can carry.
-  if (text.rfind("v = ", 0) != 0 || text.find('\n') != std::string::npos) {
+  if (const toml::array* array = holder.get_as<toml::array>(v);
+      array != nullptr && array->is_array_of_tables()) {
     throw ScenarioError(key +
                         ": a list of tables cannot be set whole; give it in the scenario, "
                         "or set its entries' keys one by one");
   }
-  return text.substr(4);
+  // "v = VALUE"; a long array is wrapped over lines, which one line of
+  // overrides reads as well with single spaces (strings hold no line breaks:
+  // they are written as basic "..." strings, escaped).
+  const std::string text = formatted(holder);
+  std::string one_line;
+  for (std::size_t i = text.find('=') + 2; i < text.size(); ++i) {
+    if (text[i] != '\n') {
+      one_line += text[i];
+      continue;
+    }
+    while (i + 1 < text.size() && (text[i + 1] == ' ' || text[i + 1] == '\t')) ++i;
+    one_line += ' ';
+  }
+  return one_line;
 }
 
 }  // namespace safs::python

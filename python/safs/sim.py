@@ -487,20 +487,25 @@ def _claim_scenario_file(file, text):
     whether the file was written now."""
     path = Path(file)
     wanted = text.encode("utf-8")
-    if path.exists() or path.is_symlink():
-        try:
-            there = path.read_bytes()
-        except OSError as e:
-            raise ScenarioError(f"safs.sweep: {file}: cannot read it ({e.strerror}); not "
-                                "replacing it: choose another out") from None
-        if there != wanted:
-            raise ScenarioError(
-                f"safs.sweep: {file}: already there with another scenario (the user's, or an "
-                "earlier sweep's, whose points it describes); not replacing it: choose another "
-                "out, or remove it")
-        return False
-    path.write_bytes(wanted)
-    return True
+    try:
+        # Created only if absent ("x"): a sweep started beside this one into
+        # the same out cannot have its file replaced between a look and a write.
+        with open(path, "xb") as f:
+            f.write(wanted)
+        return True
+    except FileExistsError:
+        pass
+    try:
+        there = path.read_bytes()
+    except OSError as e:
+        raise ScenarioError(f"safs.sweep: {file}: cannot read it ({e.strerror}); not "
+                            "replacing it: choose another out") from None
+    if there != wanted:
+        raise ScenarioError(
+            f"safs.sweep: {file}: already there with another scenario (the user's, or an "
+            "earlier sweep's, whose points it describes); not replacing it: choose another "
+            "out, or remove it")
+    return False
 
 
 def _finished_points(out_dir):

@@ -372,6 +372,10 @@ class ProcessGroupSafs(_ProcessGroup):
         self._sent = {}  # (dst, tag) -> sends so far
         self._posted = {}  # (src, tag) -> receives so far
         self._planned = {}  # (dst, tag, send number) -> the group its plan is matched by
+        # Held from reading a number to counting it: the endpoint's call
+        # between releases the GIL, and another thread's send or receive on
+        # the same peer and tag would take the same number.
+        self._numbering = threading.Lock()
         self._barriers = 0
         self.background_bytes = 0
         self._closing = threading.Event()
@@ -402,18 +406,19 @@ class ProcessGroupSafs(_ProcessGroup):
         buffer = _tensor_buffer(tensor, "send")
         tag = _torch_tag(tag, "safs backend: send")
         dst, peer = self._peer(dst, "send")
-        seq = self._sent.get((dst, tag), 0)
-        with _hints_lock:
-            given = _hints.get(tag)
-        kwargs = {"tag": _safs_tag(tag, seq)}
-        if given is not None:  # checked by hint()
-            kwargs.update({key: value for key, value in given.items() if value is not None})
-        planned = self._planned.get((dst, tag, seq))
-        if planned is not None and kwargs.get("group", 0) == 0:
-            kwargs["group"] = planned
-        handle = self.endpoint.send(buffer, peer, **kwargs)
-        self._sent[(dst, tag)] = seq + 1
-        self._planned.pop((dst, tag, seq), None)
+        with self._numbering:
+            seq = self._sent.get((dst, tag), 0)
+            with _hints_lock:
+                given = _hints.get(tag)
+            kwargs = {"tag": _safs_tag(tag, seq)}
+            if given is not None:  # checked by hint()
+                kwargs.update({key: value for key, value in given.items() if value is not None})
+            planned = self._planned.get((dst, tag, seq))
+            if planned is not None and kwargs.get("group", 0) == 0:
+                kwargs["group"] = planned
+            handle = self.endpoint.send(buffer, peer, **kwargs)
+            self._sent[(dst, tag)] = seq + 1
+            self._planned.pop((dst, tag, seq), None)
         with _hints_lock:
             if _hints.get(tag) is given:  # not a newer hint given meanwhile
                 _hints.pop(tag, None)
@@ -428,23 +433,24 @@ class ProcessGroupSafs(_ProcessGroup):
         nbytes = _integer(nbytes, f"{where}: nbytes", 1, 2**64 - 1)
         tag = _torch_tag(tag, where)
         dst, peer = self._peer(dst, "announce")
-        seq = self._sent.get((dst, tag), 0)  # the number send() will give it
-        safs_tag = _safs_tag(tag, seq)
-        self.endpoint.announce(nbytes, peer, start_ns=start_ns, starts_in_ns=starts_in_ns,
-                               deadline_ns=deadline_ns, slack_ns=slack_ns, group=safs_tag + 1,
-                               criticality=_integer(criticality, f"{where}: criticality", 0,
-                                                    2**32 - 1),
-                               tag=safs_tag)
-        self._planned[(dst, tag, seq)] = safs_tag + 1
+        criticality = _integer(criticality, f"{where}: criticality", 0, 2**32 - 1)
+        with self._numbering:
+            seq = self._sent.get((dst, tag), 0)  # the number send() will give it
+            safs_tag = _safs_tag(tag, seq)
+            self.endpoint.announce(nbytes, peer, start_ns=start_ns, starts_in_ns=starts_in_ns,
+                                   deadline_ns=deadline_ns, slack_ns=slack_ns,
+                                   group=safs_tag + 1, criticality=criticality, tag=safs_tag)
+            self._planned[(dst, tag, seq)] = safs_tag + 1
 
     def recv(self, tensors, src, tag=0):
         tensor = self._one_tensor(tensors, "recv")
         buffer = _tensor_buffer(tensor, "recv")
         tag = _torch_tag(tag, "safs backend: recv")
         src, peer = self._peer(src, "recv")
-        seq = self._posted.get((src, tag), 0)
-        handle = self.endpoint.recv_into(buffer, tag=_safs_tag(tag, seq), peer=peer)
-        self._posted[(src, tag)] = seq + 1
+        with self._numbering:
+            seq = self._posted.get((src, tag), 0)
+            handle = self.endpoint.recv_into(buffer, tag=_safs_tag(tag, seq), peer=peer)
+            self._posted[(src, tag)] = seq + 1
         return SafsWork(self.endpoint, handle, "recv", tensor, src, self._timeout_s)
 
     def recv_anysource(self, tensors, tag=0):
@@ -568,8 +574,10 @@ def _torch_tag(tag, where):
 
 
 def _bool(value, name):
-    # numpy's bool_ too, as the endpoint takes it; not a truthy 1 or "no".
-    if isinstance(value, bool) or type(value).__name__ == "bool_":
+    # numpy's bool too (bool_; "bool" from numpy 2), as the endpoint takes
+    # it; not a truthy 1 or "no".
+    if isinstance(value, bool) or (type(value).__module__ == "numpy"
+                                   and type(value).__name__ in ("bool_", "bool")):
         return bool(value)
     raise TypeError(f"{name}: expected True or False, got {type(value).__name__} {value!r}")
 

@@ -188,6 +188,11 @@ class BadInputTest(ScratchTest):
         # key; a numpy array of one element, or numpy's bool, passed as an int.
         with self.assertRaisesRegex(safs.ScenarioError, "topology.hosts: a list of tables"):
             safs.Scenario(pair()).set("topology.hosts", [{"a": 7}])
+        # A long list is one value, though TOML wraps it over lines.
+        afd = safs.Scenario(str(SOURCE_DIR / "scenarios/eval/afd-saturated.toml"))
+        hosts = list(range(100, 128))
+        afd.set("topology.hosts", 200).set("inference.hosts", hosts)
+        self.assertEqual(afd.overrides[-1], "inference.hosts=[ " + ", ".join(map(str, hosts)) + " ]")
         try:
             import numpy as np
         except ImportError:

@@ -566,13 +566,20 @@ class Failures(unittest.TestCase):
 
         with endpoint() as a:
             a.start()
+            pending = a.recv_into(bytearray(10), tag=1)
+            pending.done()  # the parent has asked: a shortcut the child must not take
             pid = os.fork()
-            if pid == 0:  # the child: a clear error, not a hang
-                code = 3
-                try:
-                    a.stats()
-                except RuntimeError as e:
-                    code = 0 if "fork" in str(e) else 4
+            if pid == 0:  # the child: a clear error from each call, not a hang
+                code = 0
+                for call in (a.stats, pending.done, lambda: pending.wait(),
+                             lambda: pending.wait(1)):
+                    try:
+                        call()
+                        code = 3
+                    except RuntimeError as e:
+                        code = code or (0 if "fork" in str(e) else 4)
+                    except BaseException:
+                        code = 5
                 a.close()
                 os._exit(code)
             deadline = time.monotonic() + 10

@@ -409,6 +409,38 @@ class TwoGroupsTest(unittest.TestCase):
         self.assertEqual(self.exchange(tag, torch.arange(3.0)).tolist(), [0.0, 1.0, 2.0])
 
 
+class ThreadsTest(TwoGroupsTest):
+    def test_sends_and_receives_from_several_threads_each_take_their_own_number(self):
+        # Numbers were read before the endpoint's call, which releases the
+        # GIL, and counted after: threads took the same one, and receives
+        # waited for sends that had gone under another's number.
+        import threading
+
+        threads_count, per_thread = 4, 25
+        received = [torch.zeros(1) for _ in range(threads_count * per_thread)]
+        landings = []
+
+        def post(chunk):
+            landings.extend(self.pg1.recv([t], 0, 5) for t in chunk)
+
+        def send(first):
+            for k in range(per_thread):
+                self.pg0.send([torch.tensor([float(first + k)])], 1, 5).wait(BOUND)
+
+        workers = [threading.Thread(target=post, args=(received[i::threads_count],))
+                   for i in range(threads_count)]
+        workers += [threading.Thread(target=send, args=(i * per_thread,))
+                    for i in range(threads_count)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        for landing in landings:
+            landing.wait(BOUND)
+        self.assertEqual(sorted(t.item() for t in received),
+                         [float(k) for k in range(threads_count * per_thread)])
+
+
 class TensorLifetimeTest(unittest.TestCase):
     def test_a_sent_tensor_deleted_in_flight_still_arrives(self):
         self.assertTrue(run_alone("--dropped-buffer", "send")["arrived"])

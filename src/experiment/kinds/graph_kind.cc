@@ -115,7 +115,8 @@ void read_graph(const SectionReader& section, const FileResolver&, ExperimentCon
   for (const auto& entry : ops) {
     ComputeOp op = op_knobs().read(*entry);
     check_host(*entry, "gpu", op.gpu, hosts);
-    // ops.csv writes labels as they are, as Chakra's are (chakra_graph.cc).
+    // ops.csv writes labels as they are: Chakra's are cleaned for it
+    // (chakra_graph.cc), a label written out is refused instead.
     if (const auto bad = std::find_if(
             op.label.begin(), op.label.end(),
             [](char c) { return c == ',' || c == '"' || static_cast<unsigned char>(c) < 0x20; });
