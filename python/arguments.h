@@ -39,10 +39,13 @@ std::optional<T> optional_int_arg(const py::handle& value, const char* name, T l
   if (value.is_none()) return std::nullopt;
   return int_arg<T>(value, name, lo, hi);
 }
+
+// A time in signed 64-bit nanoseconds (deadline_ns, slack_ns, ...), or None.
+inline std::optional<std::int64_t> optional_ns_arg(const py::handle& value, const char* name) {
+  return optional_int_arg<std::int64_t>(value, name, INT64_MIN, INT64_MAX);
+}
 inline constexpr std::uint64_t kU64Max = UINT64_MAX;
 inline constexpr std::uint32_t kU32Max = UINT32_MAX;
-inline constexpr std::int64_t kI64Min = INT64_MIN;
-inline constexpr std::int64_t kI64Max = INT64_MAX;
 
 // numpy's bool scalar (numpy.bool_; named "bool" from numpy 2 on).
 inline bool is_numpy_bool(const py::handle& value) {

@@ -165,7 +165,7 @@ std::int64_t deadline_from(const std::optional<std::int64_t>& deadline_ns,
   if (deadline_ns && slack_ns) throw py::value_error("give deadline_ns or slack_ns, not both");
   // Earlier is as good as this, a deadline long past, and the endpoint's
   // deadline - now cannot overflow from here.
-  constexpr std::int64_t kLongPastNs = kI64Min / 2;
+  constexpr std::int64_t kLongPastNs = INT64_MIN / 2;
   if (deadline_ns) return std::max(*deadline_ns, kLongPastNs);
   if (slack_ns) {
     // A slack past the clock's range (sys.maxsize, say) is no deadline.
@@ -872,9 +872,8 @@ PYBIND11_MODULE(_runtime, m) {
              const py::object& tag, const py::object& group, const py::object& urgent,
              const py::object& criticality) {
             return SendHandle{
-                {self, self->send(buffer, peer,
-                                  optional_int_arg(deadline_ns, "deadline_ns", kI64Min, kI64Max),
-                                  optional_int_arg(slack_ns, "slack_ns", kI64Min, kI64Max),
+                {self, self->send(buffer, peer, optional_ns_arg(deadline_ns, "deadline_ns"),
+                                  optional_ns_arg(slack_ns, "slack_ns"),
                                   int_arg<std::uint64_t>(tag, "tag", 0, kU64Max),
                                   int_arg<std::uint64_t>(group, "group", 0, kU64Max),
                                   bool_arg(urgent, "urgent"),
@@ -890,10 +889,10 @@ PYBIND11_MODULE(_runtime, m) {
              const py::object& deadline_ns, const py::object& slack_ns, const py::object& group,
              const py::object& criticality, const py::object& tag) {
             return self->announce(int_arg<std::uint64_t>(nbytes, "nbytes", 0, kU64Max), peer,
-                                  optional_int_arg(start_ns, "start_ns", kI64Min, kI64Max),
-                                  optional_int_arg(starts_in_ns, "starts_in_ns", kI64Min, kI64Max),
-                                  optional_int_arg(deadline_ns, "deadline_ns", kI64Min, kI64Max),
-                                  optional_int_arg(slack_ns, "slack_ns", kI64Min, kI64Max),
+                                  optional_ns_arg(start_ns, "start_ns"),
+                                  optional_ns_arg(starts_in_ns, "starts_in_ns"),
+                                  optional_ns_arg(deadline_ns, "deadline_ns"),
+                                  optional_ns_arg(slack_ns, "slack_ns"),
                                   int_arg<std::uint64_t>(group, "group", 0, kU64Max),
                                   int_arg<std::uint32_t>(criticality, "criticality", 0, kU32Max),
                                   int_arg<std::uint64_t>(tag, "tag", 0, kU64Max));
@@ -910,8 +909,8 @@ PYBIND11_MODULE(_runtime, m) {
               throw py::value_error("update: the send belongs to another endpoint");
             }
             return self->update(
-                handle.op, optional_int_arg(deadline_ns, "deadline_ns", kI64Min, kI64Max),
-                optional_int_arg(slack_ns, "slack_ns", kI64Min, kI64Max),
+                handle.op, optional_ns_arg(deadline_ns, "deadline_ns"),
+                optional_ns_arg(slack_ns, "slack_ns"),
                 urgent.is_none() ? std::nullopt : std::optional(bool_arg(urgent, "urgent")));
           },
           py::arg("handle"), py::kw_only(), py::arg("deadline_ns") = py::none(),

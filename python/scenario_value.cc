@@ -27,6 +27,16 @@ std::string joined(const std::string& path, const std::string& key) {
   return path.empty() ? key : path + "." + key;
 }
 
+// The C++ side reads text up to a NUL: a key or value with one would be cut
+// short, or its message would.
+std::string without_nul(std::string text, const std::string& path) {
+  if (text.find('\0') != std::string::npos) {
+    throw ScenarioError("'" + path +
+                        "': a NUL character in a key or string; a scenario holds none");
+  }
+  return text;
+}
+
 // Where a converted value goes: appended to an array, or under a key of a
 // table. (Named types, so that converting nested lists instantiates
 // convert() once per destination, not once per depth.)
@@ -54,10 +64,12 @@ void convert(const py::handle& value, const std::string& path, const Put& put, i
     throw ScenarioError(where + ": nested more than " + std::to_string(kMaxDepth) +
                         " deep (a dict or list that contains itself?)");
   }
-  const std::string type_name = py::str(py::type::of(value).attr("__name__")).cast<std::string>();
+  const auto type_name = [&] {
+    return py::str(py::type::of(value).attr("__name__")).cast<std::string>();
+  };
   // A numpy array of one element has __index__ too: only scalars are values.
   if (py::hasattr(value, "shape") && py::len(value.attr("shape")) > 0) {
-    throw ScenarioError(path + ": a numpy " + type_name + " of shape " +
+    throw ScenarioError(path + ": a numpy " + type_name() + " of shape " +
                         py::str(value.attr("shape")).cast<std::string>() +
                         " is not a scenario value (expected a scalar, or a list)");
   }
@@ -75,7 +87,7 @@ void convert(const py::handle& value, const std::string& path, const Put& put, i
   } else if (py::isinstance<py::float_>(value)) {
     put(value.cast<double>());
   } else if (py::isinstance<py::str>(value)) {
-    put(value.cast<std::string>());
+    put(without_nul(value.cast<std::string>(), path));
   } else if (py::isinstance<py::dict>(value)) {
     put(table_of(py::reinterpret_borrow<py::dict>(value), path, depth + 1));
   } else if (py::isinstance<py::list>(value) || py::isinstance<py::tuple>(value)) {
@@ -83,7 +95,7 @@ void convert(const py::handle& value, const std::string& path, const Put& put, i
     for (const py::handle item : value) convert(item, path, AppendTo{array}, depth + 1);
     put(std::move(array));
   } else {
-    throw ScenarioError(path + ": a Python " + type_name +
+    throw ScenarioError(path + ": a Python " + type_name() +
                         " is not a scenario value (expected bool, int, float, str, list or dict)");
   }
 }
@@ -95,7 +107,7 @@ toml::table table_of(const py::dict& dict, const std::string& path, int depth) {
       throw ScenarioError(joined(path, py::repr(key).cast<std::string>()) +
                           ": keys must be strings");
     }
-    const std::string name = key.cast<std::string>();
+    const std::string name = without_nul(key.cast<std::string>(), joined(path, "<key>"));
     convert(value, joined(path, name), AssignTo{table, name}, depth);
   }
   return table;

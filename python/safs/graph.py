@@ -24,6 +24,8 @@ import numbers
 import operator
 from typing import NamedTuple
 
+from safs import _arguments
+
 
 class Op(NamedTuple):
     """An op of a Graph, as ``Graph.op`` returns it: its index (its place in
@@ -126,23 +128,13 @@ class Graph:
 
 
 def _integer(method, argument, value):
-    """`value` as an int: an int or what has __index__ (numpy's integers),
-    not a bool or a float, which int() would truncate (1.9 bytes -> 1)."""
-    if not isinstance(value, bool):
-        try:
-            return operator.index(value)
-        except TypeError:
-            pass
-    raise TypeError(f"safs.Graph.{method}: {argument}: expected an int, "
-                    f"got {type(value).__name__} {value!r}")
+    return _arguments.integer(value, f"safs.Graph.{method}: {argument}")
 
 
 def _duration(value):
     """duration_us as a finite number: an int stays one (the TOML then says
     100, not 100.0), anything else real becomes a float."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"safs.Graph.op: duration_us: expected a number, "
-                        f"got {type(value).__name__} {value!r}")
+    _arguments.real(value, "safs.Graph.op: duration_us")
     if not math.isfinite(value):
         raise ValueError(f"safs.Graph.op: duration_us: expected a finite number, got {value!r}")
     return operator.index(value) if isinstance(value, numbers.Integral) else float(value)

@@ -9,14 +9,13 @@ processes and its resume.
 
 import json
 import numbers
-import operator
 import os
 import shutil
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
 
-from safs import _frames, _sim
+from safs import _arguments, _frames, _sim
 from safs.graph import Graph
 from safs.workload import Workload
 
@@ -52,32 +51,6 @@ def _path_argument(what, value):
     if "\0" in path:
         raise ValueError(f"{what}: {path!r} holds a NUL character; a path cannot")
     return path
-
-
-def _nul_at(value, where, depth=0):
-    """Where (`where`, then .key or [i]) a str in `value`, a list, tuple or
-    dict in it included, holds a NUL; None if none does. The C++ side reads
-    strings up to a NUL, so one would cut a key, a value or a message
-    short. Deeper than any scenario nests, the C++ conversion reports the
-    nesting itself."""
-    if isinstance(value, str):
-        return where if "\0" in value else None
-    if depth > 64:
-        return None
-    if isinstance(value, Mapping):
-        for k, v in value.items():
-            inner = f"{where}.{k}" if where else str(k)
-            if isinstance(k, str) and "\0" in k:
-                return inner
-            found = _nul_at(v, inner, depth + 1)
-            if found:
-                return found
-    if isinstance(value, (list, tuple)):
-        for i, v in enumerate(value):
-            found = _nul_at(v, f"{where}[{i}]", depth + 1)
-            if found:
-                return found
-    return None
 
 
 def _check_override_key(key):
@@ -118,10 +91,6 @@ class Scenario:
         elif isinstance(source, Mapping):
             self._name = DICT_NAME
             self._path = None
-            nul = _nul_at(source, "")
-            if nul:
-                raise ScenarioError(f"Scenario(source): {nul!r}: a NUL character in a key or "
-                                    "string; a scenario holds none")
             sections = {k: v.to_dict() if isinstance(v, Graph) else v for k, v in source.items()}
             self._text = _sim.toml_document(sections)
             self._warnings = _sim.check_scenario(self._text, self._name, [])
@@ -144,11 +113,8 @@ class Scenario:
         if not isinstance(values, Mapping):
             raise TypeError("update: expected a dict of key -> value (keys as 'section.key'), "
                             f"got {type(values).__name__}")
-        for k, v in values.items():
-            _check_override_key(k)
-            if _nul_at(v, k):
-                raise ScenarioError(f"Scenario.set/update: key {k!r}: its value {v!r} holds a "
-                                    "NUL character; a scenario value cannot")
+        for k in values:
+            _check_override_key(k)  # its values are checked as they are converted
         overrides = self._overrides + [k + "=" + _sim.toml_value(k, v) for k, v in values.items()]
         self._warnings = _sim.check_scenario(self._text, self._name, overrides)
         self._overrides = overrides
@@ -449,13 +415,7 @@ _MAX_JOBS = 2**31 - 1
 
 
 def _jobs_count(jobs):
-    if isinstance(jobs, bool):
-        raise TypeError(f"safs.sweep: jobs: expected an int, got {jobs!r}")
-    try:
-        count = operator.index(jobs)
-    except TypeError:
-        raise TypeError(f"safs.sweep: jobs: expected an int, got {type(jobs).__name__} "
-                        f"{jobs!r}") from None
+    count = _arguments.integer(jobs, "safs.sweep: jobs")
     if not 0 <= count <= _MAX_JOBS:
         raise ValueError(f"safs.sweep: jobs: expected 0 (one per core) or a count of points at "
                          f"once from 1 to {_MAX_JOBS}, got {count}")

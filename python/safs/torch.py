@@ -35,8 +35,6 @@ import atexit
 import ctypes
 import datetime
 import math
-import numbers
-import operator
 import os
 import threading
 import weakref
@@ -46,7 +44,7 @@ import torch.distributed as dist
 from torch._C._distributed_c10d import ProcessGroup as _ProcessGroup
 from torch._C._distributed_c10d import Work as _Work
 
-from safs import runtime
+from safs import _arguments, runtime
 
 BACKEND_NAME = "safs"
 # The SAFS tag of background messages a group takes and drops (options:
@@ -144,7 +142,7 @@ def hint(tag, *, deadline_ns=None, slack_ns=None, urgent=True, group=0, critical
     checked = {
         "deadline_ns": _optional_int64(deadline_ns, f"{where}: deadline_ns"),
         "slack_ns": _optional_int64(slack_ns, f"{where}: slack_ns"),
-        "urgent": _bool(urgent, f"{where}: urgent"),
+        "urgent": _arguments.boolean(urgent, f"{where}: urgent"),
         "group": _integer(group, f"{where}: group", 0, 2**64 - 1),
         "criticality": _integer(criticality, f"{where}: criticality", 0, 2**32 - 1),
     }
@@ -166,7 +164,7 @@ def update(work, *, deadline_ns=None, slack_ns=None, urgent=None):
     if slack_ns is not None:
         kwargs["slack_ns"] = _optional_int64(slack_ns, "safs.torch.update: slack_ns")
     if urgent is not None:
-        kwargs["urgent"] = _bool(urgent, "safs.torch.update: urgent")
+        kwargs["urgent"] = _arguments.boolean(urgent, "safs.torch.update: urgent")
     work.endpoint.update(work.handle, **kwargs)
 
 
@@ -514,11 +512,7 @@ class ProcessGroupSafs(_ProcessGroup):
         """The rank as an int, and its endpoint's address from the store."""
         # An int only: the store is asked by the rank's text, and no rank
         # publishes "1.0" or "True", so the ask would wait out the store.
-        if isinstance(rank, bool) or not _has_index(rank):
-            raise TypeError(
-                f"safs backend: {what} expects an int peer rank, got {type(rank).__name__} {rank!r}"
-            )
-        rank = operator.index(rank)
+        rank = _arguments.integer(rank, f"safs backend: {what} expects an int peer rank")
         if not 0 <= rank < self._size or rank == self._rank:
             raise ValueError(
                 f"safs backend: peer rank {rank} is not another rank of 0..{self._size - 1}"
@@ -539,20 +533,9 @@ def _safs_tag(tag, seq):
 # naming the argument, `name`, with where it was given.
 
 
-def _has_index(value):
-    try:
-        operator.index(value)
-    except TypeError:
-        return False
-    return True
-
-
 def _integer(value, name, low, high):
-    """An int (or anything with __index__, such as numpy's) in low..high;
-    not a bool, nor a float, which int() would cut without a word."""
-    if isinstance(value, bool) or not _has_index(value):
-        raise TypeError(f"{name}: expected an int, got {type(value).__name__} {value!r}")
-    value = operator.index(value)
+    """An int (_arguments.integer) in low..high."""
+    value = _arguments.integer(value, name)
     if not low <= value <= high:
         raise ValueError(f"{name}: expected an int from {low} to {high}, got {value}")
     return value
@@ -565,29 +548,16 @@ def _optional_int64(value, name):
 def _torch_tag(tag, where):
     """A torch tag: 0..2^32-2 (the SAFS tag's upper half; 2^32-1 is
     background's)."""
-    if isinstance(tag, bool) or not _has_index(tag):
-        raise TypeError(f"{where}: tag: expected an int, got {type(tag).__name__} {tag!r}")
-    tag = operator.index(tag)
+    tag = _arguments.integer(tag, f"{where}: tag")
     if not 0 <= tag < 2**32 - 1:
         raise ValueError(f"{where}: tag {tag} is outside 0..2^32-2 (2^32-1 is background's)")
     return tag
 
 
-def _bool(value, name):
-    # numpy's bool too (bool_; "bool" from numpy 2), as the endpoint takes
-    # it; not a truthy 1 or "no".
-    if isinstance(value, bool) or (type(value).__module__ == "numpy"
-                                   and type(value).__name__ in ("bool_", "bool")):
-        return bool(value)
-    raise TypeError(f"{name}: expected True or False, got {type(value).__name__} {value!r}")
-
-
 def _real(value, name, low, high, *, low_included=True):
     """A finite int or float in low..high (`low` itself only if
     `low_included`)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name}: expected a number, got {type(value).__name__} {value!r}")
-    value = float(value)
+    value = float(_arguments.real(value, name))
     above_low = value >= low if low_included else value > low
     if not (math.isfinite(value) and above_low and value <= high):
         bound = "at least" if low_included else "above"
@@ -618,7 +588,7 @@ _OPTION_CHECKS = {
     # Above 0: a group whose every wait is a poll or fails at once is no use.
     "wait_timeout_s": lambda value, name: _real(value, name, 0, 1e9, low_included=False),
     "background_max_bytes": lambda value, name: _integer(value, name, 1, 2**63 - 1),
-    **{switch: _bool for switch in (
+    **{switch: _arguments.boolean for switch in (
         "quiet", "background", "reuse_connections", "contention_fallback", "unpaced_connections",
         "one_connection", "judge_by_path_rate", "edf_when_short", "slack_adaptive",
         "urgent_first")},

@@ -50,6 +50,12 @@ inline void append_seconds(std::string& out, TimePs t) {
   out.append(buf, static_cast<std::size_t>(end + 9 - buf));
 }
 
+// Whether `c` cannot stand in an unquoted CSV field as the outputs write
+// them (labels in ops.csv): a comma, a quote or a control character.
+inline bool breaks_csv_field(char c) {
+  return c == ',' || c == '"' || static_cast<unsigned char>(c) < 0x20;
+}
+
 inline std::string seconds_text(double seconds) {
   std::string text;
   append_seconds(text, seconds);

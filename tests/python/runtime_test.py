@@ -12,7 +12,7 @@ import time
 import unittest
 import weakref
 
-from safs_test_support import import_safs_or_skip
+from safs_test_support import import_safs_or_skip, run_python
 
 import_safs_or_skip()
 try:
@@ -524,10 +524,7 @@ class Failures(unittest.TestCase):
         """Sends from several threads, some waited for, some dropped: none
         is reported failed and nothing is freed twice (checked in a child
         process, so a crash fails the test instead of ending the run)."""
-        import subprocess
-        import textwrap
-
-        script = textwrap.dedent(
+        result = run_python(
             """
             import sys, threading
             from safs import runtime
@@ -550,13 +547,6 @@ class Failures(unittest.TestCase):
             print(len(failures), failures[:3])
             a.close(); b.close()
             """
-        )
-        result = subprocess.run(
-            [sys.executable, "-c", script],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env={**__import__("os").environ, "PYTHONPATH": ":".join(sys.path)},
         )
         self.assertEqual(result.returncode, 0, result.stderr[-2000:])
         self.assertTrue(result.stdout.startswith("0 "), result.stdout)

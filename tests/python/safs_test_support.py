@@ -2,8 +2,10 @@
 module was not built, and the repository's paths."""
 
 import os
+import subprocess
 import sys
 import tempfile
+import textwrap
 from pathlib import Path
 
 SOURCE_DIR = Path(__file__).resolve().parents[2]
@@ -29,3 +31,12 @@ def scratch_dir():
     scratch = tempfile.TemporaryDirectory(prefix="safs-python-test-")
     os.symlink(SOURCE_DIR / "scenarios", Path(scratch.name) / "scenarios")
     return scratch
+
+
+def run_python(script, timeout_s=120):
+    """`script` (dedented) in a Python process of its own, with this one's
+    import path: a crash or a hang there fails a test instead of ending the
+    run. Returns the finished process, its output as text."""
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(script)], capture_output=True,
+                          text=True, timeout=timeout_s,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})

@@ -6,7 +6,7 @@ the run and reaches the caller."""
 import sys
 import unittest
 
-from safs_test_support import import_safs_or_skip
+from safs_test_support import import_safs_or_skip, run_python
 
 safs = import_safs_or_skip()
 
@@ -114,10 +114,7 @@ class PythonWorkload(unittest.TestCase):
 
     def test_a_timer_rearmed_forever_holds_no_memory_per_firing(self):
         # Each fired timer was kept for the whole run, about 130 bytes each.
-        import subprocess
-        import textwrap
-
-        script = textwrap.dedent("""
+        result = run_python("""
             import resource, safs
             class Tick(safs.Workload):
                 def __init__(self, n): self.n = n
@@ -131,9 +128,6 @@ class PythonWorkload(unittest.TestCase):
             before = peak_kib(1000)
             print(peak_kib(300_000) - before)
         """)
-        result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                                timeout=120, env={**__import__("os").environ,
-                                                  "PYTHONPATH": ":".join(sys.path)})
         self.assertEqual(result.returncode, 0, result.stderr[-2000:])
         self.assertLess(int(result.stdout), 8 * 1024, "KiB of peak memory for 300 000 firings")
 

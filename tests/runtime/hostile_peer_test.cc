@@ -204,7 +204,13 @@ TEST(HostilePeer, PerPeerLimitsRefuseOnlyTheExcess) {
   EXPECT_EQ(stats.protocol_errors, 0u);
 }
 
-// A peer that speaks the protocol but sends its data unpaced.
+// Runs `endpoint`'s loop on this thread for `duration_ns`.
+void run_for(Endpoint& endpoint, std::int64_t duration_ns) {
+  for (const std::int64_t t = monotonic_ns(); monotonic_ns() - t < duration_ns;) {
+    endpoint.progress(kMs);
+  }
+}
+
 // The scripted peer's handshake with `receiver`, whose loop this thread
 // drives meanwhile; true once both proved the key and the receiver read ours.
 bool handshake_with(Endpoint& receiver, ScriptedPeer& control) {
@@ -253,10 +259,10 @@ TEST(HostilePeer, SenderIgnoringItsGrantsIsDemotedAndHeldToThem) {
   EXPECT_TRUE(log.contains("demoted")) << log.all();
   // Held to its grant: once the socket buffers are full, what gets through is
   // what the receiver reads, at about the granted rate.
-  for (std::int64_t t = monotonic_ns(); monotonic_ns() - t < 300 * kMs;) receiver.progress(kMs);
+  run_for(receiver, 300 * kMs);
   const std::uint64_t before = receiver.stats().data_bytes_received;
   const std::int64_t from = monotonic_ns();
-  while (monotonic_ns() - from < 500 * kMs) receiver.progress(kMs);
+  run_for(receiver, 500 * kMs);
   const double seconds = static_cast<double>(monotonic_ns() - from) / 1e9;
   const double held_bps =
       static_cast<double>(receiver.stats().data_bytes_received - before) * 8 / seconds;
@@ -285,8 +291,7 @@ TEST(HostilePeer, PlanWarningsForPlansNotMadeToTheirSenderAreIgnored) {
       << why_not;
   // Plans are numbered from 1 per endpoint: Y names this one and 999 more.
   for (std::uint32_t number = 1; number <= 1000; ++number) y.send(wire::PlanWarning{number});
-  const std::int64_t start = monotonic_ns();
-  while (monotonic_ns() - start < 300 * kMs) endpoint.progress(kMs);
+  run_for(endpoint, 300 * kMs);
   const EndpointStats stats = endpoint.stats();
   EXPECT_EQ(stats.plans_sent, 1u);
   EXPECT_EQ(stats.plan_warnings_received, 0u);
@@ -294,13 +299,6 @@ TEST(HostilePeer, PlanWarningsForPlansNotMadeToTheirSenderAreIgnored) {
   EXPECT_EQ(stats.peers, 2u);
   EXPECT_EQ(reports, 0u);
   EXPECT_EQ(r_loop.stats().plans_infeasible, 0u);
-}
-
-// Runs `endpoint`'s loop on this thread for `duration_ns`.
-void run_for(Endpoint& endpoint, std::int64_t duration_ns) {
-  for (const std::int64_t t = monotonic_ns(); monotonic_ns() - t < duration_ns;) {
-    endpoint.progress(kMs);
-  }
 }
 
 // A receiver that repeats itself is heard once per plan. Scripted receiver R
@@ -399,7 +397,7 @@ TEST(HostilePeer, PlanWarningsGoOnlyToSendersThatReadThem) {
                  std::get<wire::PlanWarning>(*message).number == 3;
       }
     });
-    for (std::int64_t t = monotonic_ns(); monotonic_ns() - t < 600 * kMs;) receiver.progress(kMs);
+    run_for(receiver, 600 * kMs);
     reader.join();
     const EndpointStats stats = receiver.stats();
     EXPECT_EQ(stats.plans_infeasible, 1u) << reads_warnings;
@@ -430,7 +428,7 @@ TEST(HostilePeer, ReportOfZeroHoldsAReceiveOnlyUntilTheSenderHoldTimeout) {
   control.send(wire::Report{1, 0});
   const std::int64_t start = monotonic_ns();
   // Past the ghost grace and the idle timeout: still there, no ghost.
-  while (monotonic_ns() - start < 800 * kMs) receiver.progress(kMs);
+  run_for(receiver, 800 * kMs);
   EXPECT_EQ(receiver.stats().uplink_reports_received, 1u);
   EXPECT_EQ(receiver.stats().incoming_flows, 1u);
   EXPECT_EQ(receiver.stats().ghost_flows, 0u);

@@ -31,6 +31,14 @@ inline std::vector<std::uint8_t> frame(const wire::Message& message) {
   return bytes;
 }
 
+inline sockaddr_in loopback(std::uint16_t port) {
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(port);
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  return address;
+}
+
 // A connection a ScriptedListener accepted (-1: none came in time).
 struct AcceptedConnection {
   int fd = -1;
@@ -41,10 +49,7 @@ class RawPeer {
   explicit RawPeer(AcceptedConnection accepted) : fd_(accepted.fd), connected_(accepted.fd >= 0) {}
   explicit RawPeer(std::uint16_t port) {
     fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(port);
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sockaddr_in address = loopback(port);
     connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
   }
   ~RawPeer() { close(fd_); }
@@ -101,9 +106,7 @@ class ScriptedListener {
  public:
   ScriptedListener() {
     fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sockaddr_in address = loopback(0);  // any free port
     socklen_t length = sizeof address;
     if (bind(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
         listen(fd_, 16) == 0 &&

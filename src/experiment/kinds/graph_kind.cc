@@ -7,6 +7,7 @@
 #include "experiment/workload_kind.h"
 #include "workload/compute/compute_graph.h"
 #include "workload/compute/compute_workload.h"
+#include "workload/csv_text.h"
 
 namespace safs {
 
@@ -117,10 +118,7 @@ void read_graph(const SectionReader& section, const FileResolver&, ExperimentCon
     check_host(*entry, "gpu", op.gpu, hosts);
     // ops.csv writes labels as they are: Chakra's are cleaned for it
     // (chakra_graph.cc), a label written out is refused instead.
-    if (const auto bad = std::find_if(
-            op.label.begin(), op.label.end(),
-            [](char c) { return c == ',' || c == '"' || static_cast<unsigned char>(c) < 0x20; });
-        bad != op.label.end()) {
+    if (std::any_of(op.label.begin(), op.label.end(), breaks_csv_field)) {
       entry->fail("label",
                   "expected no commas, quotes or control characters (ops.csv is plain "
                   "CSV)");

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "workload/csv_text.h"
+
 namespace safs {
 
 namespace {
@@ -26,9 +28,7 @@ struct Origin {
 // Trace names go into ops.csv labels: no commas, quotes or line breaks.
 std::string label_text(const std::string& name) {
   std::string text = name;
-  for (char& c : text) {
-    if (c == ',' || c == '"' || static_cast<unsigned char>(c) < 0x20) c = '_';
-  }
+  std::replace_if(text.begin(), text.end(), breaks_csv_field, '_');
   return text;
 }
 
