@@ -48,7 +48,6 @@ Run by run.sh; alone: python3 pipeline.py --rank R --stages S --master HOST:PORT
 
 import argparse
 import json
-import os
 import sys
 import time
 

@@ -40,9 +40,14 @@ def runs(out):
     for path in sorted(glob.glob(os.path.join(here, "*.rank0.json"))):
         name = os.path.basename(path)[: -len(".rank0.json")]
         schedule, comm, competition, run = name.split(".")
-        ranks = [json.load(open(p))
+        ranks = [read_json(p)
                  for p in sorted(glob.glob(os.path.join(here, glob.escape(name) + ".rank*.json")))]
         yield (schedule, comm, competition), int(run), name, ranks
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
 
 
 def run_bubble_s(ranks):
@@ -74,75 +79,11 @@ def main(argv):
         queues.update(f"{r['queue_kb']} KB" if r.get("queue_kb") else "1000 packets" for r in ranks)
         if key not in cells:
             order.append(key)
-        cell = cells[key]
-        cell["run_bubble"][run] = run_bubble_s(ranks)
-        if "grant_delivery_windows" in ranks[0]:
-            d = cell["delivery"] or {"windows": [0] * 11, "lossy": 0, "queued": 0, "max_queue_ns": 0,
-                                     "contended": 0, "episodes": 0}
-            for r in ranks:
-                d["windows"] = [a + b for a, b in zip(d["windows"], r["grant_delivery_windows"])]
-                d["lossy"] += r["lossy_windows"]
-                d["queued"] += r["queued_windows"]
-                d["max_queue_ns"] = max(d["max_queue_ns"], r["max_queue_delay_ns"])
-                d["contended"] += r["contended_paths"]
-                # None once a run without the count (an older output) is in the cell.
-                if d["episodes"] is not None and "shortfall_episodes" in r:
-                    d["episodes"] += r["shortfall_episodes"]
-                else:
-                    d["episodes"] = None
-            cell["delivery"] = d
-        for r in ranks:
-            for it in r["iterations"]:
-                if "send_drain_s" in it:
-                    for part in ("bubble_s", "exposed_comm_s", "send_drain_s", "barrier_s", "busy_s"):
-                        cell["parts"][part].append(it[part])
-                    if "main_cpu_s" in it:
-                        cell["parts"]["main_cpu_s"].append(it["main_cpu_s"])
-                        cell["parts"]["other_cpu_s"].append(it["cpu_s"] - it["main_cpu_s"])
-            if "loop_calls" in r:
-                cell["calls"].append(r["loop_calls"] / len(r["iterations"]))
-            if "risk_reports" in r:  # sends, reported at risk (older outputs: none)
-                sends = sum(len(it.get("sends", [])) for it in r["iterations"])
-                cell["risks"] = [a + b for a, b in zip(cell["risks"] or [0, 0],
-                                                       [sends, r["risk_reports"]])]
-            cell["plans"][0] += r.get("plans_sent", 0)
-            cell["plans"][1] += r.get("flows_on_plans", 0)
-            for i, key in enumerate(("plans_warned_late", "plans_warned_on_time",
-                                     "plans_unwarned_late", "plans_unwarned_on_time")):
-                cell["plans"][2 + i] += r.get(key, 0)  # older outputs: none
-        cell["waited_transfer"] += waited_transfers(ranks)
-        verdicts = risk_verdicts(ranks)
-        if verdicts is not None:
-            cell["verdicts"] = cell["verdicts"] or {name: type(value)() for name, value in
-                                                    verdicts.items()}
-            for name, value in verdicts.items():
-                cell["verdicts"][name] += value
-        for i in range(len(ranks[0]["iterations"])):
-            cell["iters"].append(max(r["iterations"][i]["iteration_s"] for r in ranks))
-            cell["bubble"].append(statistics.mean(r["iterations"][i]["bubble_s"] for r in ranks))
-            cell["exposed"].append(statistics.mean(r["iterations"][i]["exposed_comm_s"] for r in ranks))
-        if "deadline_misses" in ranks[0]:
-            cell["misses"] += sum(r["deadline_misses"] for r in ranks)
-            cell["control"].append(sum(r["control_bytes"] for r in ranks) / len(ranks[0]["iterations"]))
-        if "background_bytes" in ranks[0] and key[2] == "background":
-            cell["background"].append(statistics.mean(
-                r["background_bytes"] * 8 / r["measured_s"] / 1e6 for r in ranks))
-        sinks = sorted(glob.glob(os.path.join(glob.escape(out), glob.escape(name) + ".sink*")))
-        if sinks:
-            rates = []
-            for sink in sinks:
-                with open(sink) as f:
-                    got, seconds = f.read().split()
-                rates.append(int(got) * 8 / float(seconds) / 1e6)
-            cell["background"].append(statistics.mean(rates))
-        sim_path = os.path.join(out, name + ".sim.json")
-        if os.path.exists(sim_path):
-            sim = json.load(open(sim_path))
-            cell["sim"].append(sim["predicted_iteration_s"] / sim["measured_iteration_s"] - 1)
+        add_run(cells[key], out, key, run, name, ranks)
 
-    print(f"| schedule | communication | competitor | iteration (ms): median [min, max] | "
-          f"bubble per stage (ms) | exposed comm per stage (ms) | waited-for transfer (ms) "
-          f"| background into a stage (Mbit/s) | SAFS misses | control B/iteration | safs-sim prediction vs measured |")
+    print("| schedule | communication | competitor | iteration (ms): median [min, max] | "
+          "bubble per stage (ms) | exposed comm per stage (ms) | waited-for transfer (ms) "
+          "| background into a stage (Mbit/s) | SAFS misses | control B/iteration | safs-sim prediction vs measured |")
     print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---|")
     rank = {"gpipe": 0, "1f1b": 1, "zb-h1": 2, "none": 0, "background": 1, "bulk": 2, "bulk-qos": 3,
             "safs": 0, "safs-fresh": 1, "safs-paced": 2, "safs-asap": 3, "safs-ahead": 4, "safs-edf": 5,
@@ -170,6 +111,74 @@ def main(argv):
     print_verdicts(cells, ordered)
     print_parts(cells, ordered)
     return 0
+
+
+def add_run(cell, out, key, run, name, ranks):
+    """Adds one run (its file stem `name`, every rank's JSON) to its cell."""
+    cell["run_bubble"][run] = run_bubble_s(ranks)
+    if "grant_delivery_windows" in ranks[0]:
+        d = cell["delivery"] or {"windows": [0] * 11, "lossy": 0, "queued": 0, "max_queue_ns": 0,
+                                 "contended": 0, "episodes": 0}
+        for r in ranks:
+            d["windows"] = [a + b for a, b in zip(d["windows"], r["grant_delivery_windows"])]
+            d["lossy"] += r["lossy_windows"]
+            d["queued"] += r["queued_windows"]
+            d["max_queue_ns"] = max(d["max_queue_ns"], r["max_queue_delay_ns"])
+            d["contended"] += r["contended_paths"]
+            # None once a run without the count (an older output) is in the cell.
+            if d["episodes"] is not None and "shortfall_episodes" in r:
+                d["episodes"] += r["shortfall_episodes"]
+            else:
+                d["episodes"] = None
+        cell["delivery"] = d
+    for r in ranks:
+        for it in r["iterations"]:
+            if "send_drain_s" in it:
+                for part in ("bubble_s", "exposed_comm_s", "send_drain_s", "barrier_s", "busy_s"):
+                    cell["parts"][part].append(it[part])
+                if "main_cpu_s" in it:
+                    cell["parts"]["main_cpu_s"].append(it["main_cpu_s"])
+                    cell["parts"]["other_cpu_s"].append(it["cpu_s"] - it["main_cpu_s"])
+        if "loop_calls" in r:
+            cell["calls"].append(r["loop_calls"] / len(r["iterations"]))
+        if "risk_reports" in r:  # sends, reported at risk (older outputs: none)
+            sends = sum(len(it.get("sends", [])) for it in r["iterations"])
+            cell["risks"] = [a + b for a, b in zip(cell["risks"] or [0, 0],
+                                                   [sends, r["risk_reports"]])]
+        cell["plans"][0] += r.get("plans_sent", 0)
+        cell["plans"][1] += r.get("flows_on_plans", 0)
+        for i, field in enumerate(("plans_warned_late", "plans_warned_on_time",
+                                   "plans_unwarned_late", "plans_unwarned_on_time")):
+            cell["plans"][2 + i] += r.get(field, 0)  # older outputs: none
+    cell["waited_transfer"] += waited_transfers(ranks)
+    verdicts = risk_verdicts(ranks)
+    if verdicts is not None:
+        cell["verdicts"] = cell["verdicts"] or {verdict: type(value)() for verdict, value in
+                                                verdicts.items()}
+        for verdict, value in verdicts.items():
+            cell["verdicts"][verdict] += value
+    for i in range(len(ranks[0]["iterations"])):
+        cell["iters"].append(max(r["iterations"][i]["iteration_s"] for r in ranks))
+        cell["bubble"].append(statistics.mean(r["iterations"][i]["bubble_s"] for r in ranks))
+        cell["exposed"].append(statistics.mean(r["iterations"][i]["exposed_comm_s"] for r in ranks))
+    if "deadline_misses" in ranks[0]:
+        cell["misses"] += sum(r["deadline_misses"] for r in ranks)
+        cell["control"].append(sum(r["control_bytes"] for r in ranks) / len(ranks[0]["iterations"]))
+    if "background_bytes" in ranks[0] and key[2] == "background":
+        cell["background"].append(statistics.mean(
+            r["background_bytes"] * 8 / r["measured_s"] / 1e6 for r in ranks))
+    sinks = sorted(glob.glob(os.path.join(glob.escape(out), glob.escape(name) + ".sink*")))
+    if sinks:
+        rates = []
+        for sink in sinks:
+            with open(sink) as f:
+                got, seconds = f.read().split()
+            rates.append(int(got) * 8 / float(seconds) / 1e6)
+        cell["background"].append(statistics.mean(rates))
+    sim_path = os.path.join(out, name + ".sim.json")
+    if os.path.exists(sim_path):
+        sim = read_json(sim_path)
+        cell["sim"].append(sim["predicted_iteration_s"] / sim["measured_iteration_s"] - 1)
 
 
 def waited_transfers(ranks):

@@ -185,6 +185,30 @@ class ReportDirectoryTest(unittest.TestCase):
             self.assertEqual([(key, run, len(ranks)) for key, run, _, ranks in found],
                              [(("gpipe", "safs", "none"), 1, 2)])
 
+    def test_a_safs_row_with_risk_reports_keeps_its_prediction_and_background(self):
+        # A SAFS run whose stages recorded risk reports: the row still shows
+        # safs-sim's prediction and the background rate (the loops over the
+        # verdicts and the plans once took over the run's name and cell key).
+        ms = 1_000_000
+        with tempfile.TemporaryDirectory() as out:
+            name = "gpipe.safs.background.1"
+            for rank, sends, waits in ((0, [["F", 0, 0]], []),
+                                       (1, [], [["F", 0, 5 * ms, 20 * ms]])):
+                iteration = {"iteration_s": 0.5, "bubble_s": 0.1, "exposed_comm_s": 0.05,
+                             "sends": sends, "waits": waits, "risks": [["F", 0, 2 * ms, 1]]}
+                with open(os.path.join(out, f"{name}.rank{rank}.json"), "w") as f:
+                    json.dump({"rank": rank, "iterations": [iteration], "deadline_misses": 0,
+                               "control_bytes": 1000, "background_bytes": 12_500_000,
+                               "measured_s": 1.0, "plans_warned_late": 0}, f)
+            with open(os.path.join(out, f"{name}.sim.json"), "w") as f:
+                json.dump({"measured_iteration_s": 0.5, "predicted_iteration_s": 0.55}, f)
+            done = subprocess.run([sys.executable, str(EXAMPLE / "report.py"), out, "200"],
+                                  capture_output=True, text=True, timeout=60)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            rows = [line for line in done.stdout.splitlines() if line.startswith("| gpipe | safs")]
+            self.assertEqual(rows[0], "| gpipe | safs | background | 500 [500, 500] | 100 | 50 "
+                                      "| 20.0 | 100 | 0 | 2000 | +10.0% |")
+
     def test_a_directory_without_runs_exits_2(self):
         with tempfile.TemporaryDirectory() as empty:
             done = subprocess.run([sys.executable, str(EXAMPLE / "report.py"), empty, "200"],
