@@ -32,17 +32,20 @@ from collections import defaultdict
 
 
 def runs(out):
-    """Each run in a run.sh output directory, in name order:
-    ((schedule, communication, competitor), run number, file name stem,
-    every rank's JSON)."""
+    """Each run in a run.sh output directory, by cell and then run number
+    (run 10 after run 9): ((schedule, communication, competitor), run
+    number, file name stem, every rank's JSON in rank order)."""
     # The directory's name is not a pattern: escape it (run.sh takes any).
     here = glob.escape(out)
-    for path in sorted(glob.glob(os.path.join(here, "*.rank0.json"))):
+    found = []
+    for path in glob.glob(os.path.join(here, "*.rank0.json")):
         name = os.path.basename(path)[: -len(".rank0.json")]
         schedule, comm, competition, run = name.split(".")
-        ranks = [read_json(p)
-                 for p in sorted(glob.glob(os.path.join(here, glob.escape(name) + ".rank*.json")))]
-        yield (schedule, comm, competition), int(run), name, ranks
+        found.append(((schedule, comm, competition), int(run), name))
+    for key, run, name in sorted(found):
+        paths = glob.glob(os.path.join(here, glob.escape(name) + ".rank*.json"))
+        paths.sort(key=lambda p: int(p[: -len(".json")].rsplit(".rank", 1)[1]))
+        yield key, run, name, [read_json(p) for p in paths]
 
 
 def read_json(path):

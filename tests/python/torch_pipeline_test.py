@@ -209,6 +209,28 @@ class ReportDirectoryTest(unittest.TestCase):
             self.assertEqual(rows[0], "| gpipe | safs | background | 500 [500, 500] | 100 | 50 "
                                       "| 20.0 | 100 | 0 | 2000 | +10.0% |")
 
+    def test_runs_come_in_number_order(self):
+        # Eleven runs: run 10 comes after run 9, not after run 1, in both the
+        # predictions and the table of each run's bubble.
+        with tempfile.TemporaryDirectory() as out:
+            for run in range(1, 12):
+                name = f"gpipe.gloo.none.{run}"
+                for rank in (0, 1):
+                    with open(os.path.join(out, f"{name}.rank{rank}.json"), "w") as f:
+                        json.dump({"rank": rank, "iterations": [
+                            {"iteration_s": 1.0, "bubble_s": run / 10, "exposed_comm_s": 0}]}, f)
+                with open(os.path.join(out, f"{name}.sim.json"), "w") as f:
+                    json.dump({"measured_iteration_s": 1.0,
+                               "predicted_iteration_s": 1.0 + run / 100}, f)
+            self.assertEqual([run for _, run, _, _ in report.runs(out)], list(range(1, 12)))
+            done = subprocess.run([sys.executable, str(EXAMPLE / "report.py"), out, "200"],
+                                  capture_output=True, text=True, timeout=60)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            in_order = ", ".join(f"+{run}.0%" for run in range(1, 12))
+            self.assertIn(f"| {in_order} |", done.stdout)
+            self.assertIn("| none | gpipe | " + " / ".join(str(run * 100) for run in range(1, 12)),
+                          done.stdout)
+
     def test_a_directory_without_runs_exits_2(self):
         with tempfile.TemporaryDirectory() as empty:
             done = subprocess.run([sys.executable, str(EXAMPLE / "report.py"), empty, "200"],
@@ -246,6 +268,20 @@ class TensorsScriptTest(unittest.TestCase):
             self.assertEqual(done.returncode, 0, done.stderr)
             rows = [line for line in done.stdout.splitlines() if line.startswith("| 1f1b")]
             self.assertEqual(rows, ["| 1f1b | safs | bulk | 30.0 |"])
+
+    def test_the_90th_percentile_is_the_nearest_rank(self):
+        # Ten waited-for tensors of 10, 20, ..., 100 ms: nine of ten at or
+        # below 90 ms, so 90, not the largest.
+        ms = 1_000_000
+        with tempfile.TemporaryDirectory() as out:
+            sends = [["F", mb, 0] for mb in range(10)]
+            waits = [["F", mb, 5 * ms, (mb + 1) * 10 * ms] for mb in range(10)]
+            for rank, s, w in ((0, sends, []), (1, [], waits)):
+                with open(os.path.join(out, f"gpipe.safs.none.1.rank{rank}.json"), "w") as f:
+                    json.dump({"rank": rank, "iterations": [{"sends": s, "waits": w}]}, f)
+            done = self.run_script(out)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            self.assertIn("| gpipe | safs | none | 10 | 55.0 | 55.0 | 90.0 | 100.0 |", done.stdout)
 
     def test_bad_input_exits_2(self):
         self.assertEqual(self.run_script().returncode, 2)
@@ -335,6 +371,7 @@ class LoopbackPipelineTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             runs = (("safs", "zb-h1"), ("safs-ahead", "1f1b"), ("gloo-preposted", "1f1b"),
                     ("gloo", "gpipe"))
+            checks = {}  # comm -> its sim-to-real check, as run.sh writes it
             for comm, schedule in runs:
                 outs = self.run_pipeline(comm, schedule, d)
                 reports = [read_json(o) for o in outs]
@@ -375,22 +412,30 @@ class LoopbackPipelineTest(unittest.TestCase):
                     capture_output=True, text=True, timeout=120)
                 self.assertEqual(sim.returncode, 0, sim.stderr)
                 check = json.loads(sim.stdout)
+                checks[comm] = sim.stdout
                 # Measured op times, in the measured order: what is left is
                 # the network (fast here) and the processes' own overheads.
                 ratio = check["predicted_iteration_s"] / check["measured_iteration_s"]
                 self.assertGreater(ratio, 0.5, check)
                 self.assertLess(ratio, 1.5, check)
-            # The report over these runs, named as run.sh names them: the
-            # bubble's parts for every run, and safs-ahead's announced sends.
+            # The report over these runs, named as run.sh names them: every
+            # run's prediction, the bubble's parts for every run, and
+            # safs-ahead's announced sends.
             named = os.path.join(d, "named")
             os.mkdir(named)
             for comm, schedule in runs:
                 for r in range(2):
                     shutil.copy(os.path.join(d, f"{comm}.rank{r}.json"),
                                 os.path.join(named, f"{schedule}.{comm}.none.1.rank{r}.json"))
+                with open(os.path.join(named, f"{schedule}.{comm}.none.1.sim.json"), "w") as f:
+                    f.write(checks[comm])
             table = subprocess.run([sys.executable, str(EXAMPLE / "report.py"), named, "1000"],
                                    capture_output=True, text=True, timeout=60)
             self.assertEqual(table.returncode, 0, table.stderr)
+            rows = table.stdout.split("\n\n")[0].splitlines()[2:]
+            self.assertEqual(len(rows), len(runs))
+            for row in rows:
+                self.assertRegex(row, r"\| [+-]\d+\.\d% \|$")  # one run: one prediction
             parts = [line for line in table.stdout.split("Where the bubble goes")[1].splitlines()
                      if line.startswith("| ") and "schedule" not in line]
             self.assertEqual(len(parts), 4)
