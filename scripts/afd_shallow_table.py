@@ -41,7 +41,9 @@ def cell(points, counts, metric):
             means.append(f"{ratio:.2f}")
         else:
             means.append(f"{statistics.fmean(float(p[COUNTS[c]]) for p in points):,.0f}")
-    return " | ".join([f"{value:.3f} ± {ci or 0.0:.3f}"] + means)
+    # One seed has no interval: say so rather than print a zero-width one.
+    spread = f" ± {ci:.3f}" if ci is not None else " (one seed)"
+    return " | ".join([f"{value:.3f}{spread}"] + means)
 
 
 class BadInput(Exception):

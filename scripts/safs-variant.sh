@@ -89,5 +89,12 @@ for (scenario, variant, transport), (value, compare) in full.items():
     print(f"| {scenario} | {variant} | {best} | {versus(value)} "
           f"| {versus(window[(scenario, variant, 'safs')][0])} "
           f"| {c0} | {c1} | {d0} | {d1} |")
+# A cell in one run and not the other has no row: name it, not drop it silently.
+cells = lambda table: {(s, w) for (s, w, t) in table if t == "safs"}
+for what, names in (("the defaults' matrix", cells(window) - cells(full)),
+                    ("this variant's run", cells(full) - cells(window))):
+    for scenario, variant in sorted(names):
+        print(f"safs-variant: {scenario} / {variant}: no SAFS cell in {what}, so no row",
+              file=sys.stderr)
 EOF
 exit "$matrix_status"

@@ -3,7 +3,8 @@
 # level, extra arguments or a bad knob with exit 2 before they run anything;
 # their tables (scripts/mechanism_table.py) name a directory that is not a
 # run of the matrix, or a run without the counts (exit 2), and turn the
-# counts of a run into the shares they print.
+# counts of a run into the shares they print; scripts/afd_shallow_table.py
+# prints a sweep's mean with its interval, or says it had one seed.
 #   tests/tools/mechanism_scripts_test.sh SOURCE_DIR
 set -uo pipefail
 source_dir=$1
@@ -76,4 +77,21 @@ else
   echo "FAIL: the grants table: expected '$expected' in: $output"
   failures=$((failures + 1))
 fi
+
+# scripts/afd_shallow_table.py: the mean and interval over a sweep's seeds,
+# and no interval for one seed (not a zero-width one).
+shallow() { (cd "$source_dir" && /usr/bin/python3 scripts/afd_shallow_table.py one drops "$@"); }
+mkdir -p "$work/one-seed" "$work/two-seeds"
+printf 'seed,inference.tpot_p99_ms,network.queue_drops\n1,41.5,7\n' >"$work/one-seed/sweep.csv"
+printf 'seed,inference.tpot_p99_ms,network.queue_drops\n1,41,6\n2,43,8\n' >"$work/two-seeds/sweep.csv"
+output=$(shallow "$work/one-seed|one" "$work/two-seeds|two" 2>&1)
+# Two seeds: 42 ± t(0.975, 1) 12.706 x stdev 1.414 / sqrt 2 = 12.706.
+for expected in "| one | 41.500 (one seed) | 7 |" "| two | 42.000 ± 12.706 | 7 |"; do
+  if [[ $output == *"$expected"* ]]; then
+    echo "ok: afd_shallow_table.py prints '$expected'"
+  else
+    echo "FAIL: afd_shallow_table.py: expected '$expected' in: $output"
+    failures=$((failures + 1))
+  fi
+done
 exit $((failures > 0))
