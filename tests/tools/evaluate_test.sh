@@ -58,6 +58,34 @@ cp "$work/out/matrix.csv" "$work/ran.csv"
 check "--no-run reports the finished cells" \
   "$evaluate" --sim "$sim" --matrix "$work/matrix.toml" --out "$work/out" --no-run
 check "--no-run gives the same matrix.csv" cmp -s "$work/out/matrix.csv" "$work/ran.csv"
+# A cell is judged only on every seed, each with its workload finished; one
+# with a seed missing, or one whose workload stopped at stop_ms, is named
+# without a result instead (exit 1).
+cp -r "$work/out" "$work/partial"
+sed -i '$d' "$work/partial/incast/1-MiB/dctcp/sweep.csv"
+/usr/bin/python3 - "$work/partial/incast/4-MiB/safs/seed=2/summary.json" <<'PY'
+import json, sys
+with open(sys.argv[1]) as f:
+    summary = json.load(f)
+summary["compute"] = {"finished": False}
+with open(sys.argv[1], "w") as f:
+    json.dump(summary, f)
+PY
+code=0
+"$evaluate" --sim "$sim" --matrix "$work/matrix.toml" --out "$work/partial" --no-run \
+  >"$work/partial.log" 2>&1 || code=$?
+check "cells without every seed: exit 1" test "$code" -eq 1
+check "a missing seed is named" grep -qx -- '- incast / 1 MiB / dctcp (1 of 2 seeds)' "$work/partial/matrix.md"
+check "an unfinished workload is named" grep -qx -- \
+  '- incast / 4 MiB / safs (seed=2: its compute workload did not finish by stop_ms)' "$work/partial/matrix.md"
+check "no verdict from them" bash -c "! grep -q '^| incast | 1 MiB | dctcp' '$work/partial/matrix.md'"
+# A best other transport at 0 (nothing to divide by) is said, not a crash.
+cp -r "$work/out" "$work/zero"
+awk -F, -v OFS=, 'NR > 1 {$3 = 0} 1' "$work/out/incast/4-MiB/dctcp/sweep.csv" \
+  >"$work/zero/incast/4-MiB/dctcp/sweep.csv"
+check "a best other at 0 reports" "$evaluate" --sim "$sim" --matrix "$work/matrix.toml" \
+  --out "$work/zero" --no-run
+check "and says so" grep -q '| incast | 4 MiB | dctcp | - | dctcp at 0, SAFS at ' "$work/zero/matrix.md"
 # A bad --set, or a simulator that does not run, ends before any cell runs,
 # and an earlier run's matrix stays as it was.
 expect_bad "a bad --set" "nothing was run" --matrix "$work/matrix.toml" --out "$work/out" \
