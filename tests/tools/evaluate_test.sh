@@ -86,6 +86,14 @@ awk -F, -v OFS=, 'NR > 1 {$3 = 0} 1' "$work/out/incast/4-MiB/dctcp/sweep.csv" \
 check "a best other at 0 reports" "$evaluate" --sim "$sim" --matrix "$work/matrix.toml" \
   --out "$work/zero" --no-run
 check "and says so" grep -q '| incast | 4 MiB | dctcp | - | dctcp at 0, SAFS at ' "$work/zero/matrix.md"
+# Compared by difference, a tie is level, not ahead.
+sed 's/^scale = 1000$/scale = 1000\ncompare = "difference"/' "$work/matrix.toml" >"$work/difference.toml"
+cp -r "$work/out" "$work/tie"
+cp "$work/out/incast/4-MiB/dctcp/sweep.csv" "$work/tie/incast/4-MiB/safs/sweep.csv"
+check "a tie by difference reports" "$evaluate" --sim "$sim" --matrix "$work/difference.toml" \
+  --out "$work/tie" --no-run
+check "as level" grep -q '| incast | 4 MiB | dctcp | 0.000 (difference) | SAFS level with dctcp |' \
+  "$work/tie/matrix.md"
 # A bad --set, or a simulator that does not run, ends before any cell runs,
 # and an earlier run's matrix stays as it was.
 expect_bad "a bad --set" "nothing was run" --matrix "$work/matrix.toml" --out "$work/out" \
