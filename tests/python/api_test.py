@@ -290,6 +290,13 @@ class BadInputTest(ScratchTest):
 
 
 class SweepTest(ScratchTest):
+    def sweep_dir_holding(self, name, text):
+        """A sweep's directory that already holds the user's file `name`."""
+        out = self.dir / "sweep"
+        out.mkdir()
+        (out / name).write_text(text)
+        return out
+
     def test_sweep_of_a_dict_runs_every_point_and_resumes(self):
         out = self.dir / "sweep"
         scenario = safs.Scenario(pair()).set("simulation.seed", 2)
@@ -359,9 +366,7 @@ class SweepTest(ScratchTest):
     def test_a_scenario_toml_already_there_is_never_replaced(self):
         # It was written before any check, over the user's file, and over an
         # earlier sweep's, whose points then had no scenario.
-        out = self.dir / "sweep"
-        out.mkdir()
-        (out / "scenario.toml").write_text("the user's")
+        out = self.sweep_dir_holding("scenario.toml", "the user's")
         with self.assertRaisesRegex(safs.ScenarioError, "scenario.toml.*another scenario"):
             safs.sweep(safs.Scenario(pair()), ["transport.name=dctcp"], out=out)
         self.assertEqual((out / "scenario.toml").read_text(), "the user's")
@@ -370,9 +375,7 @@ class SweepTest(ScratchTest):
         self.assertEqual((out / "scenario.toml").read_text(), "the user's")
 
     def test_out_is_checked_as_the_cli_checks_it_before_scenario_toml(self):
-        out = self.dir / "sweep"
-        out.mkdir()
-        (out / "sweep.csv").write_text("the user's table\n")
+        out = self.sweep_dir_holding("sweep.csv", "the user's table\n")
         with self.assertRaisesRegex(safs.ScenarioError, "sweep.csv there is not a sweep's"):
             safs.sweep(safs.Scenario(pair()), ["transport.name=dctcp"], out=out)
         self.assertEqual(sorted(p.name for p in out.iterdir()), ["sweep.csv"])
