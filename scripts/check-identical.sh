@@ -10,8 +10,11 @@
 # SAFS_SIM picks the binary (default build/bin/safs-sim), SAFS_JOBS the
 # parallel runs (default: nproc), SAFS_CHECK_ONLY an extended regular
 # expression of case names to run (compare then checks only those; the
-# whole set took 204 s on 2 cores on 2026-12-04, 'incast|fct|zb' less). Exit 0 when every output matches, 1 when
-# one differs (the diff names it), 2 on bad usage.
+# whole set took 204 s on 2 cores on 2026-12-04, 'incast|fct|zb' less),
+# SAFS_CHECK_IGNORE further summary.json keys to leave out, separated by
+# commas (e.g. 'events', for a change that removes events that did nothing:
+# record and compare must then both leave them out). Exit 0 when every
+# output matches, 1 when one differs (the diff names it), 2 on bad usage.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -77,7 +80,12 @@ PY
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-export sim work python
+ignore=${SAFS_CHECK_IGNORE:-}
+[[ $ignore =~ ^[a-z_,]*$ ]] || {
+  echo "check-identical: SAFS_CHECK_IGNORE: expected summary.json keys separated by commas, got '$ignore'" >&2
+  exit 2
+}
+export sim work python ignore
 
 run_case() {  # name scenario args...: one run, its hashes on stdout
   local name=$1
@@ -96,10 +104,10 @@ run_case() {  # name scenario args...: one run, its hashes on stdout
     local base=${file##*/}
     [[ $file == "$out.trace.json" ]] && base=trace.json
     if [[ $base == summary.json ]]; then
-      "$python" - "$file" <<'PY' >"$file.stable"
+      "$python" - "$file" "$ignore" <<'PY' >"$file.stable"
 import json, sys
 VOLATILE = {"wall_s", "events_per_s", "peak_rss_mib", "setup_wall_s", "run_wall_s",
-            "provenance", "wall_setup_s", "wall_run_s"}
+            "provenance", "wall_setup_s", "wall_run_s"} | set(filter(None, sys.argv[2].split(",")))
 def strip(node):
     if isinstance(node, dict):
         return {k: strip(v) for k, v in node.items() if k not in VOLATILE}

@@ -18,6 +18,7 @@ void Simulator::run_until(TimePs stop_at) {
       __builtin_prefetch(queue_.top().touches);
     }
     now_ = event.at;
+    running_id_ = event.id;
     ++events_processed_;
     event.handler->handle_event(event.id);
     if (events_processed_ >= next_progress_at_) {

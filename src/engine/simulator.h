@@ -31,6 +31,19 @@ class Simulator {
     queue_.push(at < now_ ? now_ : at, id, handler, touches);
     return id;
   }
+  // An event that may never be needed: reserve its place in the order now
+  // (its id), and schedule it later only if it turns out to be needed.
+  EventId reserve_id() { return ++last_id_; }
+  // Schedules a reserved event; it runs where it would have run had it been
+  // scheduled when reserved. `at` is not before now, and (at, id) not
+  // before the running event (see ran_before_now).
+  void schedule_reserved(TimePs at, EventId id, EventHandler* handler, const void* touches) {
+    queue_.push(at, id, handler, touches);
+  }
+  // Whether an event at (at, id) would have run before the running one.
+  bool ran_before_now(TimePs at, EventId id) const {
+    return at < now_ || (at == now_ && id < running_id_);
+  }
   EventId schedule_in(TimePs delay, EventHandler* handler) {
     return schedule_at(now_ + delay, handler);
   }
@@ -58,6 +71,7 @@ class Simulator {
   EventQueue queue_;
   TimePs now_ = 0;
   EventId last_id_ = 0;
+  EventId running_id_ = 0;  // the event running now, or the last one run
   std::uint64_t events_processed_ = 0;
   bool stop_requested_ = false;
 

@@ -86,6 +86,17 @@ void Port::wake() {
   // A source may wake its port from inside pull_packet(); the port polls it
   // again after this packet anyway.
   if (tx_event_pending_ || pulling_) return;
+  if (completion_reserved_) {
+    completion_reserved_ = false;
+    const EventId id = reserved_completion_id_;
+    // Still ahead: it runs where the completion would have run. Already
+    // passed: it would have found nothing, so the port is free now.
+    if (!sim_.ran_before_now(busy_until_ps_, id)) {
+      tx_event_pending_ = true;
+      sim_.schedule_reserved(busy_until_ps_, id, this, nullptr);
+      return;
+    }
+  }
   if (sim_.now() >= busy_until_ps_) {
     start_next();
   } else {
@@ -119,10 +130,15 @@ void Port::start_next() {
   if (tap_ != nullptr) tap_->on_transmit(*this, *packet, sim_.now());
   wire_.launch(*packet, busy_until_ps_ + link_.delay_ps);
   // An idle switch port needs no completion event: the next arrival sees
-  // busy_until_ps_ and waits for it. A host port polls its source each time.
-  if (!queue_->empty() || source_ != nullptr) {
+  // busy_until_ps_ and waits for it. A host port polls its source after each
+  // packet; when the source is idle the poll would find nothing, so the
+  // completion only reserves its place in the event order (wake() uses it).
+  if (!queue_->empty() || (source_ != nullptr && !source_->idle())) {
     tx_event_pending_ = true;
     sim_.schedule_at(busy_until_ps_, this, queue_->peek());
+  } else if (source_ != nullptr) {
+    completion_reserved_ = true;
+    reserved_completion_id_ = sim_.reserve_id();
   }
 }
 

@@ -32,6 +32,11 @@ class PacketSource {
   // Called when the port is idle and its queue is empty. Returns a packet to
   // send now, or nullptr (then call Port::wake() when there is one).
   virtual Packet* pull_packet() = 0;
+  // True when pull_packet() would return nullptr and change nothing, and
+  // will until the source calls Port::wake(). The port then reserves its
+  // completion event instead of scheduling it: an idle host port costs no
+  // event per packet it sends. (false, the default, is always correct.)
+  virtual bool idle() const { return false; }
 };
 
 // What a port counts on every packet it sends or queues.
@@ -128,9 +133,14 @@ class Port final : public PacketSink, public EventHandler {
   TimePs busy_until_ps_ = 0;  // the wire is free from this time on
   LinkSpec link_;
   TimePs last_queue_change_ps_ = 0;
-  bool tx_event_pending_ = false;  // a completion event is queued
-  bool pulling_ = false;           // inside source_->pull_packet()
-  PortCounters counters_;          // apart from drops_, which no packet hop needs
+  bool tx_event_pending_ = false;     // a completion event is queued
+  bool pulling_ = false;              // inside source_->pull_packet()
+  bool completion_reserved_ = false;  // reserved_completion_id_ holds one
+  PortCounters counters_;             // apart from drops_, which no packet hop needs
+  // The place of a completion that would have found nothing to send (its
+  // source idle): wake() schedules it there if that is still ahead. In the
+  // third line, which only a host port's transmissions touch.
+  EventId reserved_completion_id_ = 0;
   Wire wire_;
   std::uint64_t drops_ = 0;  // refused by the queue
   PacketPool& pool_;

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -416,6 +417,96 @@ TEST(PacketSourceTest, QueuedPacketsGoBeforeSourcePackets) {
   star.sim.schedule_at(0, &inject.cb);
   star.sim.run();
   EXPECT_EQ(star.sinks[1]->seqs(), (std::vector<std::uint64_t>{0, 1, 100}));
+}
+
+// A source that says when it is idle lets its NIC reserve, not schedule,
+// the completion after its last packet. Three wakes around that completion's
+// time: during the packet (1), at its end from an event scheduled before the
+// reservation (2), and at its end from one scheduled after it (3). Each
+// packet goes where it went with a completion event per packet, in the same
+// order relative to the other events, with fewer events run.
+class LoggingSource final : public PacketSource {
+ public:
+  LoggingSource(Simulator& sim, bool reports_idle, std::vector<std::string>& log)
+      : sim_(sim), reports_idle_(reports_idle), log_(log) {}
+  Packet* pull_packet() override {
+    if (ready.empty()) return nullptr;
+    Packet* p = ready.front();
+    ready.pop_front();
+    log_.push_back("pull " + std::to_string(p->seq) + "@" + std::to_string(sim_.now()));
+    return p;
+  }
+  bool idle() const override { return reports_idle_ && ready.empty(); }
+  std::deque<Packet*> ready;
+
+ private:
+  Simulator& sim_;
+  bool reports_idle_;
+  std::vector<std::string>& log_;
+};
+
+struct IdleSourceRun {
+  std::vector<std::string> log;
+  std::vector<TimePs> arrivals;
+  std::uint64_t events = 0;
+};
+
+IdleSourceRun run_idle_source(bool reports_idle) {
+  Star star(2, LinkSpec{100 * kGbps, kPsPerUs});
+  IdleSourceRun out;
+  LoggingSource source(star.sim, reports_idle, out.log);
+  star.net->attach_host(0, star.sinks[0].get(), &source);
+  const Route route = star.net->route(0, 1, 3);
+  constexpr TimePs kTx = 120'000;  // 1500 B at 100 Gbit/s
+  Port& nic = star.net->nic(0);
+  std::uint64_t next_seq = 0;
+  const auto send = [&](const char* who) {
+    out.log.push_back(std::string(who) + "@" + std::to_string(star.sim.now()));
+    source.ready.push_back(&make_packet(star.pool, route, 1500, next_seq++, 0, 1));
+    nic.wake();
+    out.log.push_back(std::string(who) + " done");
+  };
+  // (1) during packet 0; (2) at the end of packet 1, scheduled before it
+  // was sent; (3) at the end of packet 2, scheduled after it was sent.
+  Callback during([&] { send("during"); });
+  Callback at_end_before([&] { send("at end, before"); });
+  Callback at_end_after([&] { send("at end, after"); });
+  Callback schedule_after([&] { star.sim.schedule_at(3 * kTx, &at_end_after); });
+  // At the end of packet 0, scheduled after it was sent: it runs after the
+  // completion that (1) claims.
+  Callback observer([&] { out.log.push_back("observer@" + std::to_string(star.sim.now())); });
+  Callback start([&] {
+    star.sim.schedule_at(2 * kTx, &at_end_before);
+    send("start");
+    star.sim.schedule_at(kTx, &observer);
+    star.sim.schedule_at(kTx / 2, &during);
+    star.sim.schedule_at(2 * kTx + 1, &schedule_after);
+  });
+  star.sim.schedule_at(0, &start);
+  star.sim.run();
+  out.arrivals = star.sinks[1]->times();
+  out.events = star.sim.events_processed();
+  EXPECT_EQ(star.pool.live(), 0u);
+  return out;
+}
+
+TEST(PacketSourceTest, AnIdleSourceCostsNoCompletionEventAndChangesNoOrder) {
+  const IdleSourceRun polled = run_idle_source(false);
+  const IdleSourceRun reserved = run_idle_source(true);
+  constexpr TimePs kTx = 120'000;
+  EXPECT_EQ(polled.log,
+            (std::vector<std::string>{
+                "start@0", "pull 0@0", "start done", "during@60000", "during done", "pull 1@120000",
+                "observer@120000", "at end, before@240000", "at end, before done", "pull 2@240000",
+                "at end, after@360000", "pull 3@360000", "at end, after done"}));
+  EXPECT_EQ(reserved.log, polled.log);
+  EXPECT_EQ(reserved.arrivals, polled.arrivals);
+  const TimePs latency = 2 * kTx + 2 * kPsPerUs;
+  EXPECT_EQ(polled.arrivals,
+            (std::vector<TimePs>{latency, latency + kTx, latency + 2 * kTx, latency + 3 * kTx}));
+  // The completions that found nothing did not run: after packet 2 (packet 3
+  // came from an event after its end) and after packet 3.
+  EXPECT_EQ(polled.events - reserved.events, 2u);
 }
 
 // ---------------------------------------------------------------------------

@@ -48,6 +48,12 @@ class TenantMux::HostEndpoint final : public PacketSink, public PacketSource {
     }
     return nullptr;
   }
+  // Each child wakes the NIC itself when it has a packet.
+  bool idle() const override {
+    return std::all_of(sources_.begin(), sources_.end(), [](const PacketSource* source) {
+      return source == nullptr || source->idle();
+    });
+  }
 
  private:
   const TenantMux& mux_;

@@ -89,6 +89,8 @@ class HomaTransport::Host final : public PacketSink, public PacketSource {
   Host(HomaTransport& transport, int id) : transport_(transport), id_(id) {}
   void receive(Packet& packet) override { transport_.on_packet(*this, packet); }
   Packet* pull_packet() override { return transport_.next_packet(*this); }
+  // update_ready and the resend queue wake the NIC when they add to these.
+  bool idle() const override { return retransmits.empty() && ready.empty(); }
   int id() const { return id_; }
 
   // Sender: messages with bytes they may transmit now, fewest left first, and

@@ -73,6 +73,8 @@ class PFabricTransport::Host final : public PacketSink, public PacketSource {
       : ready(ReadyBefore{&transport}, ReadyPosition{&transport}), transport_(transport), id_(id) {}
   void receive(Packet& packet) override { transport_.on_packet(packet); }
   Packet* pull_packet() override { return transport_.next_packet(*this); }
+  // A flow joins `ready` only in refresh, which wakes the NIC.
+  bool idle() const override { return ready.empty(); }
   int id() const { return id_; }
 
   // Flows that can send now, shortest remaining first (SRPT at the sender).

@@ -13,6 +13,8 @@ class WindowTransport::Host final : public PacketSink, public PacketSource {
   Host(WindowTransport& transport, int id) : transport_(transport), id_(id) {}
   void receive(Packet& packet) override { transport_.on_packet(packet); }
   Packet* pull_packet() override { return transport_.next_segment(*this); }
+  // A flow joins `ready` through make_ready, which wakes the NIC.
+  bool idle() const override { return ready_mask == 0; }
 
   // Flows that may send, one round-robin queue per priority level.
   std::array<RingQueue<SenderFlow*>, kNumPriorities> ready;
