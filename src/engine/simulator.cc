@@ -1,5 +1,7 @@
 #include "engine/simulator.h"
 
+#include <algorithm>
+
 namespace safs {
 
 void Simulator::run_until(TimePs stop_at) {
@@ -26,8 +28,32 @@ void Simulator::run_until(TimePs stop_at) {
       progress_hook_();
     }
   }
-  // Ran out of events before the bound: time still advances to it (never back).
-  if (!stop_requested_ && stop_at != kTimeNever && stop_at > now_) now_ = stop_at;
+  // Ran out of events up to the bound: so would every reserved one up to it
+  // have run. Time still advances to the bound (never back).
+  if (!stop_requested_ && stop_at >= now_) {
+    if (sample_) sample_before_reserved(stop_at);
+    now_ = stop_at != kTimeNever ? stop_at : std::max(now_, latest_reserved_at_);
+    running_id_ = kEveryId;
+  }
+}
+
+void Simulator::note_reserved_for_sampler(TimePs at) {
+  // A reservation at or before now_ lies before an event that has run, whose
+  // pop sampled the ticks before it.
+  while (!reserved_ahead_.empty() && reserved_ahead_.top() <= now_) reserved_ahead_.pop();
+  reserved_ahead_.push(at);
+}
+
+void Simulator::sample_before_reserved(TimePs stop_at) {
+  TimePs last = -1;
+  while (!reserved_ahead_.empty() && reserved_ahead_.top() <= stop_at) {
+    last = reserved_ahead_.top();
+    reserved_ahead_.pop();
+  }
+  while (last > next_sample_at_) {
+    sample_(next_sample_at_);
+    next_sample_at_ += sample_period_;
+  }
 }
 
 void Simulator::set_progress_hook(std::uint64_t every_events, std::function<void()> hook) {

@@ -2,9 +2,12 @@
 // themselves; the simulator pops events in (time, scheduling order).
 #pragma once
 
+#include <cassert>
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <queue>
+#include <vector>
 
 #include "base/time.h"
 #include "engine/event_queue.h"
@@ -31,16 +34,26 @@ class Simulator {
     queue_.push(at < now_ ? now_ : at, id, handler, touches);
     return id;
   }
-  // An event that may never be needed: reserve its place in the order now
-  // (its id), and schedule it later only if it turns out to be needed.
-  EventId reserve_id() { return ++last_id_; }
+  // An event at `at` that may turn out to do nothing (a NIC's completion
+  // when its source has nothing ready): reserve its place in the order, its
+  // id, now, and schedule it later only if it is needed. One never scheduled
+  // is as an event that did nothing: the run ends at the same time and
+  // samplers see the same ticks as if it had run (they see reservations
+  // made while they are set).
+  EventId reserve_id(TimePs at) {
+    if (at < now_) at = now_;
+    if (at > latest_reserved_at_) latest_reserved_at_ = at;
+    if (sample_) note_reserved_for_sampler(at);
+    return ++last_id_;
+  }
   // Schedules a reserved event; it runs where it would have run had it been
-  // scheduled when reserved. `at` is not before now, and (at, id) not
-  // before the running event (see ran_before_now).
+  // scheduled when reserved. (at, id) must not have passed (ran_before_now).
   void schedule_reserved(TimePs at, EventId id, EventHandler* handler, const void* touches) {
+    assert(!ran_before_now(at, id));
     queue_.push(at, id, handler, touches);
   }
-  // Whether an event at (at, id) would have run before the running one.
+  // Whether an event at (at, id) would have run by now: before the event
+  // running now, or, between runs, up to where the last run stopped.
   bool ran_before_now(TimePs at, EventId id) const {
     return at < now_ || (at == now_ && id < running_id_);
   }
@@ -71,7 +84,18 @@ class Simulator {
   EventQueue queue_;
   TimePs now_ = 0;
   EventId last_id_ = 0;
-  EventId running_id_ = 0;  // the event running now, or the last one run
+  // The event running now, or the last one run; kEveryId when a run has
+  // ended with every event up to now_ run, reserved ones included.
+  EventId running_id_ = 0;
+  static constexpr EventId kEveryId = std::numeric_limits<EventId>::max();
+  TimePs latest_reserved_at_ = 0;
+  // While a sampler is set: the times of reservations still ahead of now_,
+  // at most one per NIC (earliest first), for the ticks at a run's end.
+  std::priority_queue<TimePs, std::vector<TimePs>, std::greater<>> reserved_ahead_;
+  void note_reserved_for_sampler(TimePs at);
+  // At the end of a run up to stop_at: the ticks before the last reserved
+  // event up to stop_at, which the sampler would have seen had it run.
+  void sample_before_reserved(TimePs stop_at);
   std::uint64_t events_processed_ = 0;
   bool stop_requested_ = false;
 

@@ -138,7 +138,7 @@ void Port::start_next() {
     sim_.schedule_at(busy_until_ps_, this, queue_->peek());
   } else if (source_ != nullptr) {
     completion_reserved_ = true;
-    reserved_completion_id_ = sim_.reserve_id();
+    reserved_completion_id_ = sim_.reserve_id(busy_until_ps_);
   }
 }
 

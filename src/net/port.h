@@ -137,11 +137,11 @@ class Port final : public PacketSink, public EventHandler {
   bool pulling_ = false;              // inside source_->pull_packet()
   bool completion_reserved_ = false;  // reserved_completion_id_ holds one
   PortCounters counters_;             // apart from drops_, which no packet hop needs
-  // The place of a completion that would have found nothing to send (its
-  // source idle): wake() schedules it there if that is still ahead. In the
-  // third line, which only a host port's transmissions touch.
-  EventId reserved_completion_id_ = 0;
   Wire wire_;
+  // The place of a completion that would have found nothing to send (its
+  // source idle): wake() schedules it there if that is still ahead. After
+  // the wire, where only a host port's transmissions touch it.
+  EventId reserved_completion_id_ = 0;
   std::uint64_t drops_ = 0;  // refused by the queue
   PacketPool& pool_;
   std::string name_;

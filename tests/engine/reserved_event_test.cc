@@ -40,7 +40,7 @@ TEST(ReservedEvent, RunsWhereItWouldHaveRunWhenReserved) {
     sim.schedule_reserved(10, reserved, &claimed, nullptr);
   });
   Logger start(sim, "start", log, [&] {
-    reserved = sim.reserve_id();
+    reserved = sim.reserve_id(10);
     sim.schedule_at(10, &late);
     sim.schedule_at(5, &claimer);
   });
@@ -63,9 +63,9 @@ TEST(ReservedEvent, RanBeforeNowComparesTimeThenOrder) {
     EXPECT_FALSE(sim.ran_before_now(11, early_id));  // later
   });
   Logger start(sim, "start", log, [&] {
-    early_id = sim.reserve_id();
+    early_id = sim.reserve_id(10);
     sim.schedule_at(10, &check);
-    late_id = sim.reserve_id();
+    late_id = sim.reserve_id(10);
   });
   sim.schedule_at(0, &start);
   sim.run();
@@ -81,7 +81,7 @@ TEST(ReservedEvent, AnUnclaimedReservationCostsNoEventAndKeepsTheOrder) {
     Logger a(sim, "a", log), b(sim, "b", log);
     Logger start(sim, "start", log, [&] {
       sim.schedule_at(3, &a);
-      if (reserve) sim.reserve_id();
+      if (reserve) sim.reserve_id(3);
       sim.schedule_at(3, &b);
     });
     sim.schedule_at(0, &start);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -507,6 +508,109 @@ TEST(PacketSourceTest, AnIdleSourceCostsNoCompletionEventAndChangesNoOrder) {
   // The completions that found nothing did not run: after packet 2 (packet 3
   // came from an event after its end) and after packet 3.
   EXPECT_EQ(polled.events - reserved.events, 2u);
+}
+
+// The same between runs: a run that stops exactly at a packet's end has, as
+// far as anything can tell, run the completion there (which found nothing),
+// so a wake after it sends at once. Here that decides which of two packets
+// goes first from a source that sends its lowest sequence number first.
+// Samplers, and the time a run ends at, see the reserved completions too.
+class LowestFirstSource final : public PacketSource {
+ public:
+  explicit LowestFirstSource(bool reports_idle) : reports_idle_(reports_idle) {}
+  Packet* pull_packet() override {
+    if (ready.empty()) return nullptr;
+    auto lowest =
+        std::min_element(ready.begin(), ready.end(),
+                         [](const Packet* a, const Packet* b) { return a->seq < b->seq; });
+    Packet* p = *lowest;
+    ready.erase(lowest);
+    return p;
+  }
+  bool idle() const override { return reports_idle_ && ready.empty(); }
+  std::vector<Packet*> ready;
+
+ private:
+  bool reports_idle_;
+};
+
+struct ResumedRun {
+  std::vector<std::uint64_t> seqs;
+  std::vector<std::pair<TimePs, std::uint64_t>> samples;  // tick, NIC packets sent
+  TimePs second_stop_now = 0;
+  TimePs end_now = 0;
+};
+
+ResumedRun run_resumed(bool reports_idle) {
+  Star star(2, LinkSpec{100 * kGbps, kPsPerUs});
+  LowestFirstSource source(reports_idle);
+  star.net->attach_host(0, star.sinks[0].get(), &source);
+  const Route route = star.net->route(0, 1, 3);
+  constexpr TimePs kTx = 120'000;
+  ResumedRun out;
+  Port& nic = star.net->nic(0);
+  star.sim.set_sampler(
+      50'000, [&out, &nic](TimePs at) { out.samples.emplace_back(at, nic.stats().packets_sent); });
+  source.ready.push_back(&make_packet(star.pool, route, 1500, 10, 0, 1));
+  nic.wake();               // before the run: packet 10 goes at 0
+  star.sim.run_until(kTx);  // stops exactly at its end
+  source.ready.push_back(&make_packet(star.pool, route, 1500, 20, 0, 1));
+  nic.wake();  // the NIC is free: 20 goes now
+  source.ready.push_back(&make_packet(star.pool, route, 1500, 5, 0, 1));
+  nic.wake();  // 5 waits for the end of 20
+  // 5 ends at 3 kTx, where its completion finds nothing: the only event
+  // after 2 kTx up to the stop (the packets reach the switch from 1.12 us),
+  // so it alone gets ticks 250 to 350 ns sampled.
+  star.sim.run_until(400'000);
+  out.second_stop_now = star.sim.now();
+  // A fourth packet between runs: a tick sampled only in the next run would
+  // count it.
+  source.ready.push_back(&make_packet(star.pool, route, 1500, 30, 0, 1));
+  nic.wake();
+  star.sim.run();
+  out.end_now = star.sim.now();
+  out.seqs = star.sinks[1]->seqs();
+  EXPECT_EQ(star.pool.live(), 0u);
+  return out;
+}
+
+TEST(PacketSourceTest, AnIdleSourceChangesNothingBetweenRunsOrForSamplers) {
+  const ResumedRun polled = run_resumed(false);
+  const ResumedRun reserved = run_resumed(true);
+  EXPECT_EQ(polled.seqs, (std::vector<std::uint64_t>{10, 20, 5, 30}));
+  EXPECT_EQ(reserved.seqs, polled.seqs);
+  using Sample = std::pair<TimePs, std::uint64_t>;
+  ASSERT_GE(polled.samples.size(), 7u);
+  EXPECT_EQ(std::vector<Sample>(polled.samples.begin(), polled.samples.begin() + 7),
+            (std::vector<Sample>{{50'000, 1},
+                                 {100'000, 1},
+                                 {150'000, 2},
+                                 {200'000, 2},
+                                 {250'000, 3},
+                                 {300'000, 3},
+                                 {350'000, 3}}));
+  EXPECT_EQ(reserved.samples, polled.samples);
+  EXPECT_EQ(polled.second_stop_now, 400'000);
+  EXPECT_EQ(reserved.second_stop_now, polled.second_stop_now);
+  EXPECT_EQ(reserved.end_now, polled.end_now);
+}
+
+TEST(PacketSourceTest, ARunEndsWhereTheLastReservedCompletionWouldHave) {
+  // The NIC's only packet is lost on its wire, so the completion after it
+  // (nothing to send) is the run's last event, or its last reservation.
+  const auto end_of_run = [](bool reports_idle) {
+    Star star(2, LinkSpec{100 * kGbps, kPsPerUs});
+    LowestFirstSource source(reports_idle);
+    star.net->attach_host(0, star.sinks[0].get(), &source);
+    star.net->nic(0).wire().set_loss(1.0, 1, 0);
+    const Route route = star.net->route(0, 1, 3);
+    source.ready.push_back(&make_packet(star.pool, route, 1500, 1, 0, 1));
+    star.net->nic(0).wake();
+    star.sim.run();
+    return star.sim.now();
+  };
+  EXPECT_EQ(end_of_run(false), 120'000);
+  EXPECT_EQ(end_of_run(true), 120'000);
 }
 
 // ---------------------------------------------------------------------------
