@@ -31,6 +31,11 @@ sim=${SAFS_SIM:-build/bin/safs-sim}
   echo "check-identical: $sim is not built (run scripts/setup.sh)" >&2
   exit 2
 }
+ignore=${SAFS_CHECK_IGNORE:-}
+[[ $ignore =~ ^[a-z_,]*$ ]] || {
+  echo "check-identical: SAFS_CHECK_IGNORE: expected summary.json keys separated by commas, got '$ignore'" >&2
+  exit 2
+}
 if [[ $mode == compare && ! -f $dir/manifest.txt ]]; then
   echo "check-identical: $dir/manifest.txt: no recorded manifest (run 'record' first)" >&2
   exit 2
@@ -80,11 +85,6 @@ PY
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-ignore=${SAFS_CHECK_IGNORE:-}
-[[ $ignore =~ ^[a-z_,]*$ ]] || {
-  echo "check-identical: SAFS_CHECK_IGNORE: expected summary.json keys separated by commas, got '$ignore'" >&2
-  exit 2
-}
 export sim work python ignore
 
 run_case() {  # name scenario args...: one run, its hashes on stdout

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The experiment scripts' environment and arguments (scripts/common.sh) are
 # checked before anything runs or is emptied: a bad SAFS_RESUME, SAFS_JOBS,
-# SAFS_SIM or SAFS_TRANSPORTS, an argument too many, a bad variant or
-# setting, an output directory that looks like an option or holds the
+# SAFS_SIM or SAFS_TRANSPORTS (or check-identical's SAFS_CHECK_IGNORE), an
+# argument too many, a bad variant or setting, an output directory that looks like an option or holds the
 # user's files (under the project's out/ too) end with exit 2 and a message
 # naming it. A relative output directory is the caller's, not the project's.
 #   tests/tools/script_environment_test.sh SAFS_SIM SOURCE_DIR
@@ -37,4 +37,12 @@ expect_exit2 "the user's directory under out/" "holds files no safs script wrote
 cd "$elsewhere" || exit 1
 expect_exit2 "a relative OUT: the caller's file, not the project's" \
   "$elsewhere/results exists and is not a directory" bash "$2/scripts/afd-knobs.sh" results "a|"
+cd "$2" || exit 1
+SAFS_CHECK_IGNORE='events;rm' expect_exit2 "check-identical: a bad key list" \
+  "SAFS_CHECK_IGNORE: expected summary.json keys separated by commas, got 'events;rm'" \
+  bash scripts/check-identical.sh record "$elsewhere/ident"
+[[ ! -e $elsewhere/ident ]] || {
+  echo "FAIL: check-identical wrote $elsewhere/ident before refusing"
+  failures=$((failures + 1))
+}
 exit $((failures > 0))
