@@ -13,6 +13,11 @@ byte (after their no-bubble timestamp), the share of the warned ones that
 were late, and the share of the late ones that were warned. grants: the scheduling packets per 100 data
 packets, the share of them that were grants to urgent and to background
 flows by reason, and the share that were not grants (scripts/grant-reasons.sh).
+With grants on ACKs (transport.safs.grant_carrier_wait_us) the rate per
+100 data is of the packets sent alone, and the shares are of every
+scheduling message: sent alone, on an ACK (transport_stats.grants_on_acks)
+or held for one and never sent (held_grants_not_sent: a newer grant
+replaced it, or its flow ended).
 
 A directory that is not such a run, or a summary.json without the counts
 (a run without the knob), is named with exit status 2.
@@ -33,8 +38,10 @@ class BadInput(Exception):
     pass
 
 
-def load(path, keys, knob):
-    """The run's counts under `keys` ("section.key"), as floats."""
+def load(path, keys, knob, optional=()):
+    """The run's counts under `keys` ("section.key"), as floats; those in
+    `optional` are 0 when absent (a run without the mechanism that writes
+    them)."""
     try:
         with open(path) as f:
             summary = json.load(f)
@@ -44,14 +51,19 @@ def load(path, keys, knob):
     for key in keys:
         section, name = key.split(".")
         try:
-            counts[key] = float(summary[section][name])
+            section_counts = summary[section]
+            counts[key] = float(section_counts[name]) if name in section_counts or \
+                key not in optional else 0.0
         except (KeyError, TypeError, ValueError):
             raise BadInput(f"{path}: no {section}.{name} (a run with {knob} = true writes it)")
     return counts
 
 
 def percent(part, whole):
-    return f"{100 * part / whole:.1f}%" if whole > 0 else "-"
+    if whole <= 0:
+        return "-"
+    share = 100 * part / whole
+    return f"{0.0 if -0.05 < share < 0 else share:.1f}%"  # no "-0.0%"
 
 
 def announcement_row(mean):
@@ -70,13 +82,18 @@ def announcement_row(mean):
 
 
 def grant_row(mean):
-    scheduling = mean["transport_stats.scheduling_packets"]
-    row = [f"{100 * scheduling / max(1.0, mean['transport_stats.data_packets']):.2f}"]
+    alone = mean["transport_stats.scheduling_packets"]
+    row = [f"{100 * alone / max(1.0, mean['transport_stats.data_packets']):.2f}"]
+    scheduling = alone + sum(mean[key] for key in HELD_GRANTS)  # every scheduling message
     grants = 0.0
     for kind in ("urgent", "background"):
         row += [percent(mean[f"transport_stats.grants_{kind}_{r}"], scheduling) for r in REASONS]
         grants += sum(mean[f"transport_stats.grants_{kind}_{r}"] for r in REASONS)
     return row + [percent(scheduling - grants, scheduling)]
+
+
+# Written only with grant_carrier_wait_us: grants sent on ACKs, and held ones never sent.
+HELD_GRANTS = ("transport_stats.grants_on_acks", "transport_stats.held_grants_not_sent")
 
 
 TABLES = {
@@ -91,7 +108,7 @@ TABLES = {
          "of the late: warned"],
         announcement_row),
     "grants": (
-        ["transport_stats.scheduling_packets", "transport_stats.data_packets"]
+        ["transport_stats.scheduling_packets", "transport_stats.data_packets", *HELD_GRANTS]
         + [f"transport_stats.grants_{k}_{r}" for k in ("urgent", "background") for r in REASONS],
         ["scheduling packets per 100 data"]
         + [f"{k} {r}" for k in ("urgent", "background") for r in REASONS]
@@ -111,7 +128,7 @@ def table(kind, runs):
         summaries = sorted(glob.glob(os.path.join(glob.escape(cell), "*", "summary.json")))
         if not summaries:
             continue  # a cell that failed: evaluate named it
-        per_run = [load(path, keys, KNOBS[kind]) for path in summaries]
+        per_run = [load(path, keys, KNOBS[kind], optional=HELD_GRANTS) for path in summaries]
         mean = {key: statistics.fmean(r[key] for r in per_run) for key in keys}
         scenario, variant = cell.split(os.sep)[-3:-1]
         lines.append(f"| {scenario} | {variant} | {len(per_run)} | " + " | ".join(row(mean)) + " |")

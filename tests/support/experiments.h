@@ -52,6 +52,25 @@ inline void add_urgent_flow(ExperimentConfig& config, int src, int dst, std::uin
   flow.deadline_ps = deadline_ps;
 }
 
+// The AFD dispatch pattern as a repeated incast: 16 senders each send 56 KiB
+// (14 packets) to host 16 at once, every 2 ms for `rounds` rounds, over
+// 200 KB switch ports, each due 100 us after its round starts (line rate
+// for the whole incast, about 75 us, plus a few RTTs). SAFS.
+inline constexpr int kDispatchSenders = 16;
+inline constexpr TimePs kDispatchRoundPs = 2 * kPsPerMs;
+inline ExperimentConfig repeated_dispatch(int rounds) {
+  ExperimentConfig config = star(kDispatchSenders + 1);
+  config.network.switches.port_buffer_bytes = 200'000;
+  config.transport = "safs";
+  for (int round = 0; round < rounds; ++round) {
+    const TimePs start = round * kDispatchRoundPs;
+    for (int i = 0; i < kDispatchSenders; ++i) {
+      add_urgent_flow(config, i, kDispatchSenders, 57'344, start + 100 * kPsPerUs, start);
+    }
+  }
+  return config;
+}
+
 // Wire bytes of a flow: payload plus one header per packet.
 inline std::uint64_t wire_bytes(std::uint64_t size_bytes, std::uint32_t mtu, std::uint32_t header) {
   return size_bytes + (size_bytes + mtu - 1) / mtu * header;

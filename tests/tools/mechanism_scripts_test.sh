@@ -3,7 +3,8 @@
 # level, extra arguments or a bad knob with exit 2 before they run anything;
 # their tables (scripts/mechanism_table.py) name a directory that is not a
 # run of the matrix, or a run without the counts (exit 2), and turn the
-# counts of a run into the shares they print; scripts/afd_shallow_table.py
+# counts of a run into the shares they print (with grants on ACKs too);
+# scripts/afd_shallow_table.py
 # prints a sweep's mean with its interval, or says it had one seed.
 #   tests/tools/mechanism_scripts_test.sh SOURCE_DIR
 set -uo pipefail
@@ -58,14 +59,17 @@ expect_exit2 "grants: a run without report_grant_reasons" \
   "(a run with transport.safs.report_grant_reasons = true writes it)" \
   grants_table "$work"
 reasons=(first increase decrease priority resume refresh)
-{
-  printf '{"transport_stats": {"scheduling_packets": 400, "data_packets": 20000'
-  for i in "${!reasons[@]}"; do
-    printf ', "grants_urgent_%s": %d, "grants_background_%s": %d' \
-      "${reasons[$i]}" $((10 * (i + 1))) "${reasons[$i]}" $((i == 0 ? 10 : 0))
-  done
-  printf '}}\n'
-} | tee "$cell/seed=1/summary.json" >"$cell/seed=2/summary.json"
+grant_summaries() {  # EXTRA: more transport_stats fields, each with its leading ", "
+  {
+    printf '{"transport_stats": {"scheduling_packets": 400, "data_packets": 20000%s' "$1"
+    for i in "${!reasons[@]}"; do
+      printf ', "grants_urgent_%s": %d, "grants_background_%s": %d' \
+        "${reasons[$i]}" $((10 * (i + 1))) "${reasons[$i]}" $((i == 0 ? 10 : 0))
+    done
+    printf '}}\n'
+  } | tee "$cell/seed=1/summary.json" >"$cell/seed=2/summary.json"
+}
+grant_summaries ""
 output=$(grants_table "$work" 2>&1)
 # 2 per 100 data; urgent grants 10, 20, ..., 60 of 400; background first
 # 10; the other 180 not grants.
@@ -75,6 +79,19 @@ if [[ $output == *"$expected"* ]]; then
   echo "ok: the grants table"
 else
   echo "FAIL: the grants table: expected '$expected' in: $output"
+  failures=$((failures + 1))
+fi
+# With grants on ACKs the shares are of every scheduling message: the 400
+# sent alone, 500 on ACKs and 100 held and never sent; the rate is of the
+# packets alone.
+grant_summaries ', "grants_on_acks": 500, "held_grants_not_sent": 100'
+output=$(grants_table "$work" 2>&1)
+expected="| zb-dc | web-search-30 | 2 | 2.00 | 1.0% | 2.0% | 3.0% | 4.0% | 5.0% | 6.0% | 1.0% |"
+expected+=" 0.0% | 0.0% | 0.0% | 0.0% | 0.0% | 78.0% |"
+if [[ $output == *"$expected"* ]]; then
+  echo "ok: the grants table with grants on ACKs"
+else
+  echo "FAIL: the grants table with grants on ACKs: expected '$expected' in: $output"
   failures=$((failures + 1))
 fi
 

@@ -591,23 +591,11 @@ struct RepeatedIncast {
 };
 
 RepeatedIncast run_repeated_incast(bool learn, bool cap_as_window = false) {
-  constexpr int kSenders = 16;
   constexpr int kRounds = 12;
-  constexpr TimePs kRoundPs = 2 * kPsPerMs;
-  ExperimentConfig config = testing::star(kSenders + 1);
-  config.network.switches.port_buffer_bytes = 200'000;
-  config.transport = "safs";
+  constexpr TimePs kRoundPs = testing::kDispatchRoundPs;
+  ExperimentConfig config = testing::repeated_dispatch(kRounds);
   config.transport_params["learn_blind_budget"] = learn;
   config.transport_params["blind_cap_as_window"] = cap_as_window;
-  for (int round = 0; round < kRounds; ++round) {
-    for (int i = 0; i < kSenders; ++i) {
-      const TimePs start = round * kRoundPs;
-      testing::add_flow(config, i, kSenders, 57'344, start);
-      testing::listed_flows(config).back().flow_class = FlowClass::kUrgent;
-      // Line rate for the whole incast (about 75 us) plus a few RTTs.
-      testing::listed_flows(config).back().deadline_ps = start + 100 * kPsPerUs;
-    }
-  }
   Experiment e(config);
   e.run_until(kRounds / 2 * kRoundPs);
   RepeatedIncast out;

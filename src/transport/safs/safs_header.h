@@ -32,6 +32,9 @@
 //   words[3] instead of a timestamp version
 // STREAM_GRANT (receiver to sender host, background_streams): as GRANT, for
 //   all of the sender's background flows to this receiver
+// An ACK may carry a flow's grant (grant_carrier_wait_us): the GRANT's words,
+//   with bit 63 of words[1] set to say so (a lease is far shorter than 2^63
+//   ps). On the wire it is a TCP option of kGrantOptionBytes.
 #pragma once
 
 #include <cstdint>
@@ -112,6 +115,20 @@ inline void put_grant(Packet& p, const core::Grant& g, std::uint32_t known_versi
                (static_cast<std::uint64_t>(known_version & kVersionMask) << 40);
 }
 
+// The grant as a TCP option on an ACK: kind and length (2 bytes), rate (8),
+// lease (4), byte cap (8), epoch, priority and timestamp version (8): 30
+// bytes, padded to a multiple of 4 as TCP options are (RFC 9293, 3.1).
+inline constexpr std::uint32_t kGrantOptionBytes = 32;
+inline constexpr std::uint64_t kGrantOnAckBit = std::uint64_t{1} << 63;
+
+inline void put_grant_on_ack(Packet& ack, const core::Grant& g, std::uint32_t known_version) {
+  put_grant(ack, g, known_version);
+  ack.words[1] |= kGrantOnAckBit;
+  ack.wire_bytes += kGrantOptionBytes;
+}
+
+inline bool ack_carries_grant(const Packet& ack) { return (ack.words[1] & kGrantOnAckBit) != 0; }
+
 inline std::uint32_t grant_known_version(const Packet& p) {
   return static_cast<std::uint32_t>(p.words[3] >> 40) & kVersionMask;
 }
@@ -120,7 +137,7 @@ inline core::Grant get_grant(const Packet& p) {
   core::Grant g;
   g.flow = p.flow_id;
   g.rate_bps = static_cast<double>(p.words[0]);
-  g.valid_for_ps = static_cast<TimePs>(p.words[1]);
+  g.valid_for_ps = static_cast<TimePs>(p.words[1] & ~kGrantOnAckBit);
   g.byte_cap = p.words[2];
   g.epoch = static_cast<std::uint32_t>(p.words[3]);
   g.priority = static_cast<std::uint8_t>((p.words[3] >> 32) & 0xff);

@@ -61,6 +61,11 @@ KnobTable<SafsOptions> safs_knobs() {
          "Arrivals, timestamp moves and sender reports at a receiver within this window share "
          "one reallocation, so a burst of N arrivals costs one round of grants, not N "
          "(completions reallocate at once).");
+  t.time("grant_carrier_wait_us", "us", kPsPerUs, SAFS_FIELD(safs.grant_carrier_wait_ps), 0, 1e3,
+         "0: every grant is a packet of its own. Above 0, a grant rides an ACK of its flow: at "
+         "once when that flow's data moved the allocation, else the flow's next ACK when its next "
+         "segment is due within this long (and no longer than control_delay_us leaves after its "
+         "flight); if none comes it goes alone. docs/safs.md, \"Grants on ACKs\".");
   t.time("first_grant_wait_us", "us", kPsPerUs, SAFS_FIELD(safs.first_grant_wait_ps), 0, 1e7,
          "How long a flow that never got a grant waits before falling back to its window "
          "alone.");

@@ -33,6 +33,9 @@ struct SafsConfig {
   core::UplinkReportConfig uplink_report;
   // Changes within this window share one reallocation (0: reallocate at once).
   TimePs batch_changes_ps = 0;
+  // Above 0, a grant rides an ACK of its flow when one goes within this long
+  // (docs/safs.md, "Grants on ACKs"); 0: every grant is a packet of its own.
+  TimePs grant_carrier_wait_ps = 0;
   // An urgent flow's lease outlives it: the next urgent transfer from the
   // same sender to the same receiver starts under it (docs/safs.md).
   bool stream_leases = false;

@@ -7,8 +7,12 @@ namespace safs {
 struct SafsTransport::ReceiverAgent::FlowState final : FlowExtension {
   std::uint32_t known_version = 0;  // of the flow's timestamp
   bool on_background_stream = false;
-  std::uint64_t counted_bytes = 0;  // its remaining wire bytes, as its stream counts them
-  bool ignored_seen = false;        // a packet of it arrived that the scheduler ignores
+  std::uint64_t counted_bytes = 0;    // its remaining wire bytes, as its stream counts them
+  bool ignored_seen = false;          // a packet of it arrived that the scheduler ignores
+  TimePs last_data_ps = kTimeNever;   // its latest segment's arrival (grants on ACKs)
+  TimePs held_until_ps = kTimeNever;  // a grant waits for its ACK until then
+  core::Grant held_grant;
+  double sent_rate_bps = -1;  // of the latest grant sent, alone or on an ACK (-1: none)
 };
 
 SafsTransport::ReceiverAgent::FlowState& SafsTransport::ReceiverAgent::state(
@@ -76,6 +80,11 @@ void SafsTransport::ReceiverAgent::on_segment(ReceiverFlow& flow, const Packet& 
   const safs_header::Semantics sem = safs_header::get_semantics(packet);
   const core::FlowId id = flow.spec.id;
   const std::uint64_t remaining = sem.size_bytes - flow.received.delivered_bytes();
+  if (transport_.config_.grant_carrier_wait_ps > 0) {
+    data_arriving_ = true;
+    arriving_flow_ = flow.spec.id;
+    state(flow).last_data_ps = transport_.env().sim.now();
+  }
   if (sem.unscheduled && first_copy) {
     scheduler_.note_unscheduled(packet.wire_bytes, transport_.env().sim.now(), !sem.urgent);
   }
@@ -175,7 +184,7 @@ void SafsTransport::ReceiverAgent::on_change() {
 }
 
 void SafsTransport::ReceiverAgent::send_grants(const std::vector<core::Grant>& grants) {
-  const TransportEnv& env = transport_.env();
+  const TimePs now = transport_.env().sim.now();
   for (const core::Grant& grant : grants) {
     if (core::is_planned(grant.flow)) {
       send_host_grant(static_cast<int>(core::planned_sender(grant.flow)),
@@ -187,16 +196,126 @@ void SafsTransport::ReceiverAgent::send_grants(const std::vector<core::Grant>& g
                       safs_header::kStreamGrant, grant, 0);
       continue;
     }
-    const auto id = static_cast<std::uint32_t>(grant.flow);
-    ReceiverFlow* flow = transport_.receiver_flow(id);
+    ReceiverFlow* flow = transport_.receiver_flow(static_cast<std::uint32_t>(grant.flow));
     if (flow == nullptr || flow->complete) continue;
-    Packet& packet =
-        transport_.new_control(*flow, safs_header::kGrant, transport_.config_.control_priority);
-    safs_header::put_grant(packet, grant, state(*flow).known_version);
-    transport_.send_control(*flow, packet);
-    const GrantObserver* observer = env.on_grant_sent;
-    if (observer != nullptr && *observer) (*observer)(env.sim.now(), id, grant.rate_bps, host_);
+    const TimePs wait_ps = ack_wait_ps(*flow, now);
+    if (wait_ps != kTimeNever) {
+      hold_for_ack(*flow, grant, now, now + wait_ps);
+    } else {
+      send_grant_packet(*flow, grant);
+    }
   }
+}
+
+void SafsTransport::ReceiverAgent::send_grant_packet(ReceiverFlow& flow, const core::Grant& grant) {
+  Packet& packet =
+      transport_.new_control(flow, safs_header::kGrant, transport_.config_.control_priority);
+  safs_header::put_grant(packet, grant, state(flow).known_version);
+  state(flow).sent_rate_bps = grant.rate_bps;
+  if (state(flow).held_until_ps != kTimeNever) {  // a held older grant is superseded
+    state(flow).held_until_ps = kTimeNever;
+    ++held_grants_not_sent_;
+  }
+  transport_.send_control(flow, packet);
+  observe_grant(flow.spec.id, grant.rate_bps);
+}
+
+void SafsTransport::ReceiverAgent::observe_grant(std::uint32_t flow, double rate_bps) const {
+  const TransportEnv& env = transport_.env();
+  const GrantObserver* observer = env.on_grant_sent;
+  if (observer != nullptr && *observer) (*observer)(env.sim.now(), flow, rate_bps, host_);
+}
+
+// Grants on ACKs. The flow whose segment moved the allocation has its ACK
+// leaving now: its grant rides it. Another flow's grant waits for the flow's
+// next ACK when its next segment is due (at the rate its sender holds)
+// within the wait, and goes alone at the wait's end if none came. Every
+// grant must still reach its sender within the control delay that the
+// scheduler counts on (core::GrantConfig: break before make for a
+// decrease; for any grant, when the sender's lease starts, hence when a
+// lease lapses or a stream's reservation ends): it waits only what is left
+// of that delay after its flight on the empty path with one full packet
+// ahead of it at every hop.
+TimePs SafsTransport::ReceiverAgent::ack_wait_ps(const ReceiverFlow& flow, TimePs now) const {
+  const SafsConfig& config = transport_.config_;
+  if (config.grant_carrier_wait_ps == 0) return kTimeNever;
+  if (data_arriving_ && arriving_flow_ == flow.spec.id) return 0;
+  const FlowState& f = state(flow);
+  // Its sender holds no rate (or under 1 bit/s): it sends nothing to wait for.
+  const auto held_bps = static_cast<std::uint64_t>(std::max(0.0, f.sent_rate_bps));
+  if (f.last_data_ps == kTimeNever || held_bps == 0) return kTimeNever;
+  const TimePs flight_ps = worst_grant_flight_ps(flow);
+  const TimePs bound_ps = config.receiver.grants.control_delay_ps;
+  if (flight_ps >= bound_ps) return kTimeNever;
+  const TimePs wait_ps = std::min(config.grant_carrier_wait_ps, bound_ps - flight_ps);
+  const TransportEnv& env = transport_.env();
+  const TimePs next_ps =
+      f.last_data_ps + serialization_ps(env.mtu_bytes + env.header_bytes, held_bps);
+  if (next_ps > now + wait_ps || next_ps + wait_ps < now) return kTimeNever;  // too far, or stalled
+  return wait_ps;
+}
+
+TimePs SafsTransport::ReceiverAgent::worst_grant_flight_ps(const ReceiverFlow& flow) const {
+  const TransportEnv& env = transport_.env();
+  const Route& route = flow.reverse_route;
+  TimePs ahead_ps = 0;  // a full packet in service at every hop
+  for (std::size_t i = 0; i < route.links(); ++i) {
+    ahead_ps += serialization_ps(env.mtu_bytes + env.header_bytes, route.rate_bps[i]);
+  }
+  return ahead_ps + route.packet_latency_ps(env.header_bytes + safs_header::kGrantOptionBytes);
+}
+
+void SafsTransport::ReceiverAgent::hold_for_ack(ReceiverFlow& flow, const core::Grant& grant,
+                                                TimePs now, TimePs until_ps) {
+  FlowState& f = state(flow);
+  if (f.held_until_ps != kTimeNever) ++held_grants_not_sent_;
+  f.held_grant = grant;  // the newest replaces a held one, and keeps the earlier deadline
+  if (data_arriving_ && arriving_flow_ == flow.spec.id) {  // its ACK is leaving now
+    f.held_until_ps = now;
+    return;
+  }
+  if (grant.rate_bps < f.sent_rate_bps) ++decreases_held_;
+  longest_hold_ps_ = std::max(longest_hold_ps_, std::min(f.held_until_ps, until_ps) - now);
+  if (f.held_until_ps <= until_ps) return;
+  f.held_until_ps = until_ps;
+  held_.push({until_ps, flow.spec.id});
+  if (!carrier_timer_.armed() || carrier_timer_.deadline() > until_ps) {
+    carrier_timer_.arm_at(until_ps);
+  }
+}
+
+void SafsTransport::ReceiverAgent::on_ack_built(ReceiverFlow& flow, Packet& ack) {
+  data_arriving_ = false;
+  FlowState& f = state(flow);
+  if (f.held_until_ps == kTimeNever) return;
+  f.held_until_ps = kTimeNever;
+  // Even on the flow's last ACK: its sender reads the grant before the ACK
+  // ends the flow, so a stream lease keeps the rate the receiver counts.
+  safs_header::put_grant_on_ack(ack, f.held_grant, f.known_version);
+  f.sent_rate_bps = f.held_grant.rate_bps;
+  // It is a grant now: it must arrive within the control delay, as a GRANT does.
+  ack.priority = std::max(ack.priority, transport_.config_.control_priority);
+  ++grants_on_acks_;
+  observe_grant(flow.spec.id, f.held_grant.rate_bps);
+}
+
+void SafsTransport::ReceiverAgent::send_overdue_grants() {
+  const TimePs now = transport_.env().sim.now();
+  while (!held_.empty() && held_.top().first <= now) {
+    const auto [deadline_ps, id] = held_.top();
+    held_.pop();
+    ReceiverFlow* flow = transport_.receiver_flow(id);
+    // Gone, on an ACK meanwhile, or held again to an earlier deadline.
+    if (flow == nullptr || state(*flow).held_until_ps != deadline_ps) continue;
+    state(*flow).held_until_ps = kTimeNever;
+    if (flow->complete) {
+      ++held_grants_not_sent_;
+      continue;
+    }
+    send_grant_packet(*flow, state(*flow).held_grant);
+    ++grants_after_waiting_;
+  }
+  if (!held_.empty()) carrier_timer_.arm_at(held_.top().first);
 }
 
 // Grants of a planned transfer or of a background stream name no flow: they

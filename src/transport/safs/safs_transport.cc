@@ -49,6 +49,14 @@ void SafsTransport::on_sender_message(SenderFlow& flow, const Packet& packet) {
   if (packet.message_type == safs_header::kGrant) sender_agent(flow).on_grant(flow, packet);
 }
 
+void SafsTransport::on_ack_arrived(SenderFlow& flow, const Packet& ack) {
+  if (safs_header::ack_carries_grant(ack)) sender_agent(flow).on_grant(flow, ack);
+}
+
+void SafsTransport::on_ack_built(ReceiverFlow& flow, Packet& ack) {
+  receiver_agent(flow).on_ack_built(flow, ack);
+}
+
 bool SafsTransport::extension_idle(const SenderFlow& flow) const {
   return sender_agent(flow).holds_no_reference(flow);
 }
@@ -99,6 +107,20 @@ std::vector<MechanismCount> SafsTransport::mechanism_stats() const {
     for (const auto& sender : senders_) on_plans.value += sender->flows_on_plans();
     counts.insert(counts.end(), {received, infeasible, dropped, given_up, on_plans, warned_late,
                                  warned_on_time, unwarned_late, unwarned_on_time});
+  }
+  if (config_.grant_carrier_wait_ps > 0) {
+    MechanismCount carried{"grants_on_acks"}, waited{"grants_after_waiting"},
+        decreases{"decreases_held_for_acks"}, not_sent{"held_grants_not_sent"},
+        longest_ns{"longest_grant_hold_ns"};
+    for (const auto& receiver : receivers_) {
+      carried.value += receiver->grants_on_acks();
+      waited.value += receiver->grants_after_waiting();
+      decreases.value += receiver->decreases_held();
+      not_sent.value += receiver->held_grants_not_sent();
+      longest_ns.value = std::max<std::uint64_t>(
+          longest_ns.value, static_cast<std::uint64_t>(receiver->longest_hold_ps() / kPsPerNs));
+    }
+    counts.insert(counts.end(), {carried, waited, decreases, not_sent, longest_ns});
   }
   if (config_.report_grant_reasons) {
     core::GrantCounts sum;

@@ -60,6 +60,10 @@ class SafsTransport final : public WindowTransport {
   void on_segment_received(ReceiverFlow& flow, const Packet& packet, bool first_copy) override;
   void on_receiver_complete(ReceiverFlow& flow) override;
   void on_receiver_message(ReceiverFlow& flow, const Packet& packet) override;
+  // Grants on ACKs (grant_carrier_wait_ps): the receiver puts a held grant
+  // on the ACK, the sender takes it off.
+  void on_ack_built(ReceiverFlow& flow, Packet& ack) override;
+  void on_ack_arrived(SenderFlow& flow, const Packet& ack) override;
   void on_host_message(const Packet& packet) override;
   bool extension_idle(const SenderFlow& flow) const override;
   // An ACK rides at the priority of the data it acknowledges (at least its

@@ -2,7 +2,8 @@
 //
 // DATA (sender to receiver): seq = byte offset, payload_bytes, sent_at_ps.
 // ACK (receiver to sender), one per DATA: ack = cumulative point (next byte
-// expected), ece = the DATA's CE bit, echo_ps = the DATA's sent_at_ps.
+// expected), ece = the DATA's CE bit, echo_ps = the DATA's sent_at_ps. Its
+// header words are the derived transport's (on_ack_built, on_ack_arrived).
 // A transport built on WindowTransport numbers its own messages from
 // kFirstDerivedType (SAFS: safs_header.h).
 #pragma once

@@ -306,6 +306,7 @@ void WindowTransport::on_data(ReceiverFlow& flow, Packet& data) {
   ack.ece = data.ce;
   ack.echo_ps = data.sent_at_ps;
   ack.seq = data.seq;  // the SACK block: the segment that triggered this ACK (RFC 2018 §4)
+  on_ack_built(flow, ack);
   send_control(flow, ack);
 }
 
@@ -313,6 +314,7 @@ void WindowTransport::on_data(ReceiverFlow& flow, Packet& data) {
 // echo, then one window update, by PRR while a reduction is under way.
 void WindowTransport::on_ack(SenderFlow& flow, const Packet& ack) {
   if (flow.done()) return;
+  on_ack_arrived(flow, ack);
 
   // RTT estimate (RFC 6298) from the echoed send time.
   const TimePs sample = env_.sim.now() - ack.echo_ps;

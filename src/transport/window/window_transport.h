@@ -122,6 +122,11 @@ class WindowTransport : public Transport {
   virtual void on_segment_received(ReceiverFlow& /*flow*/, const Packet& /*packet*/,
                                    bool /*first_copy*/) {}
   virtual void on_receiver_complete(ReceiverFlow& /*flow*/) {}
+  // The ACK a data segment triggers is about to leave (it may carry the
+  // derived transport's header words: they are free on an ACK).
+  virtual void on_ack_built(ReceiverFlow& /*flow*/, Packet& /*ack*/) {}
+  // An ACK arrived at a flow still sending, before the window reads it.
+  virtual void on_ack_arrived(SenderFlow& /*flow*/, const Packet& /*ack*/) {}
   // Every byte of the flow has been acknowledged.
   virtual void on_sender_complete(SenderFlow& /*flow*/) {}
   // A message of a type registered with handle_at() arrived at that side.
