@@ -17,7 +17,7 @@ With grants on ACKs (transport.safs.grant_carrier_wait_us) the rate per
 100 data is of the packets sent alone, and the shares are of every
 scheduling message: sent alone, on an ACK (transport_stats.grants_on_acks)
 or held for one and never sent (held_grants_not_sent: a newer grant
-replaced it, or its flow ended).
+replaced it).
 
 A directory that is not such a run, or a summary.json without the counts
 (a run without the knob), is named with exit status 2.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,14 +48,12 @@ struct CarrierRun {
   TimePs last_finish_ps = 0;
 };
 
-std::uint64_t mechanism_count(const Experiment& e, const std::string& name, bool& found) {
+// The transport's count `name` in summary.json's transport_stats, if it writes one.
+std::optional<std::uint64_t> mechanism_count(const Experiment& e, const std::string& name) {
   for (const MechanismCount& c : e.transport().mechanism_stats()) {
-    if (c.name == name) {
-      found = true;
-      return c.value;
-    }
+    if (c.name == name) return c.value;
   }
-  return 0;
+  return std::nullopt;
 }
 
 // Twelve rounds of the AFD dispatch pattern (testing::repeated_dispatch),
@@ -67,11 +66,12 @@ CarrierRun run_dispatch(double wait_us, double control_delay_us = 5) {
   e.run_until(config.stop_ps);
   CarrierRun run;
   run.scheduling_packets = e.transport().stats().scheduling_packets;
-  run.on_acks = mechanism_count(e, "grants_on_acks", run.counted);
-  bool found = false;
-  run.after_waiting = mechanism_count(e, "grants_after_waiting", found);
-  run.decreases_held = mechanism_count(e, "decreases_held_for_acks", found);
-  run.longest_hold_ns = mechanism_count(e, "longest_grant_hold_ns", found);
+  const std::optional<std::uint64_t> on_acks = mechanism_count(e, "grants_on_acks");
+  run.counted = on_acks.has_value();
+  run.on_acks = on_acks.value_or(0);
+  run.after_waiting = mechanism_count(e, "grants_after_waiting").value_or(0);
+  run.decreases_held = mechanism_count(e, "decreases_held_for_acks").value_or(0);
+  run.longest_hold_ns = mechanism_count(e, "longest_grant_hold_ns").value_or(0);
   for (const FlowRecord& r : e.recorder().records()) {
     EXPECT_TRUE(r.complete()) << "flow " << r.spec.id;
     if (r.spec.flow_class == FlowClass::kUrgent) {

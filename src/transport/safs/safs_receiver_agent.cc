@@ -305,13 +305,10 @@ void SafsTransport::ReceiverAgent::send_overdue_grants() {
     const auto [deadline_ps, id] = held_.top();
     held_.pop();
     ReceiverFlow* flow = transport_.receiver_flow(id);
-    // Gone, on an ACK meanwhile, or held again to an earlier deadline.
+    // Gone, on an ACK meanwhile (a flow's last ACK takes what it holds),
+    // or held again to an earlier deadline.
     if (flow == nullptr || state(*flow).held_until_ps != deadline_ps) continue;
     state(*flow).held_until_ps = kTimeNever;
-    if (flow->complete) {
-      ++held_grants_not_sent_;
-      continue;
-    }
     send_grant_packet(*flow, state(*flow).held_grant);
     ++grants_after_waiting_;
   }

@@ -96,7 +96,7 @@ class SafsTransport::ReceiverAgent {
   std::uint64_t grants_on_acks_ = 0;
   std::uint64_t grants_after_waiting_ = 0;  // held, then sent alone
   std::uint64_t decreases_held_ = 0;        // decreases held for a later ACK
-  std::uint64_t held_grants_not_sent_ = 0;  // replaced by a newer grant, or their flow ended
+  std::uint64_t held_grants_not_sent_ = 0;  // replaced by a newer grant before leaving
   TimePs longest_hold_ps_ = 0;              // the longest any grant was allowed to wait
   struct StreamBytes {
     std::uint64_t remaining_bytes = 0;  // wire bytes still to come, of all its flows
