@@ -256,8 +256,8 @@ TEST(CliBadInput, OverrideForATransportNotInUseIsReported) {
       << r.output;
 }
 
-// The sender-side keys of docs/safs.md: each bad value names its key and
-// what it expected.
+// SAFS keys of docs/safs.md (the sender side, grants on ACKs): each bad
+// value names its key and what it expected.
 TEST(CliBadInput, SafsSenderKeysOutOfRange) {
   const fs::path scenario = write_temp("safs-bad-input-safs.toml", kSmall);
   const std::string run = "validate " + scenario.string() + " --set transport.name=safs --set ";
@@ -284,6 +284,15 @@ TEST(CliBadInput, SafsSenderKeysOutOfRange) {
   expect_bad_input(
       run_cli(run + "transport.safs.blind_budget_growth_us=-1"),
       "transport.safs.blind_budget_growth_us: expected a value in [0, 1e+09] us, got -1");
+  for (const char* value : {"-1", "2000"}) {
+    expect_bad_input(
+        run_cli(run + "transport.safs.grant_carrier_wait_us=" + value),
+        std::string(
+            "transport.safs.grant_carrier_wait_us: expected a value in [0, 1000] us, got ") +
+            value);
+  }
+  expect_bad_input(run_cli(run + "transport.safs.grant_carrier_wait_us=soon"),
+                   "transport.safs.grant_carrier_wait_us: expected number (us)");
 }
 
 // The imperfect-timestamp keys (docs/imperfect-semantics.md) name their key
